@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 import datetime as dt
 from functools import cached_property
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -127,6 +128,15 @@ class ArchitectureModel(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
     # ---- look-ups -----------------------------------------------------------------
+
+    _CACHES: ClassVar[tuple[str, ...]] = ("_by_id", "_children")
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> ArchitectureModel:
+        """A copy whose look-up caches are rebuilt from the copied lists."""
+        copied = super().model_copy(update=update, deep=deep)
+        for key in self._CACHES:
+            copied.__dict__.pop(key, None)
+        return copied
 
     @cached_property
     def _by_id(self) -> dict[str, Element]:

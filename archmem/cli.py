@@ -1,0 +1,152 @@
+"""The ``archmem`` command line: parse flags, call ``Workspace``, print a table or JSON.
+
+Start-up stays light: only click is imported here; the workspace, pydantic and
+everything heavier load inside the commands that need them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from archmem import __version__
+
+if TYPE_CHECKING:
+    from archmem.workspace import Workspace
+
+
+class ArchmemGroup(click.Group):
+    """Turns an ``ArchmemError`` into a clear message and its exit code, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from archmem.errors import ArchmemError
+
+        try:
+            return super().invoke(ctx)
+        except ArchmemError as exc:
+            if ctx.meta.get("archmem.json"):
+                click.echo(json.dumps(exc.to_dict(), indent=2), err=True)
+            else:
+                click.secho(f"error: {exc}", fg="red", err=True)
+            ctx.exit(exc.exit_code)
+
+
+def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--repo`` and ``--model`` on every command that reads the repository."""
+
+    @click.option(
+        "--repo",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help="Repository folder (default: the git top level of the current folder).",
+    )
+    @click.option(
+        "--model",
+        "model_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Model file to read instead of discovering one (may be outside the repository).",
+    )
+    @functools.wraps(command)
+    def wrapper(*args: Any, repo: Path | None, model_file: Path | None, **kwargs: Any) -> Any:
+        from archmem.workspace import Workspace
+
+        workspace = Workspace.open(repo, model=model_file)
+        return command(*args, workspace=workspace, **kwargs)
+
+    return wrapper
+
+
+def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--json``: machine output on stdout (errors as JSON on stderr)."""
+
+    def remember(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+        ctx.meta["archmem.json"] = value
+        return value
+
+    return click.option(
+        "--json", "as_json", is_flag=True, callback=remember, is_eager=True, help="Print JSON for machines."
+    )(command)
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@click.group(cls=ArchmemGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="archmem")
+def cli() -> None:
+    """archmem: an architecture-aware memory for coding agents.
+
+    Memories attach to the C4 elements of the repository's architecture model
+    (Structurizr DSL workspace.dsl, or archmem.yaml); drift in git history marks the
+    ones to verify.
+    """
+
+
+@cli.command()
+@click.option("--print", "print_only", is_flag=True, help="Print the commented archmem.toml and write nothing.")
+@workspace_options
+@json_option
+def init(workspace: Workspace, print_only: bool, as_json: bool) -> None:
+    """Write a commented archmem.toml, create .archmem/ and keep the database out of git."""
+    if print_only:
+        from archmem.config import CONFIG_TEMPLATE
+
+        click.echo(CONFIG_TEMPLATE, nl=False)
+        return
+    result = workspace.init()
+    if as_json:
+        emit_json(
+            {
+                "root": str(result.root),
+                "config": str(result.config_path),
+                "config_written": result.config_written,
+                "gitignore_updated": result.gitignore_updated,
+                "model": result.model,
+                "created": result.created,
+            }
+        )
+        return
+    if result.config_written:
+        click.echo(f"wrote {result.config_path}")
+    else:
+        click.echo(f"kept the existing {result.config_path}")
+    if ".archmem/" in result.created:
+        click.echo(f"created {result.root / '.archmem'}/")
+    if result.gitignore_updated:
+        click.echo("added the memory store to .gitignore")
+    if result.model:
+        click.echo(f"model: {result.model}")
+    else:
+        click.echo("no model file yet: write workspace.dsl (Structurizr DSL) or archmem.yaml")
+
+
+@cli.command("model")
+@workspace_options
+@json_option
+def model_command(workspace: Workspace, as_json: bool) -> None:
+    """Show the architecture model: elements with their code, relationships, decisions,
+    and the code that no element owns."""
+    summary = workspace.model_summary()
+    if as_json:
+        emit_json(summary)
+        return
+    from archmem.cli_output import print_model_summary
+
+    print_model_summary(summary)
+
+
+def main() -> None:
+    """Console entry point."""
+    try:
+        cli.main(prog_name="archmem")
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)

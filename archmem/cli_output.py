@@ -1,0 +1,86 @@
+"""Terminal rendering for the CLI: tables and trees from the data ``Workspace`` returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+KIND_LABELS = {
+    "person": "person",
+    "softwareSystem": "system",
+    "container": "container",
+    "component": "component",
+}
+
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count:,} {word if count == 1 else (plural or word + 's')}"
+
+
+def print_model_summary(summary: dict[str, Any]) -> None:
+    title = summary["name"] or summary["model"]
+    click.secho(f"{title}", bold=True, nl=False)
+    click.echo(f"  ({summary['model']}, {summary['format']})")
+    if not summary["git"]:
+        click.secho(
+            "not a git repository: sizes count the file system; drift needs git history",
+            fg="yellow",
+        )
+    for warning in summary["warnings"]:
+        click.secho(f"warning: {warning}", fg="yellow")
+
+    elements = summary["elements"]
+    click.echo()
+    click.secho(f"Elements ({len(elements)})", bold=True)
+    label_width = max((len("  " * e["depth"] + e["id"]) for e in elements), default=0)
+    label_width = min(label_width, 48)
+    for element in elements:
+        label = ("  " * element["depth"] + element["id"]).ljust(label_width)
+        kind = KIND_LABELS.get(element["kind"], element["kind"])
+        name = element["name"] if element["name"] != element["id"] else ""
+        tech = f" [{element['technology']}]" if element["technology"] else ""
+        size = element["size"]
+        if element["paths"] or element["paths_from_children"]:
+            where = ", ".join(element["paths"]) if element["paths"] else "(its children's code)"
+            code = f"{_plural(size['files'], 'file')}, {_plural(size['lines'], 'line')}  {where}"
+            code_style: dict[str, Any] = {}
+        else:
+            code = "no paths"
+            code_style = {"dim": True}
+        click.echo(f"  {label}  {kind:<9} {name}{tech}  ", nl=False)
+        click.secho(code, **code_style)
+
+    relationships = summary["relationships"]
+    if relationships:
+        click.echo()
+        click.secho(f"Relationships ({len(relationships)})", bold=True)
+        for rel in relationships:
+            text = f"  {rel['source']} -> {rel['destination']}"
+            if rel["description"]:
+                text += f"  {rel['description']}"
+            if rel["technology"]:
+                text += f" [{rel['technology']}]"
+            click.echo(text)
+
+    decisions = summary["decisions"]
+    if decisions:
+        click.echo()
+        click.secho(f"Decisions ({len(decisions)})", bold=True)
+        for decision in decisions:
+            status = f" ({decision['status']})" if decision["status"] else ""
+            click.echo(f"  {decision['id']:>6}  {decision['title']}{status}  {decision['path']}")
+
+    unowned = summary["unowned"]
+    click.echo()
+    if unowned:
+        click.secho(
+            f"Code no element owns ({_plural(len(unowned), 'file')}, {_plural(summary['unowned_lines'], 'line')})",
+            bold=True,
+        )
+        for path in unowned[:30]:
+            click.echo(f"  {path}")
+        if len(unowned) > 30:
+            click.echo(f"  … and {len(unowned) - 30} more (archmem model --json lists them all)")
+    else:
+        click.secho("Every code file is owned by an element.", fg="green")

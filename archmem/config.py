@@ -1,0 +1,215 @@
+"""Configuration: defaults < ``[tool.archmem]`` in pyproject.toml < archmem.toml < ARCHMEM_*.
+
+Every tunable number of archmem lives in one of these sections, with the default
+DESIGN.md gives. Environment variables are ``ARCHMEM_<SECTION>_<KEY>`` (``ARCHMEM_MODEL``
+for the top-level ``model``); lists are comma-separated there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from archmem.errors import ConfigError, closest
+
+CONFIG_FILE = "archmem.toml"
+ENV_PREFIX = "ARCHMEM_"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class StoreConfig(_Section):
+    path: str = ".archmem/archmem.db"
+    """The SQLite database, relative to the repository root."""
+    busy_timeout_ms: int = Field(default=30_000, ge=0)
+
+
+class EmbeddingsConfig(_Section):
+    provider: Literal["none", "openai", "ollama"] = "none"
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = Field(default=10.0, gt=0)
+
+
+class DriftConfig(_Section):
+    min_lines: int = Field(default=20, ge=0)
+    churn_ratio: float = Field(default=0.25, ge=0)
+    min_file_events: int = Field(default=1, ge=0)
+    file_event_ratio: float = Field(default=0.2, ge=0)
+    ignore: list[str] = Field(
+        default_factory=lambda: [
+            "**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum",
+            "**/*.min.js", "**/*.map", "**/generated/**",
+        ]
+    )
+
+
+class CodeConfig(_Section):
+    ignore: list[str] = Field(default_factory=list)
+    """Globs left out of ownership and of the "code no element owns" list."""
+
+
+class Config(_Section):
+    model: str | None = None
+    """The model file, relative to the repository root; else it is discovered."""
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig)
+    drift: DriftConfig = Field(default_factory=DriftConfig)
+    code: CodeConfig = Field(default_factory=CodeConfig)
+
+    source: str | None = Field(default=None, exclude=True)
+    """Which file the settings came from (for messages), if any."""
+
+
+def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
+    """The effective configuration for a repository root."""
+    env = os.environ if env is None else env
+    data: dict[str, Any] = {}
+    source: str | None = None
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        tool = _read_toml(pyproject).get("tool", {})
+        if isinstance(tool, dict) and isinstance(tool.get("archmem"), dict):
+            data = _merge(data, tool["archmem"])
+            source = str(pyproject)
+    own = root / CONFIG_FILE
+    if own.is_file():
+        data = _merge(data, _read_toml(own))
+        source = str(own)
+    data = _merge(data, _from_env(env))
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, source)) from None
+    config.source = source
+    return config
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        # tomllib says "... (at line 3, column 7)": lift it to file:line:col
+        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        where = f"{path}:{match.group(1)}:{match.group(2)}" if match else str(path)
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise ConfigError(f"{where}: invalid TOML: {reason}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """ARCHMEM_STORE_PATH=x → {"store": {"path": "x"}}; unknown names are an error."""
+    sections = {name: field.annotation for name, field in Config.model_fields.items() if name != "source"}
+    known = ["ARCHMEM_MODEL"]
+    for name, annotation in sections.items():
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            known += [f"ARCHMEM_{name}_{key}".upper() for key in annotation.model_fields]
+    data: dict[str, Any] = {}
+    for raw_name, value in env.items():
+        name = raw_name.upper()
+        if not name.startswith(ENV_PREFIX):
+            continue
+        if name not in known:
+            raise ConfigError(
+                f"unknown environment variable {raw_name}",
+                hint=("did you mean " + ", ".join(closest(name, known)) + "?") if closest(name, known) else
+                "see `archmem init --print` for every setting",
+            )
+        if name == "ARCHMEM_MODEL":
+            data["model"] = value
+            continue
+        rest = name[len(ENV_PREFIX):].lower()
+        section = next(s for s in sections if rest.startswith(s + "_"))
+        key = rest[len(section) + 1:]
+        model = sections[section]
+        annotation = str(model.model_fields[key].annotation)  # type: ignore[union-attr]
+        parsed: Any = [p.strip() for p in value.split(",") if p.strip()] if annotation.startswith("list") else value
+        data.setdefault(section, {})[key] = parsed
+    return data
+
+
+def _describe(exc: ValidationError, source: str | None) -> str:
+    where = source or "configuration"
+    lines = [f"{where}: invalid settings"]
+    for error in exc.errors():
+        path = ".".join(str(p) for p in error["loc"])
+        if error["type"] == "extra_forbidden":
+            parent, _, key = path.rpartition(".")
+            allowed = _allowed_keys(parent)
+            guess = closest(key, allowed)
+            lines.append(
+                f"  unknown setting {path!r}"
+                + (f"; did you mean {', '.join(repr((parent + '.' if parent else '') + g) for g in guess)}?" if guess else "")
+            )
+        else:
+            lines.append(f"  {path}: {error['msg']} (got {error.get('input')!r})")
+    return "\n".join(lines)
+
+
+def _allowed_keys(section: str) -> list[str]:
+    model: type[BaseModel] = Config
+    for part in [p for p in section.split(".") if p]:
+        annotation = model.model_fields[part].annotation
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return []
+        model = annotation
+    return [k for k in model.model_fields if k != "source"]
+
+
+CONFIG_TEMPLATE = """\
+# archmem configuration. Every setting is optional; these are the defaults.
+# Environment variables override it: ARCHMEM_<SECTION>_<KEY>, e.g. ARCHMEM_EMBEDDINGS_PROVIDER.
+
+# The architecture model, relative to this file. Without it archmem looks for
+# workspace.dsl, architecture.dsl, docs/**/workspace.dsl, archmem.yaml, *.c4.yaml.
+# model = "workspace.dsl"
+
+[store]
+# The memory store (SQLite), relative to the repository root. Keep it out of git.
+path = ".archmem/archmem.db"
+busy_timeout_ms = 30000
+
+[embeddings]
+# "none" (lexical BM25 only), "openai" (any OpenAI-compatible endpoint) or "ollama".
+provider = "none"
+# model = "text-embedding-3-small"
+# base_url = "http://localhost:11434"
+# The environment variable that holds the API key (never put the key here).
+api_key_env = "OPENAI_API_KEY"
+timeout = 10.0
+
+[drift]
+# An element drifted once the change to its code since the model described it
+# crosses either threshold: churn >= max(min_lines, churn_ratio x its lines), or
+# file events (added, deleted, renamed) >= max(min_file_events, file_event_ratio x its files).
+min_lines = 20
+churn_ratio = 0.25
+min_file_events = 1
+file_event_ratio = 0.2
+ignore = ["**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum", "**/*.min.js", "**/*.map", "**/generated/**"]
+
+[code]
+# Globs left out of element ownership and of the "code no element owns" list.
+ignore = []
+"""

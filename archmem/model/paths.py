@@ -1,0 +1,202 @@
+"""Where an element's code is: the path-glob grammar, and deriving globs from a model.
+
+One place for the rule: ``archmem.paths`` (comma- or semicolon-separated globs),
+``source`` / ``code`` / ``path`` properties (a ``File.java:method`` suffix becomes an
+anchor ``File.java#method``), and a ``url`` that points into this repository all give
+repo-relative globs. A glob with no wildcard names a file or a whole folder. A glob
+that leaves the repository is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from pathlib import PurePosixPath
+
+from archmem.errors import ModelError, SourceLocation
+from archmem.model.types import ArchitectureModel, Element, Location
+
+PATHS_PROPERTY = "archmem.paths"
+SINGLE_PATH_PROPERTIES = ("source", "code", "path")
+_WILDCARDS = set("*?[")
+_URL_IN_REPO = re.compile(r"^https?://[^/]+/(?P<slug>[^/]+/[^/]+?)(?:\.git)?/(?:-/)?(?:tree|blob|src)/(?P<rest>.+)$")
+_METHOD_SUFFIX = re.compile(r"^(?P<path>[^:]+\.[A-Za-z0-9]+):(?P<symbol>[A-Za-z_$][\w$.]*)$")
+
+
+def split_globs(text: str) -> list[str]:
+    """``"src/a/**, src/b/*.py; lib"`` → three globs (empty parts dropped)."""
+    return [part.strip() for part in re.split(r"[,;]", text) if part.strip()]
+
+
+def normalize_glob(glob: str) -> str:
+    """A repo-relative posix glob, or ``ValueError`` saying why it is not one."""
+    text = glob.strip().replace("\\", "/")
+    if text.startswith("./"):
+        text = text[2:]
+    if not text:
+        raise ValueError("an empty path")
+    if text.startswith("/") or re.match(r"^[A-Za-z]:/", text):
+        raise ValueError(f"{glob!r} is absolute; paths are relative to the repository root")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise ValueError(f"{glob!r} leaves the repository")
+    if not parts:
+        raise ValueError(f"{glob!r} names no file")
+    return "/".join(parts)
+
+
+def has_wildcard(glob: str) -> bool:
+    return any(ch in _WILDCARDS for ch in glob)
+
+
+@lru_cache(maxsize=4096)
+def glob_to_regex(glob: str) -> str:
+    """The regex (without anchors) for one normalized glob.
+
+    ``**`` spans any number of folders, ``*`` and ``?`` stay inside one, ``[...]`` is a
+    character class. A glob without wildcards matches the path itself or anything
+    under it, so ``src/api`` owns ``src/api/handler.go``.
+    """
+    if not has_wildcard(glob):
+        return re.escape(glob) + r"(?:/.*)?"
+    out: list[str] = []
+    parts = glob.split("/")
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        if part == "**":
+            out.append(r".*" if last else r"(?:[^/]+/)*")
+            continue
+        out.append(_segment_regex(part))
+        if not last:
+            out.append("/")
+    return "".join(out)
+
+
+def _segment_regex(segment: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(segment):
+        ch = segment[i]
+        if ch == "*":
+            out.append(r"[^/]*")
+        elif ch == "?":
+            out.append(r"[^/]")
+        elif ch == "[":
+            end = segment.find("]", i + 1)
+            if end == -1:
+                out.append(re.escape(ch))
+            else:
+                body = segment[i + 1 : end]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return "".join(out)
+
+
+def compile_globs(globs: Iterable[str]) -> Callable[[str], bool]:
+    """One matcher for a set of globs (an empty set matches nothing)."""
+    patterns = [glob_to_regex(g) for g in globs]
+    if not patterns:
+        return lambda path: False
+    regex = re.compile("(?:" + "|".join(patterns) + r")\Z")
+    return lambda path: regex.match(path) is not None
+
+
+def path_from_url(url: str, exists: Callable[[str], bool] | None = None) -> str | None:
+    """The repo path a GitHub/GitLab/Bitbucket-style ``tree``/``blob`` URL points at.
+
+    Branch names may hold slashes, so the first split whose remainder exists in the
+    repository wins; without an ``exists`` check the first segment is the branch.
+    """
+    match = _URL_IN_REPO.match(url.strip())
+    if not match:
+        return None
+    segments = [s for s in match.group("rest").split("?")[0].split("#")[0].split("/") if s]
+    for cut in range(1, len(segments)):
+        candidate = "/".join(segments[cut:])
+        if exists is None or exists(candidate):
+            return candidate
+    return None
+
+
+def derive_code_paths(
+    element: Element,
+    *,
+    exists: Callable[[str], bool] | None = None,
+    model_file: str | None = None,
+) -> tuple[list[str], list[str]]:
+    """(globs, anchors) for one element, from its properties, url and given paths."""
+    globs: list[str] = []
+    anchors: list[str] = list(element.anchors)
+
+    def add(raw: str, what: str) -> None:
+        try:
+            glob = normalize_glob(raw)
+        except ValueError as exc:
+            raise ModelError(
+                f"element {element.id!r}: {what} {exc}",
+                location=_source_location(element.location, model_file),
+                hint="element paths are repo-relative globs such as src/api/** ",
+            ) from None
+        if glob not in globs:
+            globs.append(glob)
+
+    for raw in element.paths:
+        for part in split_globs(raw):
+            add(part, "path")
+    properties = {key.lower(): value for key, value in element.properties.items()}
+    if PATHS_PROPERTY in properties:
+        for part in split_globs(properties[PATHS_PROPERTY]):
+            add(part, f"{PATHS_PROPERTY}")
+    for key in SINGLE_PATH_PROPERTIES:
+        value = properties.get(key, "").strip()
+        if not value:
+            continue
+        if _URL_IN_REPO.match(value):
+            found = path_from_url(value, exists)
+            if found:
+                add(found, f"property {key!r}")
+            continue
+        for part in split_globs(value):
+            method = _METHOD_SUFFIX.match(part)
+            if method:
+                add(method.group("path"), f"property {key!r}")
+                anchor = f"{normalize_glob(method.group('path'))}#{method.group('symbol')}"
+                if anchor not in anchors:
+                    anchors.append(anchor)
+            else:
+                add(part, f"property {key!r}")
+    if element.url and not globs:
+        found = path_from_url(element.url, exists)
+        if found:
+            add(found, "url")
+    return globs, anchors
+
+
+def _source_location(location: Location | None, fallback_file: str | None) -> SourceLocation | None:
+    if location is not None:
+        return SourceLocation(location.file, location.line, location.column)
+    if fallback_file:
+        return SourceLocation(fallback_file, 1, 1)
+    return None
+
+
+def resolve_code_paths(
+    model: ArchitectureModel, exists: Callable[[str], bool] | None = None
+) -> ArchitectureModel:
+    """A copy of ``model`` whose elements carry normalized ``paths`` and ``anchors``."""
+    elements = []
+    for element in model.elements:
+        globs, anchors = derive_code_paths(element, exists=exists, model_file=model.source)
+        elements.append(element.model_copy(update={"paths": globs, "anchors": anchors}))
+    return model.model_copy(update={"elements": elements})
+
+
+def is_under(path: str, folder: str) -> bool:
+    """True when posix ``path`` is ``folder`` or inside it."""
+    return PurePosixPath(path) == PurePosixPath(folder) or PurePosixPath(folder) in PurePosixPath(path).parents

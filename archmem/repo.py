@@ -1,0 +1,117 @@
+"""The repository adapter: where the repo is, which files it holds now, and their sizes.
+
+Works in a git checkout (tracked plus untracked-but-not-ignored files, as ``git
+ls-files`` sees them) and in a plain folder (a file-system walk that skips the usual
+build and tool folders), so ``archmem model`` is useful before ``git init``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from archmem.errors import RepositoryError
+
+SKIPPED_FOLDERS = frozenset(
+    {".git", ".archmem", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
+     ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis",
+     "dist", "build", "target", ".idea", ".vscode"}
+)
+
+
+def find_root(start: Path) -> tuple[Path, bool]:
+    """(repository root, is it a git checkout) for a folder.
+
+    The git top level above ``start`` when there is one (a ``.git`` folder, or a
+    ``.git`` file for worktrees and submodules), else ``start`` itself.
+    """
+    start = start.resolve()
+    if not start.exists():
+        raise RepositoryError(f"no such folder: {start}")
+    if not start.is_dir():
+        raise RepositoryError(f"not a folder: {start}", hint="--repo takes the repository's folder")
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder, True
+    return start, False
+
+
+@dataclass
+class Repository:
+    """A working tree on disk; ``is_git`` says whether history can be read."""
+
+    root: Path
+    is_git: bool
+    _files: list[str] | None = field(default=None, repr=False)
+    _lines: dict[str, int] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def at(cls, start: Path, *, exact: bool = False) -> Repository:
+        """The repository holding ``start``; with ``exact``, ``start`` itself is the root
+        (``--repo DIR`` names the folder, even a sub-folder of a larger checkout)."""
+        root, is_git = find_root(start)
+        if exact:
+            return cls(root=start.resolve(), is_git=is_git)
+        return cls(root=root, is_git=is_git)
+
+    def files(self) -> list[str]:
+        """Repo-relative posix paths of the files there now, sorted."""
+        if self._files is None:
+            self._files = sorted(self._git_files() if self.is_git else self._walk_files())
+        return self._files
+
+    def exists(self, path: str) -> bool:
+        return (self.root / path).exists()
+
+    def lines(self, path: str) -> int:
+        """Line count of one file (0 for binary or unreadable files)."""
+        if path not in self._lines:
+            self._lines[path] = count_lines(self.root / path)
+        return self._lines[path]
+
+    def _git_files(self) -> list[str]:
+        try:
+            result = subprocess.run(
+                ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                cwd=self.root,
+                capture_output=True,
+                check=False,
+            )
+        except FileNotFoundError:
+            raise RepositoryError("git is not installed, but this folder is a git checkout") from None
+        if result.returncode != 0:
+            message = result.stderr.decode(errors="replace").strip()
+            raise RepositoryError(f"git ls-files failed in {self.root}: {message}")
+        paths = [p for p in result.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]
+        # a tracked file deleted in the working tree is not there "now"
+        return [p for p in dict.fromkeys(paths) if (self.root / p).is_file()]
+
+    def _walk_files(self) -> list[str]:
+        found: list[str] = []
+        for folder, dirs, names in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d not in SKIPPED_FOLDERS and not d.endswith(".egg-info")]
+            rel = Path(folder).relative_to(self.root)
+            for name in names:
+                found.append((rel / name).as_posix())
+        return found
+
+
+def count_lines(path: Path) -> int:
+    """Lines in a text file; a file with a NUL byte in its first 8 KiB counts as binary."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(8192)
+            if b"\0" in head:
+                return 0
+            count = head.count(b"\n")
+            last = head[-1:] if head else b""
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                count += chunk.count(b"\n")
+                last = chunk[-1:]
+    except OSError:
+        return 0
+    if last and last != b"\n":
+        count += 1
+    return count

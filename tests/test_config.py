@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archmem.config import CONFIG_TEMPLATE, Config, load_config
+from archmem.errors import ConfigError
+
+
+def test_defaults_are_designs_numbers(tmp_path: Path):
+    config = load_config(tmp_path, env={})
+    assert config.model is None
+    assert config.store.path == ".archmem/archmem.db"
+    assert config.embeddings.provider == "none"
+    assert (config.drift.min_lines, config.drift.churn_ratio) == (20, 0.25)
+    assert (config.drift.min_file_events, config.drift.file_event_ratio) == (1, 0.2)
+    assert config.source is None
+
+
+def test_the_commented_template_is_the_defaults(tmp_path: Path):
+    (tmp_path / "archmem.toml").write_text(CONFIG_TEMPLATE)
+    loaded = load_config(tmp_path, env={})
+    assert loaded.model_dump() == Config().model_dump()
+
+
+def test_archmem_toml_over_pyproject_and_environment_over_both(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[tool.archmem]\nmodel = "a.dsl"\n[tool.archmem.drift]\nmin_lines = 5\nchurn_ratio = 0.5\n'
+    )
+    config = load_config(tmp_path, env={})
+    assert (config.model, config.drift.min_lines, config.drift.churn_ratio) == ("a.dsl", 5, 0.5)
+    assert config.source.endswith("pyproject.toml")
+
+    (tmp_path / "archmem.toml").write_text("[drift]\nmin_lines = 7\n")
+    config = load_config(tmp_path, env={})
+    assert (config.model, config.drift.min_lines, config.drift.churn_ratio) == ("a.dsl", 7, 0.5)
+    assert config.source.endswith("archmem.toml")
+
+    env = {
+        "ARCHMEM_DRIFT_MIN_LINES": "9",
+        "ARCHMEM_MODEL": "b.dsl",
+        "ARCHMEM_CODE_IGNORE": "vendor/**, gen/**",
+        "ARCHMEM_EMBEDDINGS_PROVIDER": "ollama",
+    }
+    config = load_config(tmp_path, env=env)
+    assert config.drift.min_lines == 9 and config.model == "b.dsl"
+    assert config.code.ignore == ["vendor/**", "gen/**"]
+    assert config.embeddings.provider == "ollama"
+
+
+def test_unknown_setting_names_the_closest(tmp_path: Path):
+    (tmp_path / "archmem.toml").write_text("[drift]\nmin_line = 3\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={})
+    assert "drift.min_line" in str(info.value) and "drift.min_lines" in str(info.value)
+    assert "archmem.toml" in str(info.value)
+
+
+def test_wrong_type_and_value_are_explained(tmp_path: Path):
+    (tmp_path / "archmem.toml").write_text('[embeddings]\nprovider = "cohere"\n[drift]\nmin_lines = "lots"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={})
+    text = str(info.value)
+    assert "embeddings.provider" in text and "cohere" in text
+    assert "drift.min_lines" in text and "lots" in text
+
+
+def test_toml_syntax_error_gives_file_line_column(tmp_path: Path):
+    (tmp_path / "archmem.toml").write_text('[store]\npath = ".archmem/x.db"\nbusy_timeout_ms = = 3\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={})
+    assert f"{tmp_path / 'archmem.toml'}:3:" in str(info.value)
+
+
+def test_unknown_environment_variable_is_an_error_with_a_suggestion(tmp_path: Path):
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={"ARCHMEM_DRIFT_MINLINES": "3"})
+    assert "ARCHMEM_DRIFT_MIN_LINES" in str(info.value)
+
+
+def test_bad_environment_value_is_an_error(tmp_path: Path):
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={"ARCHMEM_DRIFT_CHURN_RATIO": "-1"})
+    assert "drift.churn_ratio" in str(info.value)

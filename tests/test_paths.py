@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import pytest
+
+from archmem.errors import ModelError
+from archmem.model.paths import (
+    compile_globs,
+    derive_code_paths,
+    normalize_glob,
+    path_from_url,
+    resolve_code_paths,
+    split_globs,
+)
+from archmem.model.types import ArchitectureModel, Element, Location
+
+
+def test_split_globs_accepts_commas_and_semicolons():
+    assert split_globs(" src/a/** , src/b/*.py; lib ;") == ["src/a/**", "src/b/*.py", "lib"]
+
+
+@pytest.mark.parametrize(
+    ("glob", "path", "matches"),
+    [
+        ("src/**", "src/a/b/c.py", True),
+        ("src/**", "srcx/a.py", False),
+        ("src/**/*.py", "src/a.py", True),
+        ("src/**/*.py", "src/a/b/c.py", True),
+        ("src/**/*.py", "src/a/b/c.go", False),
+        ("src/*.py", "src/a/b.py", False),
+        ("src/api", "src/api/handler.go", True),
+        ("src/api", "src/api", True),
+        ("src/api", "src/apix/handler.go", False),
+        ("src/[ab].go", "src/a.go", True),
+        ("src/[!ab].go", "src/a.go", False),
+        ("**/*.sql", "db/migrations/0001.sql", True),
+        ("docs/a+b(1).md", "docs/a+b(1).md", True),
+    ],
+)
+def test_glob_grammar(glob, path, matches):
+    assert compile_globs([normalize_glob(glob)])(path) is matches
+
+
+def test_empty_glob_set_matches_nothing():
+    assert compile_globs([])("anything") is False
+
+
+@pytest.mark.parametrize("bad", ["../outside/**", "/etc/passwd", "src/../../x", "C:/code", "   "])
+def test_globs_that_leave_the_repository_are_refused(bad):
+    with pytest.raises(ValueError):
+        normalize_glob(bad)
+
+
+def test_normalize_glob_cleans_dots_and_backslashes():
+    assert normalize_glob("./src\\api//x/./y") == "src/api/x/y"
+
+
+def test_url_into_the_repository_gives_a_path():
+    assert path_from_url("https://github.com/acme/shop/tree/main/services/api") == "services/api"
+    assert path_from_url("https://gitlab.com/acme/shop/-/blob/main/src/x.py") == "src/x.py"
+    assert path_from_url("https://example.com/docs/page") is None
+    # a branch with a slash: the split whose remainder exists wins
+    exists = {"src/x.py"}.__contains__
+    assert path_from_url("https://github.com/a/b/blob/feature/new/src/x.py", exists) == "src/x.py"
+
+
+def test_derive_paths_from_every_property_form():
+    element = Element(
+        id="e",
+        name="E",
+        kind="component",
+        properties={
+            "archmem.paths": "src/a/**; src/b/*.py",
+            "source": "src/Game.java:onTick",
+            "code": "lib/util.py",
+        },
+    )
+    globs, anchors = derive_code_paths(element)
+    assert globs == ["src/a/**", "src/b/*.py", "src/Game.java", "lib/util.py"]
+    assert anchors == ["src/Game.java#onTick"]
+
+
+def test_url_property_is_used_only_when_no_other_paths():
+    with_url = Element(id="e", name="E", kind="container", url="https://github.com/a/b/tree/main/svc")
+    assert derive_code_paths(with_url)[0] == ["svc"]
+    both = with_url.model_copy(update={"properties": {"archmem.paths": "other/**"}})
+    assert derive_code_paths(both)[0] == ["other/**"]
+
+
+def test_escaping_glob_is_an_error_with_the_element_location():
+    element = Element(
+        id="api",
+        name="API",
+        kind="container",
+        properties={"archmem.paths": "../secrets/**"},
+        location=Location(file="/x/workspace.dsl", line=12, column=9),
+    )
+    with pytest.raises(ModelError) as info:
+        resolve_code_paths(ArchitectureModel(elements=[element]))
+    message = str(info.value)
+    assert "/x/workspace.dsl:12:9" in message
+    assert "api" in message and "leaves the repository" in message

@@ -1,0 +1,95 @@
+/*
+ * archmem describes itself: its own parts, with the code each owns (archmem.paths).
+ * tests/test_self_model.py checks that every module of the package is owned here.
+ */
+workspace "archmem" "An architecture-aware memory for coding agents." {
+
+    !identifiers hierarchical
+
+    model {
+        agent = person "Coding agent" "Claude Code, Codex, Cursor or any MCP client."
+        developer = person "Developer" "Uses archmem at a terminal and reviews what it knows."
+
+        archmem = softwareSystem "archmem" "Memories on C4 elements, drift from git, ranked recall and briefings." {
+
+            interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
+                cli = component "CLI" "The archmem command: flags, tables, --json, exit codes." "click" {
+                    properties {
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/__main__.py"
+                    }
+                }
+            }
+
+            service = container "Workspace" "The one façade: owns config, clock, repository and store." "Python" {
+                facade = component "Workspace" "Opens a repository, loads its model, answers every operation." {
+                    properties {
+                        "archmem.paths" "archmem/workspace.py, archmem/__init__.py"
+                    }
+                }
+                config = component "Config" "archmem.toml, [tool.archmem] and ARCHMEM_* settings with their defaults." {
+                    properties {
+                        "archmem.paths" "archmem/config.py"
+                    }
+                }
+                errors = component "Errors" "The ArchmemError family: file:line:col, candidates, exit codes." {
+                    properties {
+                        "archmem.paths" "archmem/errors.py"
+                    }
+                }
+            }
+
+            domain = container "Model" "Reads the architecture model into elements, relationships and decisions." "Python, pydantic" {
+                types = component "Model types" "Element, Relationship, Decision, ArchitectureModel." "pydantic" {
+                    properties {
+                        "archmem.paths" "archmem/model/types.py, archmem/model/__init__.py"
+                    }
+                }
+                dsl = component "Structurizr DSL parser" "Lexer and context-stack parser for workspace.dsl." {
+                    properties {
+                        "archmem.paths" "archmem/model/dsl/**"
+                    }
+                }
+                formats = component "Other model formats" "archmem YAML and Structurizr JSON." {
+                    properties {
+                        "archmem.paths" "archmem/model/yaml_model.py, archmem/model/structurizr_json.py"
+                    }
+                }
+                adrs = component "Decision records" "adrtools, MADR and log4brains folders." {
+                    properties {
+                        "archmem.paths" "archmem/model/adrs.py"
+                    }
+                }
+                codepaths = component "Code ownership" "Path globs, element ownership, discovery of the model file." {
+                    properties {
+                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py"
+                    }
+                }
+            }
+
+            adapters = container "Adapters" "The outside world: the repository on disk and its git history." "Python, git" {
+                repo = component "Repository" "Files in the working tree and their sizes." {
+                    properties {
+                        "archmem.paths" "archmem/repo.py"
+                    }
+                }
+            }
+        }
+
+        agent -> archmem.interfaces "Asks for briefings and recall through"
+        developer -> archmem.interfaces.cli "Runs"
+        archmem.interfaces.cli -> archmem.service.facade "Calls"
+        archmem.service.facade -> archmem.service.config "Reads settings with"
+        archmem.service.facade -> archmem.domain.codepaths "Loads the model through"
+        archmem.domain.codepaths -> archmem.domain.dsl "Parses workspace.dsl with"
+        archmem.domain.codepaths -> archmem.domain.formats "Parses YAML and JSON models with"
+        archmem.domain.dsl -> archmem.domain.adrs "Reads !adrs folders with"
+        archmem.service.facade -> archmem.adapters.repo "Lists files with"
+    }
+
+    views {
+        container archmem {
+            include *
+            autolayout lr
+        }
+    }
+}
