@@ -1,0 +1,15 @@
+"""The memory store adapter. ``open_store`` is the one way in: it always migrates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from archmem.store.sqlite import SQLiteStore
+
+
+def open_store(path: Path, *, busy_timeout_ms: int = 30_000, now: str | None = None) -> SQLiteStore:
+    """Open (creating and migrating as needed) the store at ``path``."""
+    return SQLiteStore(path, busy_timeout_ms=busy_timeout_ms, now=now)
+
+
+__all__ = ["SQLiteStore", "open_store"]

@@ -1,0 +1,125 @@
+"""The ``Store`` interface: what the domain asks of a memory store.
+
+``SQLiteStore`` is the one implementation today; a PostgreSQL store for teams that
+outgrow one machine implements the same methods and nothing above this layer changes.
+Writes happen inside ``transaction()``, which must serialize writers (SQLite:
+``BEGIN IMMEDIATE``; PostgreSQL: ``SERIALIZABLE`` or an advisory lock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from archmem.memory.types import Link, Memory, Session
+
+
+class Store(Protocol):
+    def close(self) -> None:
+        """Release the connection."""
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """One re-entrant write transaction: all of it commits, or none."""
+
+    # memories
+    def insert_memory(
+        self, memory: Memory, *, title_key: str | None, content_hash: str, search_title: str, search_body: str
+    ) -> None:
+        """Insert a memory with its elements, anchors and search text."""
+
+    def add_elements(self, memory_id: str, elements: Iterable[str]) -> list[str]:
+        """Attach elements in order; returns those newly attached."""
+
+    def add_anchors(self, memory_id: str, anchors: Iterable[str]) -> list[str]:
+        """Attach anchors in order; returns those newly attached."""
+
+    def update_memory(self, memory_id: str, **fields: Any) -> None:
+        """Change stored fields (status, confirmation, supersede pointers, search text)."""
+
+    def delete_memory(self, memory_id: str) -> None:
+        """The hard delete behind ``purge``."""
+
+    def get_memory(self, memory_id: str) -> Memory | None:
+        """One memory by id."""
+
+    def get_memories(self, memory_ids: Iterable[str]) -> dict[str, Memory]:
+        """Many memories by id."""
+
+    def find_by_title(self, title_key: str, *, active_only: bool = True) -> list[Memory]:
+        """Memories with a normalized title, newest first."""
+
+    def find_by_content_hash(self, content_hash: str) -> list[Memory]:
+        """Active memories with exactly this content."""
+
+    def list_memories(
+        self, *, element: str | None = None, kind: str | None = None, status: str | None = "active",
+        limit: int | None = None,
+    ) -> list[Memory]:
+        """Memories in the order they were written."""
+
+    def count_memories(self, status: str | None = "active") -> int:
+        """How many memories (of a status)."""
+
+    def element_memory_counts(self) -> dict[str, int]:
+        """Active memories per element id."""
+
+    def lexical_search(
+        self, match: str, *, limit: int = 50, status: str | None = "active", title_weight: float = 2.0
+    ) -> list[tuple[str, float]]:
+        """(id, BM25 relevance, higher is better) for a full-text query."""
+
+    # links
+    def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
+        """Set a memory's links (each with its normalized target key)."""
+
+    def links(self, *, source_ids: Iterable[str] | None = None, pending: bool | None = None) -> list[Link]:
+        """Links from some memories, or all pending ones."""
+
+    def links_to(self, target_id: str) -> list[Link]:
+        """Links that point at a memory, element or decision."""
+
+    def resolve_pending_links(self, target_key: str, target_kind: str, target_id: str) -> int:
+        """Attach pending links to a target written later."""
+
+    def retarget_links(self, old_id: str, new_id: str) -> int:
+        """Move links from a superseded memory to its successor."""
+
+    # vectors
+    def vector_hash(self, memory_id: str, model: str) -> str | None:
+        """The content hash of a stored vector, to skip re-embedding."""
+
+    def put_vector(self, memory_id: str, model: str, vector: bytes, dims: int, content_hash: str, at: str) -> None:
+        """Store a little-endian float32 vector for (memory, model)."""
+
+    def vectors(self, model: str, *, status: str | None = "active") -> list[tuple[str, bytes, int]]:
+        """Vectors of one embedding model only."""
+
+    def missing_vectors(self, model: str) -> list[Memory]:
+        """Active memories with no up-to-date vector for a model."""
+
+    # sessions
+    def insert_session(self, session: Session) -> None:
+        """Open a session."""
+
+    def get_session(self, session_id: str) -> Session | None:
+        """One session by id."""
+
+    def session_ids(self) -> list[str]:
+        """Every session id, oldest first."""
+
+    def end_session(self, session_id: str, ended_at: str, outcome_memory_id: str | None) -> bool:
+        """Close a session; False when it was already closed."""
+
+    def record_usage(self, table: str, session_id: str, memory_ids: Iterable[str], at: str) -> list[str]:
+        """Record exposures or citations once per (session, memory)."""
+
+    def usage(self, table: str, session_id: str) -> list[str]:
+        """Memory ids exposed to or cited by a session."""
+
+    # audit
+    def audit(self, at: str, action: str, memory_id: str | None, reason: str | None, detail: dict[str, Any]) -> None:
+        """Append to the audit log."""
+
+    def audit_entries(self) -> list[dict[str, Any]]:
+        """The audit log, oldest first."""

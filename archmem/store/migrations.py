@@ -1,0 +1,217 @@
+"""Numbered schema migrations, each applied in one transaction with the row recording it.
+
+Append new steps at the end; never edit one that has shipped. ``migrate`` refuses a
+database that is not archmem's, or one written by a newer archmem.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from archmem.errors import StoreError
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[int, str, Migration]] = []
+MIGRATIONS_TABLE = "archmem_migrations"
+
+
+def migration(number: int, name: str) -> Callable[[Migration], Migration]:
+    def register(function: Migration) -> Migration:
+        assert not MIGRATIONS or MIGRATIONS[-1][0] == number - 1, "migrations are numbered in order"
+        MIGRATIONS.append((number, name, function))
+        return function
+
+    return register
+
+
+@migration(1, "memories, links, sessions, vectors, audit")
+def _m001_initial(db: sqlite3.Connection) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE memories (
+            seq INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            title TEXT,
+            title_key TEXT,
+            kind TEXT NOT NULL CHECK (kind IN ('pitfall', 'convention', 'note', 'session_outcome')),
+            content TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            author TEXT,
+            session_id TEXT,
+            created_at TEXT NOT NULL,
+            confirmed_at TEXT,
+            confirmations INTEGER NOT NULL DEFAULT 0,
+            supersedes TEXT,
+            superseded_by TEXT,
+            status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'superseded', 'archived')),
+            status_reason TEXT,
+            exposures INTEGER NOT NULL DEFAULT 0,
+            citations INTEGER NOT NULL DEFAULT 0,
+            search_title TEXT NOT NULL DEFAULT '',
+            search_body TEXT NOT NULL DEFAULT ''
+        );
+        -- one active memory per title, enforced by the database under concurrent writers
+        CREATE UNIQUE INDEX memories_active_title ON memories(title_key)
+            WHERE status = 'active' AND title_key IS NOT NULL;
+        -- a memory is superseded at most once: supersede chains never fork
+        CREATE UNIQUE INDEX memories_supersedes ON memories(supersedes) WHERE supersedes IS NOT NULL;
+        CREATE INDEX memories_status_kind ON memories(status, kind);
+        CREATE INDEX memories_content_hash ON memories(content_hash);
+
+        CREATE TABLE memory_elements (
+            memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            element_id TEXT NOT NULL,
+            position INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (memory_id, element_id)
+        );
+        CREATE INDEX memory_elements_element ON memory_elements(element_id);
+
+        CREATE TABLE memory_anchors (
+            memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            anchor TEXT NOT NULL,
+            position INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (memory_id, anchor)
+        );
+
+        CREATE VIRTUAL TABLE memory_fts USING fts5(search_title, search_body, tokenize = 'unicode61');
+        CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+            INSERT INTO memory_fts(rowid, search_title, search_body)
+            VALUES (new.seq, new.search_title, new.search_body);
+        END;
+        CREATE TRIGGER memories_fts_update AFTER UPDATE OF search_title, search_body ON memories BEGIN
+            UPDATE memory_fts SET search_title = new.search_title, search_body = new.search_body
+            WHERE rowid = new.seq;
+        END;
+        CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+            DELETE FROM memory_fts WHERE rowid = old.seq;
+        END;
+
+        CREATE TABLE links (
+            source_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            target_text TEXT NOT NULL,
+            target_key TEXT NOT NULL,
+            shown TEXT,
+            target_kind TEXT CHECK (target_kind IN ('memory', 'element', 'decision')),
+            target_id TEXT,
+            PRIMARY KEY (source_id, position)
+        );
+        CREATE INDEX links_pending ON links(target_key) WHERE target_id IS NULL;
+        CREATE INDEX links_target ON links(target_id);
+
+        CREATE TABLE embeddings (
+            memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            dims INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (memory_id, model)
+        );
+
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            task TEXT NOT NULL,
+            agent TEXT,
+            elements TEXT NOT NULL DEFAULT '[]',
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            outcome_memory_id TEXT
+        );
+        CREATE TABLE exposures (
+            session_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            PRIMARY KEY (session_id, memory_id)
+        );
+        CREATE TABLE citations (
+            session_id TEXT NOT NULL,
+            memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            at TEXT NOT NULL,
+            PRIMARY KEY (session_id, memory_id)
+        );
+
+        CREATE TABLE audit_log (
+            seq INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            action TEXT NOT NULL,
+            memory_id TEXT,
+            reason TEXT,
+            detail TEXT
+        );
+        """
+    )
+
+
+def run_script(db: sqlite3.Connection, script: str) -> None:
+    """Execute statements one by one (``executescript`` would commit the open transaction)."""
+    statement = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--"):
+            continue
+        statement += line
+        if sqlite3.complete_statement(statement):
+            db.execute(statement)
+            statement = ""
+    if statement.strip():
+        db.execute(statement)
+
+
+def current_version(db: sqlite3.Connection) -> int | None:
+    """The newest applied migration, or None when the database is not archmem's (yet)."""
+    has_table = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (MIGRATIONS_TABLE,)
+    ).fetchone()
+    if not has_table:
+        return None
+    row = db.execute(f"SELECT MAX(id) FROM {MIGRATIONS_TABLE}").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def migrate(db: sqlite3.Connection, path: str, *, now: str) -> list[int]:
+    """Bring the schema up to date; returns the migrations applied.
+
+    ``db`` must be in autocommit mode (``isolation_level=None``): each step runs in its
+    own ``BEGIN IMMEDIATE`` so two processes opening a new store never both migrate.
+    """
+    applied: list[int] = []
+    version = current_version(db)
+    if version is None:
+        foreign = db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' LIMIT 3"
+        ).fetchall()
+        if foreign:
+            names = ", ".join(row[0] for row in foreign)
+            raise StoreError(
+                f"{path} is a SQLite database but not an archmem store (it has tables {names}); nothing was changed",
+                hint="point [store] path in archmem.toml at another file",
+            )
+    newest = MIGRATIONS[-1][0]
+    if version is not None and version > newest:
+        raise StoreError(
+            f"{path} was written by a newer archmem (schema {version}; this version knows up to {newest}); nothing was changed",
+            hint="upgrade archmem (pip install -U archmem)",
+        )
+    for number, name, function in MIGRATIONS:
+        if version is not None and number <= version:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # another process may have applied it while we waited for the lock
+            latest = current_version(db)
+            if latest is not None and number <= latest:
+                db.execute("ROLLBACK")
+                continue
+            db.execute(
+                f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            function(db)
+            db.execute(f"INSERT INTO {MIGRATIONS_TABLE} (id, name, applied_at) VALUES (?, ?, ?)", (number, name, now))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        applied.append(number)
+    return applied

@@ -1,0 +1,502 @@
+"""The SQLite memory store: WAL, a busy timeout, foreign keys, numbered migrations.
+
+Every write runs inside ``transaction()`` (``BEGIN IMMEDIATE``), so a check and the
+write it decides (dedup, title uniqueness, supersede) see the same database even with
+other processes writing; the unique indexes of migration 1 are the last line of
+defence. Methods return ``Memory``/``Link``/``Session`` values, never rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from archmem.clock import format_time, parse_time
+from archmem.errors import StoreError
+from archmem.memory.types import Link, Memory, Session
+from archmem.store.migrations import migrate
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+_MEMORY_COLUMNS = (
+    "id, title, kind, content, author, session_id, created_at, confirmed_at, confirmations, "
+    "supersedes, superseded_by, status, status_reason, exposures, citations"
+)
+_SELECT_MEMORY = f"""
+    SELECT {', '.join('m.' + c.strip() for c in _MEMORY_COLUMNS.split(','))},
+        (SELECT json_group_array(element_id) FROM
+            (SELECT element_id FROM memory_elements WHERE memory_id = m.id ORDER BY position)),
+        (SELECT json_group_array(anchor) FROM
+            (SELECT anchor FROM memory_anchors WHERE memory_id = m.id ORDER BY position))
+    FROM memories m
+"""
+_UPDATABLE = frozenset(
+    {"title", "title_key", "content", "content_hash", "confirmed_at", "confirmations", "supersedes",
+     "superseded_by", "status", "status_reason", "exposures", "citations", "search_title", "search_body",
+     "author"}
+)
+
+
+class SQLiteStore:
+    """archmem's memory store in one SQLite file (``.archmem/archmem.db`` by default)."""
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 30_000, now: str | None = None) -> None:
+        self.path = Path(path)
+        self.busy_timeout_ms = busy_timeout_ms
+        self._depth = 0
+        self.db = self._connect()
+        try:
+            migrate(self.db, str(self.path), now=now or format_time_now())
+        except sqlite3.OperationalError as exc:
+            self.db.close()
+            raise self._explain(exc) from None
+        except BaseException:
+            self.db.close()
+            raise
+
+    # ---- connection ---------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        path = self.path
+        if path.exists():
+            with path.open("rb") as handle:
+                header = handle.read(16)
+            if header and header != SQLITE_HEADER:
+                raise StoreError(
+                    f"{path} is not an archmem store (not a SQLite database); nothing was changed",
+                    hint="move it aside, or point [store] path in archmem.toml at another file",
+                )
+        else:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the store folder {path.parent}: {exc.strerror}") from None
+        if path.exists():
+            try:
+                # a real attempt, not os.access: root passes access checks on files it cannot write
+                with path.open("r+b"):
+                    pass
+            except OSError:
+                raise StoreError(
+                    f"the store {path} is read-only; archmem needs to write to it; nothing was changed",
+                    hint="check the file's permissions and attributes (and its folder's, for the WAL files)",
+                ) from None
+        try:
+            db = sqlite3.connect(str(path), isolation_level=None, timeout=self.busy_timeout_ms / 1000)
+            db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"{path}: could not switch the store to WAL mode (got {mode})")
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.DatabaseError as exc:
+            raise self._explain(exc) from None
+        return db
+
+    def _explain(self, exc: sqlite3.Error) -> StoreError:
+        text = str(exc)
+        if "not a database" in text or "malformed" in text:
+            return StoreError(f"{self.path} is corrupt or not an archmem store ({text}); nothing was changed")
+        if "readonly" in text or "read-only" in text:
+            return StoreError(f"the store {self.path} is read-only ({text})")
+        if "unable to open" in text:
+            return StoreError(f"cannot open the store {self.path} ({text})")
+        return StoreError(f"{self.path}: {text}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> SQLiteStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction (re-entrant): everything inside commits or nothing does."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._begin()
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self.db.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self._commit()
+
+    def _begin(self) -> None:
+        deadline = time.monotonic() + max(self.busy_timeout_ms, 1000) / 1000 * 4
+        while True:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise self._explain(exc) from None
+                if time.monotonic() > deadline:
+                    raise StoreError(
+                        f"the store {self.path} stayed locked by another writer for too long; try again"
+                    ) from None
+                time.sleep(0.01)
+
+    def _commit(self) -> None:
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            self.db.execute("ROLLBACK")
+            raise self._explain(exc) from None
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        try:
+            return self.db.execute(sql, params)
+        except sqlite3.OperationalError as exc:
+            if "fts5" in str(exc) or "syntax error" in str(exc):
+                raise
+            raise self._explain(exc) from None
+
+    # ---- memories -----------------------------------------------------------------
+
+    def insert_memory(self, memory: Memory, *, title_key: str | None, content_hash: str,
+                      search_title: str, search_body: str) -> None:
+        with self.transaction():
+            self._execute(
+                f"INSERT INTO memories ({_MEMORY_COLUMNS}, title_key, content_hash, search_title, search_body) "
+                "VALUES (" + ", ".join("?" * 19) + ")",
+                (
+                    memory.id, memory.title, memory.kind, memory.content, memory.author, memory.session_id,
+                    format_time(memory.created_at),
+                    format_time(memory.confirmed_at) if memory.confirmed_at else None,
+                    memory.confirmations, memory.supersedes, memory.superseded_by, memory.status,
+                    memory.status_reason, memory.exposures, memory.citations,
+                    title_key, content_hash, search_title, search_body,
+                ),
+            )
+            self.add_elements(memory.id, memory.elements)
+            self.add_anchors(memory.id, memory.anchors)
+
+    def add_elements(self, memory_id: str, elements: Iterable[str]) -> list[str]:
+        """Attach elements (keeping order, ignoring ones already there); returns the new ones."""
+        added: list[str] = []
+        with self.transaction():
+            start = self._execute(
+                "SELECT COALESCE(MAX(position) + 1, 0) FROM memory_elements WHERE memory_id = ?", (memory_id,)
+            ).fetchone()[0]
+            for element in elements:
+                cursor = self._execute(
+                    "INSERT OR IGNORE INTO memory_elements (memory_id, element_id, position) VALUES (?, ?, ?)",
+                    (memory_id, element, start + len(added)),
+                )
+                if cursor.rowcount:
+                    added.append(element)
+        return added
+
+    def add_anchors(self, memory_id: str, anchors: Iterable[str]) -> list[str]:
+        added: list[str] = []
+        with self.transaction():
+            start = self._execute(
+                "SELECT COALESCE(MAX(position) + 1, 0) FROM memory_anchors WHERE memory_id = ?", (memory_id,)
+            ).fetchone()[0]
+            for anchor in anchors:
+                cursor = self._execute(
+                    "INSERT OR IGNORE INTO memory_anchors (memory_id, anchor, position) VALUES (?, ?, ?)",
+                    (memory_id, anchor, start + len(added)),
+                )
+                if cursor.rowcount:
+                    added.append(anchor)
+        return added
+
+    def update_memory(self, memory_id: str, **fields: Any) -> None:
+        unknown = set(fields) - _UPDATABLE
+        if unknown:
+            raise ValueError(f"not updatable: {sorted(unknown)}")
+        values = [format_time(v) if isinstance(v, datetime) else v for v in fields.values()]
+        with self.transaction():
+            self._execute(
+                f"UPDATE memories SET {', '.join(f'{k} = ?' for k in fields)} WHERE id = ?",
+                (*values, memory_id),
+            )
+
+    def delete_memory(self, memory_id: str) -> None:
+        with self.transaction():
+            self._execute("UPDATE memories SET supersedes = NULL WHERE supersedes = ?", (memory_id,))
+            self._execute("UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?", (memory_id,))
+            self._execute("UPDATE links SET target_id = NULL, target_kind = NULL WHERE target_id = ?", (memory_id,))
+            self._execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+
+    def get_memory(self, memory_id: str) -> Memory | None:
+        row = self._execute(_SELECT_MEMORY + " WHERE m.id = ?", (memory_id,)).fetchone()
+        return _memory(row) if row else None
+
+    def get_memories(self, memory_ids: Iterable[str]) -> dict[str, Memory]:
+        ids = list(dict.fromkeys(memory_ids))
+        found: dict[str, Memory] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self._execute(
+                _SELECT_MEMORY + f" WHERE m.id IN ({', '.join('?' * len(chunk))})", chunk
+            ).fetchall()
+            found.update((row[0], _memory(row)) for row in rows)
+        return found
+
+    def find_by_title(self, title_key: str, *, active_only: bool = True) -> list[Memory]:
+        """Memories with this title key, newest first (one at most when active_only)."""
+        where = "m.title_key = ?" + (" AND m.status = 'active'" if active_only else "")
+        rows = self._execute(_SELECT_MEMORY + f" WHERE {where} ORDER BY m.seq DESC", (title_key,)).fetchall()
+        return [_memory(row) for row in rows]
+
+    def find_by_content_hash(self, content_hash: str) -> list[Memory]:
+        rows = self._execute(
+            _SELECT_MEMORY + " WHERE m.content_hash = ? AND m.status = 'active' ORDER BY m.seq", (content_hash,)
+        ).fetchall()
+        return [_memory(row) for row in rows]
+
+    def list_memories(
+        self,
+        *,
+        element: str | None = None,
+        kind: str | None = None,
+        status: str | None = "active",
+        limit: int | None = None,
+    ) -> list[Memory]:
+        where, params = [], []
+        if element is not None:
+            where.append("m.id IN (SELECT memory_id FROM memory_elements WHERE element_id = ?)")
+            params.append(element)
+        if kind is not None:
+            where.append("m.kind = ?")
+            params.append(kind)
+        if status is not None:
+            where.append("m.status = ?")
+            params.append(status)
+        sql = _SELECT_MEMORY + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY m.seq"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [_memory(row) for row in self._execute(sql, params).fetchall()]
+
+    def count_memories(self, status: str | None = "active") -> int:
+        if status is None:
+            return int(self._execute("SELECT COUNT(*) FROM memories").fetchone()[0])
+        return int(self._execute("SELECT COUNT(*) FROM memories WHERE status = ?", (status,)).fetchone()[0])
+
+    def element_memory_counts(self) -> dict[str, int]:
+        rows = self._execute(
+            "SELECT e.element_id, COUNT(*) FROM memory_elements e JOIN memories m ON m.id = e.memory_id "
+            "WHERE m.status = 'active' GROUP BY e.element_id"
+        ).fetchall()
+        return {row[0]: int(row[1]) for row in rows}
+
+    # ---- lexical search -----------------------------------------------------------
+
+    def lexical_search(
+        self, match: str, *, limit: int = 50, status: str | None = "active", title_weight: float = 2.0
+    ) -> list[tuple[str, float]]:
+        """(memory id, BM25 relevance ≥ 0, higher is better) for an FTS5 MATCH expression."""
+        if not match:
+            return []
+        status_clause = "AND m.status = ?" if status else ""
+        params: list[Any] = [match] + ([status] if status else []) + [limit]
+        rows = self._execute(
+            f"SELECT m.id, -bm25(memory_fts, {float(title_weight)}, 1.0) AS score "
+            "FROM memory_fts JOIN memories m ON m.seq = memory_fts.rowid "
+            f"WHERE memory_fts MATCH ? {status_clause} ORDER BY score DESC LIMIT ?",
+            params,
+        ).fetchall()
+        return [(row[0], float(row[1])) for row in rows]
+
+    # ---- links --------------------------------------------------------------------
+
+    def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
+        """Set a memory's links; each comes with its normalized target key."""
+        with self.transaction():
+            self._execute("DELETE FROM links WHERE source_id = ?", (source_id,))
+            for position, (link, key) in enumerate(links):
+                self._execute(
+                    "INSERT INTO links (source_id, position, target_text, target_key, shown, target_kind, target_id) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (source_id, position, link.target_text, key, link.shown, link.target_kind, link.target_id),
+                )
+
+    def links(self, *, source_ids: Iterable[str] | None = None, pending: bool | None = None) -> list[Link]:
+        where, params = [], []
+        if source_ids is not None:
+            ids = list(source_ids)
+            if not ids:
+                return []
+            where.append(f"source_id IN ({', '.join('?' * len(ids))})")
+            params += ids
+        if pending is not None:
+            where.append("target_id IS NULL" if pending else "target_id IS NOT NULL")
+        rows = self._execute(
+            "SELECT source_id, target_text, shown, target_kind, target_id FROM links"
+            + (" WHERE " + " AND ".join(where) if where else "")
+            + " ORDER BY source_id, position",
+            params,
+        ).fetchall()
+        return [
+            Link(source_id=r[0], target_text=r[1], shown=r[2], target_kind=r[3], target_id=r[4]) for r in rows
+        ]
+
+    def links_to(self, target_id: str) -> list[Link]:
+        rows = self._execute(
+            "SELECT source_id, target_text, shown, target_kind, target_id FROM links WHERE target_id = ? "
+            "ORDER BY source_id, position",
+            (target_id,),
+        ).fetchall()
+        return [Link(source_id=r[0], target_text=r[1], shown=r[2], target_kind=r[3], target_id=r[4]) for r in rows]
+
+    def resolve_pending_links(self, target_key: str, target_kind: str, target_id: str) -> int:
+        """Attach the pending links written to ``target_key`` (a title written later)."""
+        with self.transaction():
+            cursor = self._execute(
+                "UPDATE links SET target_kind = ?, target_id = ? WHERE target_key = ? AND target_id IS NULL",
+                (target_kind, target_id, target_key),
+            )
+        return cursor.rowcount
+
+    def retarget_links(self, old_id: str, new_id: str) -> int:
+        """Links to a superseded memory follow it to its successor."""
+        with self.transaction():
+            cursor = self._execute(
+                "UPDATE links SET target_id = ? WHERE target_id = ? AND target_kind = 'memory'", (new_id, old_id)
+            )
+        return cursor.rowcount
+
+    # ---- vectors ------------------------------------------------------------------
+
+    def vector_hash(self, memory_id: str, model: str) -> str | None:
+        row = self._execute(
+            "SELECT content_hash FROM embeddings WHERE memory_id = ? AND model = ?", (memory_id, model)
+        ).fetchone()
+        return row[0] if row else None
+
+    def put_vector(self, memory_id: str, model: str, vector: bytes, dims: int, content_hash: str, at: str) -> None:
+        with self.transaction():
+            self._execute(
+                "INSERT INTO embeddings (memory_id, model, dims, content_hash, vector, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id, model) DO UPDATE SET "
+                "dims = excluded.dims, content_hash = excluded.content_hash, vector = excluded.vector, "
+                "created_at = excluded.created_at",
+                (memory_id, model, dims, content_hash, vector, at),
+            )
+
+    def vectors(self, model: str, *, status: str | None = "active") -> list[tuple[str, bytes, int]]:
+        """(memory id, little-endian float32 blob, dims) of one embedding model only."""
+        sql = "SELECT e.memory_id, e.vector, e.dims FROM embeddings e JOIN memories m ON m.id = e.memory_id WHERE e.model = ?"
+        params: list[Any] = [model]
+        if status:
+            sql += " AND m.status = ?"
+            params.append(status)
+        return [(r[0], r[1], int(r[2])) for r in self._execute(sql + " ORDER BY m.seq", params).fetchall()]
+
+    def missing_vectors(self, model: str) -> list[Memory]:
+        rows = self._execute(
+            _SELECT_MEMORY + " WHERE m.status = 'active' AND NOT EXISTS (SELECT 1 FROM embeddings e "
+            "WHERE e.memory_id = m.id AND e.model = ? AND e.content_hash = m.content_hash) ORDER BY m.seq",
+            (model,),
+        ).fetchall()
+        return [_memory(row) for row in rows]
+
+    # ---- sessions, exposures, citations -------------------------------------------
+
+    def insert_session(self, session: Session) -> None:
+        with self.transaction():
+            self._execute(
+                "INSERT INTO sessions (id, task, agent, elements, started_at, ended_at, outcome_memory_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (session.id, session.task, session.agent, json.dumps(session.elements),
+                 format_time(session.started_at), format_time(session.ended_at) if session.ended_at else None,
+                 session.outcome_memory_id),
+            )
+
+    def get_session(self, session_id: str) -> Session | None:
+        row = self._execute(
+            "SELECT id, task, agent, elements, started_at, ended_at, outcome_memory_id FROM sessions WHERE id = ?",
+            (session_id,),
+        ).fetchone()
+        if not row:
+            return None
+        return Session(
+            id=row[0], task=row[1], agent=row[2], elements=json.loads(row[3]), started_at=parse_time(row[4]),
+            ended_at=parse_time(row[5]) if row[5] else None, outcome_memory_id=row[6],
+        )
+
+    def session_ids(self) -> list[str]:
+        return [r[0] for r in self._execute("SELECT id FROM sessions ORDER BY started_at").fetchall()]
+
+    def end_session(self, session_id: str, ended_at: str, outcome_memory_id: str | None) -> bool:
+        """Mark ended; False when it had already ended (another process won)."""
+        with self.transaction():
+            cursor = self._execute(
+                "UPDATE sessions SET ended_at = ?, outcome_memory_id = ? WHERE id = ? AND ended_at IS NULL",
+                (ended_at, outcome_memory_id, session_id),
+            )
+        return cursor.rowcount == 1
+
+    def record_usage(self, table: str, session_id: str, memory_ids: Iterable[str], at: str) -> list[str]:
+        """Record exposures or citations once per (session, memory); bumps the counters."""
+        if table not in ("exposures", "citations"):
+            raise ValueError(table)
+        new: list[str] = []
+        with self.transaction():
+            for memory_id in dict.fromkeys(memory_ids):
+                cursor = self._execute(
+                    f"INSERT OR IGNORE INTO {table} (session_id, memory_id, at) VALUES (?, ?, ?)",
+                    (session_id, memory_id, at),
+                )
+                if cursor.rowcount:
+                    self._execute(f"UPDATE memories SET {table} = {table} + 1 WHERE id = ?", (memory_id,))
+                    new.append(memory_id)
+        return new
+
+    def usage(self, table: str, session_id: str) -> list[str]:
+        if table not in ("exposures", "citations"):
+            raise ValueError(table)
+        rows = self._execute(f"SELECT memory_id FROM {table} WHERE session_id = ? ORDER BY at", (session_id,))
+        return [r[0] for r in rows.fetchall()]
+
+    # ---- audit --------------------------------------------------------------------
+
+    def audit(self, at: str, action: str, memory_id: str | None, reason: str | None, detail: dict[str, Any]) -> None:
+        with self.transaction():
+            self._execute(
+                "INSERT INTO audit_log (at, action, memory_id, reason, detail) VALUES (?, ?, ?, ?, ?)",
+                (at, action, memory_id, reason, json.dumps(detail, ensure_ascii=False, sort_keys=True)),
+            )
+
+    def audit_entries(self) -> list[dict[str, Any]]:
+        rows = self._execute("SELECT at, action, memory_id, reason, detail FROM audit_log ORDER BY seq").fetchall()
+        return [
+            {"at": r[0], "action": r[1], "memory_id": r[2], "reason": r[3], "detail": json.loads(r[4] or "{}")}
+            for r in rows
+        ]
+
+
+def format_time_now() -> str:
+    from archmem.clock import system_clock
+
+    return format_time(system_clock())
+
+
+def _memory(row: Sequence[Any]) -> Memory:
+    return Memory(
+        id=row[0], title=row[1], kind=row[2], content=row[3], author=row[4], session_id=row[5],
+        created_at=parse_time(row[6]), confirmed_at=parse_time(row[7]) if row[7] else None,
+        confirmations=row[8], supersedes=row[9], superseded_by=row[10], status=row[11],
+        status_reason=row[12], exposures=row[13], citations=row[14],
+        elements=[e for e in json.loads(row[15]) if e is not None],
+        anchors=[a for a in json.loads(row[16]) if a is not None],
+    )

@@ -1,0 +1,197 @@
+"""The SQLite store: migrations, FTS triggers, constraints, and refusing foreign files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from archmem.errors import StoreError
+from archmem.memory.types import Link, Memory, Session
+from archmem.store import open_store
+from archmem.store.base import Store
+from archmem.store.migrations import MIGRATIONS, MIGRATIONS_TABLE
+from archmem.store.sqlite import SQLiteStore
+
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+
+
+def memory(id: str, content: str = "the gateway strips long headers", **fields) -> Memory:
+    return Memory(id=id, kind=fields.pop("kind", "pitfall"), content=content, created_at=NOW, **fields)
+
+
+def insert(store: SQLiteStore, m: Memory, title_key: str | None = None) -> None:
+    store.insert_memory(m, title_key=title_key, content_hash=m.id + "-hash", search_title=m.title or "", search_body=m.content)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with open_store(tmp_path / ".archmem" / "archmem.db") as opened:
+        yield opened
+
+
+def test_blank_database_is_migrated_with_tables_indexes_and_triggers(store: SQLiteStore):
+    db = store.db
+    applied = [row[0] for row in db.execute(f"SELECT id FROM {MIGRATIONS_TABLE} ORDER BY id")]
+    assert applied == [number for number, _, _ in MIGRATIONS]
+    columns = {row[1] for row in db.execute("PRAGMA table_info(memories)")}
+    assert {"id", "title", "kind", "content", "created_at", "confirmed_at", "supersedes", "superseded_by",
+            "status", "exposures", "citations"} <= columns
+    fks = {(row[2], row[3]) for row in db.execute("PRAGMA foreign_key_list(memory_elements)")}
+    assert ("memories", "memory_id") in fks
+    triggers = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    assert triggers == {"memories_fts_insert", "memories_fts_update", "memories_fts_delete"}
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+
+
+def test_store_satisfies_the_store_interface(store: SQLiteStore):
+    members = [name for name in dir(Store) if not name.startswith("_")]
+    missing = [name for name in members if not callable(getattr(store, name, None))]
+    assert not missing
+
+
+def test_fts_follows_inserts_updates_and_deletes(store: SQLiteStore):
+    insert(store, memory("m1", "headers over 8KB are dropped"))
+    assert [i for i, _ in store.lexical_search('"headers"')] == ["m1"]
+    store.update_memory("m1", search_body="payload bodies")
+    assert store.lexical_search('"headers"') == []
+    assert [i for i, _ in store.lexical_search('"payload"')] == ["m1"]
+    store.delete_memory("m1")
+    assert store.lexical_search('"payload"') == []
+    assert store.db.execute("SELECT COUNT(*) FROM memory_fts").fetchone()[0] == 0
+
+
+def test_lexical_search_skips_inactive_by_default(store: SQLiteStore):
+    insert(store, memory("m1", "retry storms"))
+    store.update_memory("m1", status="archived")
+    assert store.lexical_search('"retry"') == []
+    assert [i for i, _ in store.lexical_search('"retry"', status=None)] == ["m1"]
+
+
+def test_active_titles_are_unique_in_the_database(store: SQLiteStore):
+    insert(store, memory("m1", title="Header limits"), title_key="header limits")
+    with pytest.raises(sqlite3.IntegrityError):
+        insert(store, memory("m2", title="HEADER LIMITS"), title_key="header limits")
+    store.update_memory("m1", status="superseded")
+    insert(store, memory("m3", title="Header limits"), title_key="header limits")
+
+
+def test_a_memory_is_superseded_at_most_once(store: SQLiteStore):
+    insert(store, memory("m1"))
+    insert(store, memory("m2", "b", supersedes="m1"))
+    with pytest.raises(sqlite3.IntegrityError):
+        insert(store, memory("m3", "c", supersedes="m1"))
+
+
+def test_transaction_rolls_back_everything(store: SQLiteStore):
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            insert(store, memory("m1"))
+            store.add_elements("m1", ["api"])
+            raise RuntimeError("boom")
+    assert store.get_memory("m1") is None
+    assert store.db.execute("SELECT COUNT(*) FROM memory_elements").fetchone()[0] == 0
+
+
+def test_elements_and_anchors_keep_order_and_ignore_repeats(store: SQLiteStore):
+    insert(store, memory("m1", elements=["b", "a"], anchors=["x.py"]))
+    assert store.add_elements("m1", ["a", "c"]) == ["c"]
+    assert store.get_memory("m1").elements == ["b", "a", "c"]
+
+
+def test_usage_counts_once_per_session(store: SQLiteStore):
+    insert(store, memory("m1"))
+    assert store.record_usage("exposures", "s1", ["m1", "m1"], "t") == ["m1"]
+    assert store.record_usage("exposures", "s1", ["m1"], "t") == []
+    store.record_usage("exposures", "s2", ["m1"], "t")
+    assert store.get_memory("m1").exposures == 2
+
+
+def test_links_pending_then_resolved(store: SQLiteStore):
+    insert(store, memory("m1", "see [[Later]]"))
+    store.replace_links("m1", [(Link(source_id="m1", target_text="Later"), "later")])
+    assert [l.target_text for l in store.links(pending=True)] == ["Later"]
+    insert(store, memory("m2", "later one", title="Later"), title_key="later")
+    assert store.resolve_pending_links("later", "memory", "m2") == 1
+    assert store.links(pending=True) == []
+    assert store.links_to("m2")[0].source_id == "m1"
+
+
+def test_sessions_end_once(store: SQLiteStore):
+    store.insert_session(Session(id="s1", task="t", started_at=NOW))
+    assert store.end_session("s1", "2026-11-01T13:00:00.000000Z", None) is True
+    assert store.end_session("s1", "2026-11-01T14:00:00.000000Z", None) is False
+
+
+def test_a_file_that_is_not_sqlite_is_refused_and_kept(tmp_path: Path):
+    path = tmp_path / "archmem.db"
+    path.write_bytes(b"not a database at all, just some bytes" * 10)
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="not an archmem store"):
+        open_store(path)
+    assert path.read_bytes() == before
+
+
+def test_a_corrupt_sqlite_file_is_refused(tmp_path: Path):
+    path = tmp_path / "archmem.db"
+    open_store(path).close()
+    data = bytearray(path.read_bytes())
+    data[100:4096] = b"\xff" * (4096 - 100)
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError):
+        open_store(path)
+
+
+def test_a_foreign_sqlite_database_is_refused_untouched(tmp_path: Path):
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE customers (id INTEGER)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="not an archmem store.*customers"):
+        open_store(path)
+    names = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
+    assert names == {"customers"}
+
+
+def test_a_store_from_a_newer_archmem_is_refused(tmp_path: Path):
+    path = tmp_path / "archmem.db"
+    open_store(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"INSERT INTO {MIGRATIONS_TABLE} (id, name, applied_at) VALUES (999, 'future', 'x')")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="newer archmem"):
+        open_store(path)
+
+
+def test_a_read_only_store_is_a_clear_error(tmp_path: Path):
+    path = tmp_path / "archmem.db"
+    open_store(path).close()
+    before = path.read_bytes()
+    if os.geteuid() == 0:
+        # root ignores permission bits; the immutable attribute stops even root
+        if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(path)]).returncode != 0:
+            pytest.skip("running as root without chattr: cannot make a file read-only here")
+    else:
+        path.chmod(0o444)
+    try:
+        with pytest.raises(StoreError, match="read-only"):
+            open_store(path)
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(path)])
+    assert path.read_bytes() == before
+
+
+def test_a_store_folder_that_cannot_be_created_is_a_clear_error(tmp_path: Path):
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="cannot create the store folder"):
+        open_store(blocker / "archmem.db")
