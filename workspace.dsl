@@ -15,7 +15,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command: flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_memory.py, archmem/__main__.py"
                     }
                 }
             }
@@ -29,6 +29,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 config = component "Config" "archmem.toml, [tool.archmem] and ARCHMEM_* settings with their defaults." {
                     properties {
                         "archmem.paths" "archmem/config.py"
+                    }
+                }
+                clock = component "Clock" "The injected clock and the one timestamp format." {
+                    properties {
+                        "archmem.paths" "archmem/clock.py"
                     }
                 }
                 errors = component "Errors" "The ArchmemError family: file:line:col, candidates, exit codes." {
@@ -66,10 +71,33 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
             }
 
+            memory = container "Memory" "Memories on elements: remember, confirm, supersede, links, sessions, review." "Python" {
+                lifecycle = component "Memory lifecycle" "Restating confirms, supersede without forks, archive, purge, export and import." {
+                    properties {
+                        "archmem.paths" "archmem/memory/lifecycle.py, archmem/memory/transfer.py, archmem/memory/types.py, archmem/memory/__init__.py"
+                    }
+                }
+                sessions = component "Sessions" "Exposures and citations per session; the review queue." {
+                    properties {
+                        "archmem.paths" "archmem/memory/sessions.py, archmem/memory/review.py"
+                    }
+                }
+                textrules = component "Text rules" "Identifier-aware search text, similarity, wikilink grammar, secret detection, kinds." {
+                    properties {
+                        "archmem.paths" "archmem/memory/text.py, archmem/memory/links.py, archmem/memory/secrets.py, archmem/memory/kinds.py"
+                    }
+                }
+            }
+
             adapters = container "Adapters" "The outside world: the repository on disk and its git history." "Python, git" {
                 repo = component "Repository" "Files in the working tree and their sizes." {
                     properties {
                         "archmem.paths" "archmem/repo.py"
+                    }
+                }
+                store = component "SQLite store" "WAL, migrations, FTS5, vectors, sessions, audit log." "SQLite" {
+                    properties {
+                        "archmem.paths" "archmem/store/**"
                     }
                 }
             }
@@ -84,6 +112,10 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.domain.codepaths -> archmem.domain.formats "Parses YAML and JSON models with"
         archmem.domain.dsl -> archmem.domain.adrs "Reads !adrs folders with"
         archmem.service.facade -> archmem.adapters.repo "Lists files with"
+        archmem.service.facade -> archmem.memory.lifecycle "Writes memories through"
+        archmem.memory.lifecycle -> archmem.memory.textrules "Checks and indexes text with"
+        archmem.memory.lifecycle -> archmem.adapters.store "Stores memories in"
+        archmem.memory.sessions -> archmem.adapters.store "Records usage in"
     }
 
     views {

@@ -143,6 +143,9 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
     print_model_summary(summary)
 
 
+from archmem import cli_memory  # noqa: E402,F401  (registers the memory commands)
+
+
 def main() -> None:
     """Console entry point."""
     try:

@@ -84,3 +84,51 @@ def print_model_summary(summary: dict[str, Any]) -> None:
             click.echo(f"  … and {len(unowned) - 30} more (archmem model --json lists them all)")
     else:
         click.secho("Every code file is owned by an element.", fg="green")
+
+
+def print_memories(memories: list[Any], now: Any, *, show_status: bool = False) -> None:
+    """One block per memory: kind, title or id, elements, author and age, content."""
+    from archmem.clock import age_in_words
+
+    for memory in memories:
+        head = f"[{memory.kind.upper()}] "
+        click.secho(head, bold=True, nl=False)
+        click.echo(f"{memory.title or '(untitled)'}  {memory.id}", nl=False)
+        if show_status and memory.status != "active":
+            click.secho(f"  {memory.status}", fg="yellow", nl=False)
+        click.echo()
+        where = ", ".join(memory.elements) if memory.elements else "project-wide"
+        who = memory.author or "unknown author"
+        click.secho(
+            f"    {where} · {who} · written {age_in_words(memory.created_at, now)}"
+            f" · confirmed {age_in_words(memory.last_confirmed, now)}",
+            dim=True,
+        )
+        for line in memory.content.splitlines()[:6]:
+            click.echo(f"    {line}")
+        if len(memory.content.splitlines()) > 6:
+            click.secho("    …", dim=True)
+
+
+def print_review(queue: dict[str, Any]) -> None:
+    if not queue["total"]:
+        click.secho("Nothing to review.", fg="green")
+        return
+    if queue["verify"]:
+        click.secho(f"VERIFY ({len(queue['verify'])}): the code under these moved since they were confirmed", bold=True)
+        for item in queue["verify"]:
+            click.echo(f"  {item.get('title') or item['id']}: {item.get('verify_reason', '')}")
+    if queue["ignored"]:
+        click.secho(f"Ignored ({len(queue['ignored'])}): shown to many sessions, never cited", bold=True)
+        for item in queue["ignored"]:
+            click.echo(f"  {item['title'] or item['id']} ({item['id']}, {item['exposures']} sessions)")
+    if queue["near_duplicates"]:
+        click.secho(f"Near-duplicates ({len(queue['near_duplicates'])}): supersede one?", bold=True)
+        for item in queue["near_duplicates"]:
+            a, b = item["a"], item["b"]
+            click.echo(f"  {a['title'] or a['id']}  ~  {b['title'] or b['id']}  ({item['score']:.2f})")
+    if queue["pending_links"]:
+        click.secho(f"Pending links ({len(queue['pending_links'])}): no memory has that title yet", bold=True)
+        for item in queue["pending_links"]:
+            source = item["source"]
+            click.echo(f"  [[{item['target']}]] in {source['title'] or source['id']}")

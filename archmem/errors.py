@@ -9,7 +9,10 @@
     ├── UnknownNameError         exit 5   an element / memory / decision name that is not there,
     │                                     with the closest candidates
     ├── RepositoryError          exit 6   the repository or its git history
-    └── StoreError               exit 7   the memory store (corrupt, newer schema, read-only)
+    ├── StoreError               exit 7   the memory store (corrupt, newer schema, read-only)
+    ├── InvalidInputError        exit 8   content, kind, title, dates a user gave
+    │   └── SecretFoundError              content that looks like a credential
+    └── ConflictError            exit 9   a title clash, superseding a superseded memory
 
 Each error carries its context as attributes so interfaces (CLI, MCP, Action) can
 render it as text or JSON; ``str(err)`` is already the full human message.
@@ -72,6 +75,36 @@ class RepositoryError(ArchmemError):
 class StoreError(ArchmemError):
     exit_code = 7
     kind = "store_error"
+
+
+class InvalidInputError(ArchmemError):
+    exit_code = 8
+    kind = "invalid_input"
+
+
+class SecretFoundError(InvalidInputError):
+    """Content that looks like a credential; names what matched, never echoes it."""
+
+    kind = "secret_found"
+
+    def __init__(self, secret_kind: str, line: int, column: int) -> None:
+        self.secret_kind = secret_kind
+        self.line = line
+        self.column = column
+        super().__init__(
+            f"refused: the content looks like it holds a secret ({secret_kind} at line {line}, column {column}); nothing was stored",
+            hint="remove the credential (or replace it with a placeholder such as <redacted>) and try again",
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        data = super().to_dict()
+        data.update(secret_kind=self.secret_kind, line=self.line, column=self.column)
+        return data
+
+
+class ConflictError(ArchmemError):
+    exit_code = 9
+    kind = "conflict"
 
 
 class ModelError(ArchmemError):
