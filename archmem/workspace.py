@@ -7,26 +7,27 @@ and returns plain values; it prints nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from archmem.clock import Clock, format_time, system_clock
 from archmem.config import CONFIG_FILE, CONFIG_TEMPLATE, Config, load_config
-from archmem.errors import ModelNotFoundError
+from archmem.errors import InvalidInputError, ModelNotFoundError
 from archmem.model.loader import discover_model, load_model
 from archmem.model.ownership import Ownership, compute_ownership
 from archmem.model.types import ArchitectureModel
 from archmem.repo import Repository
 
-Clock = Callable[[], datetime]
-
-
-def system_clock() -> datetime:
-    return datetime.now(timezone.utc)
-
+if TYPE_CHECKING:
+    from archmem.memory.lifecycle import MemoryContext, RememberResult
+    from archmem.memory.review import ReviewQueue
+    from archmem.memory.sessions import SessionEnd
+    from archmem.memory.transfer import ImportReport
+    from archmem.memory.types import Memory, Session
+    from archmem.store.base import Store
 
 GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*")
 
@@ -153,6 +154,133 @@ class Workspace:
             return path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             return str(path)
+
+    # ---- the memory store --------------------------------------------------------
+
+    @property
+    def store_path(self) -> Path:
+        path = Path(self.config.store.path)
+        return path if path.is_absolute() else self.root / path
+
+    @cached_property
+    def store(self) -> Store:
+        from archmem.store import open_store
+
+        return open_store(
+            self.store_path, busy_timeout_ms=self.config.store.busy_timeout_ms, now=format_time(self.clock())
+        )
+
+    def close(self) -> None:
+        if "store" in self.__dict__:
+            self.store.close()
+            del self.__dict__["store"]
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @cached_property
+    def model_or_empty(self) -> ArchitectureModel:
+        """The model, or an empty one when the repository has none yet (memories can
+        still be project-wide); a model that fails to parse is still an error."""
+        try:
+            return self.model
+        except ModelNotFoundError:
+            return ArchitectureModel()
+
+    @property
+    def memory_context(self) -> MemoryContext:
+        from archmem.memory.lifecycle import MemoryContext
+
+        return MemoryContext(
+            store=self.store, model=self.model_or_empty, clock=self.clock, exists=self.repository.exists
+        )
+
+    def remember(
+        self,
+        content: str,
+        *,
+        kind: str,
+        title: str | None = None,
+        elements: Sequence[str] = (),
+        anchors: Sequence[str] = (),
+        supersedes: str | None = None,
+        author: str | None = None,
+        session_id: str | None = None,
+    ) -> RememberResult:
+        from archmem.memory.lifecycle import remember
+
+        return remember(
+            self.memory_context, content, kind=kind, title=title, elements=elements, anchors=anchors,
+            supersedes=supersedes, author=author, session_id=session_id,
+        )
+
+    def get_memory(self, ref: str) -> Memory:
+        from archmem.memory.lifecycle import resolve_memory
+
+        return resolve_memory(self.store, ref)
+
+    def confirm(self, ref: str) -> Memory:
+        from archmem.memory.lifecycle import confirm
+
+        return confirm(self.memory_context, ref)
+
+    def history(self, ref: str) -> list[Memory]:
+        from archmem.memory.lifecycle import history
+
+        return history(self.memory_context, ref)
+
+    def archive(self, ref: str, reason: str) -> Memory:
+        from archmem.memory.lifecycle import archive
+
+        return archive(self.memory_context, ref, reason)
+
+    def purge(self, memory_id: str, reason: str) -> dict[str, Any]:
+        from archmem.memory.lifecycle import purge
+
+        return purge(self.memory_context, memory_id, reason)
+
+    def list_memories(
+        self, *, element: str | None = None, kind: str | None = None, status: str | None = "active"
+    ) -> list[Memory]:
+        from archmem.memory.kinds import parse_kind
+        from archmem.memory.types import MEMORY_STATUSES
+
+        element_id = self.model_or_empty.find(element).id if element else None
+        if status is not None and status not in MEMORY_STATUSES:
+            raise InvalidInputError(f"unknown status {status!r}; one of {', '.join(MEMORY_STATUSES)}, or all")
+        return self.store.list_memories(
+            element=element_id, kind=parse_kind(kind) if kind else None, status=status
+        )
+
+    def start_session(self, task: str, *, elements: Sequence[str] = (), agent: str | None = None) -> Session:
+        from archmem.memory.sessions import start_session
+
+        return start_session(self.memory_context, task, elements=elements, agent=agent)
+
+    def end_session(
+        self, session_id: str, *, used: Sequence[str] = (), outcome: str | None = None, author: str | None = None
+    ) -> SessionEnd:
+        from archmem.memory.sessions import end_session
+
+        return end_session(self.memory_context, session_id, used=used, outcome=outcome, author=author)
+
+    def review(self) -> ReviewQueue:
+        from archmem.memory.review import review_queue
+
+        return review_queue(self.memory_context)
+
+    def export_memories(self) -> Iterator[str]:
+        from archmem.memory.transfer import export_lines
+
+        return export_lines(self.memory_context)
+
+    def import_memories(self, lines: Iterable[str], *, partial: bool = False, source: str = "-") -> ImportReport:
+        from archmem.memory.transfer import import_lines
+
+        return import_lines(self.memory_context, lines, partial=partial, source=source)
 
     # ---- set-up ------------------------------------------------------------------
 

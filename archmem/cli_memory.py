@@ -1,0 +1,243 @@
+"""Memory commands: remember, confirm, history, archive, purge, list, session, review,
+export, import. Each parses flags, calls ``Workspace``, prints a table or JSON."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from archmem.cli import cli, emit_json, json_option, workspace_options
+
+if TYPE_CHECKING:
+    from archmem.workspace import Workspace
+
+KINDS = ["pitfall", "convention", "note", "session_outcome"]
+
+
+def _read_content(content: str) -> str:
+    """``-`` reads the content from standard input (for long or multi-line text)."""
+    if content == "-":
+        data = sys.stdin.buffer.read()
+        return data.decode("utf-8", errors="replace")
+    return content
+
+
+@cli.command()
+@click.argument("content")
+@click.option("--kind", "-k", required=True, help=f"One of: {', '.join(KINDS)}.")
+@click.option("--title", "-t", default=None, help="A unique title: makes the memory addressable as [[Title]].")
+@click.option("--element", "-e", "elements", multiple=True, help="Element identifier or name (repeatable).")
+@click.option("--anchor", "anchors", multiple=True, help="Repo path (optionally path#Symbol) it is about (repeatable).")
+@click.option("--supersedes", default=None, help="Title or id of the memory this one replaces.")
+@click.option("--author", default=None, help="Who wrote it, as client/name (e.g. claude-code/sarah).")
+@click.option("--session", "session_id", default=None, help="The session this was learned in.")
+@workspace_options
+@json_option
+def remember(
+    workspace: Workspace, content: str, kind: str, title: str | None, elements: tuple[str, ...],
+    anchors: tuple[str, ...], supersedes: str | None, author: str | None, session_id: str | None, as_json: bool,
+) -> None:
+    """Remember CONTENT (use - to read it from stdin). Restating a memory confirms it."""
+    result = workspace.remember(
+        _read_content(content), kind=kind, title=title, elements=elements, anchors=anchors,
+        supersedes=supersedes, author=author, session_id=session_id,
+    )
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    label = f"{result.title!r} " if result.title else ""
+    if result.deduplicated:
+        click.echo(f"confirmed {label}({result.id}): this restates it")
+    elif result.supersedes:
+        click.echo(f"remembered {label}({result.id}), superseding {result.supersedes}")
+    else:
+        click.echo(f"remembered {label}({result.id})")
+    for similar in result.similar_to:
+        shown = similar["title"] or similar["id"]
+        click.secho(f"  similar to {shown!r} ({similar['id']}, {similar['score']:.2f}): supersede it on purpose?", fg="yellow")
+    for link in result.links:
+        click.echo(f"  linked [[{link['target']}]] → {link['kind']} {link['id']}")
+    for pending in result.pending_links:
+        click.secho(f"  pending link [[{pending}]]: attaches when a memory with that title is written", dim=True)
+    for anchor in result.anchors:
+        click.echo(f"  anchor {anchor}")
+
+
+@cli.command()
+@click.argument("memory")
+@workspace_options
+@json_option
+def confirm(workspace: Workspace, memory: str, as_json: bool) -> None:
+    """Confirm MEMORY (id or title) is still true: clears VERIFY, refreshes it."""
+    confirmed = workspace.confirm(memory)
+    if as_json:
+        emit_json(confirmed.model_dump(mode="json"))
+        return
+    click.echo(f"confirmed {confirmed.label!r} ({confirmed.id}), {confirmed.confirmations} confirmation(s)")
+
+
+@cli.command()
+@click.argument("memory")
+@workspace_options
+@json_option
+def history(workspace: Workspace, memory: str, as_json: bool) -> None:
+    """Show the supersede chain of MEMORY (id or title), oldest first."""
+    chain = workspace.history(memory)
+    if as_json:
+        emit_json([m.model_dump(mode="json") for m in chain])
+        return
+    from archmem.cli_output import print_memories
+
+    print_memories(chain, workspace.clock(), show_status=True)
+
+
+@cli.command()
+@click.argument("memory")
+@click.option("--reason", required=True, help="Why it leaves recall (kept with it).")
+@workspace_options
+@json_option
+def archive(workspace: Workspace, memory: str, reason: str, as_json: bool) -> None:
+    """Archive MEMORY (id or title): out of recall, kept in history and export."""
+    archived = workspace.archive(memory, reason)
+    if as_json:
+        emit_json(archived.model_dump(mode="json"))
+        return
+    click.echo(f"archived {archived.label!r} ({archived.id})")
+
+
+@cli.command()
+@click.argument("memory_id")
+@click.option("--reason", required=True, help="Why (written to the audit log).")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@workspace_options
+@json_option
+def purge(workspace: Workspace, memory_id: str, reason: str, yes: bool, as_json: bool) -> None:
+    """Delete MEMORY_ID for good (a secret written by mistake, a privacy request).
+
+    The only hard delete; the audit log keeps its id, title and a hash, not the text."""
+    if not yes and sys.stdin.isatty():
+        click.confirm(f"permanently delete {memory_id}?", abort=True)
+    result = workspace.purge(memory_id, reason)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"purged {result['id']} (logged: {result['reason']})")
+
+
+@cli.command("list")
+@click.option("--element", "-e", default=None, help="Only memories on this element.")
+@click.option("--kind", "-k", default=None, help=f"Only this kind ({', '.join(KINDS)}).")
+@click.option("--status", "-s", default="active", show_default=True, help="active, superseded, archived or all.")
+@workspace_options
+@json_option
+def list_command(workspace: Workspace, element: str | None, kind: str | None, status: str, as_json: bool) -> None:
+    """List memories."""
+    memories = workspace.list_memories(element=element, kind=kind, status=None if status == "all" else status)
+    if as_json:
+        emit_json([m.model_dump(mode="json") for m in memories])
+        return
+    from archmem.cli_output import print_memories
+
+    if not memories:
+        click.echo("no memories match")
+        return
+    print_memories(memories, workspace.clock(), show_status=status != "active")
+
+
+@cli.group()
+def session() -> None:
+    """Start and end agent sessions (exposures and citations feed recall)."""
+
+
+@session.command("start")
+@click.argument("task")
+@click.option("--element", "-e", "elements", multiple=True, help="Element the session works on (repeatable).")
+@click.option("--agent", default=None, help="Who runs it, as client/name.")
+@workspace_options
+@json_option
+def session_start(workspace: Workspace, task: str, elements: tuple[str, ...], agent: str | None, as_json: bool) -> None:
+    """Open a session for TASK and print its id."""
+    started = workspace.start_session(task, elements=elements, agent=agent)
+    if as_json:
+        emit_json(started.model_dump(mode="json"))
+        return
+    click.echo(started.id)
+
+
+@session.command("end")
+@click.argument("session_id")
+@click.option("--used", "used", multiple=True, help="Title or id of a memory the session used (repeatable).")
+@click.option("--outcome", default=None, help="What the session achieved or learned (one session_outcome memory).")
+@workspace_options
+@json_option
+def session_end(workspace: Workspace, session_id: str, used: tuple[str, ...], outcome: str | None, as_json: bool) -> None:
+    """End SESSION_ID: record the memories it used and its outcome."""
+    ended = workspace.end_session(session_id, used=used, outcome=outcome)
+    if as_json:
+        emit_json(ended.to_dict())
+        return
+    click.echo(f"ended {ended.session_id}: {len(ended.cited)} memory citation(s)")
+    for name in ended.unknown:
+        click.secho(f"  no memory matches {name!r} (not recorded)", fg="yellow")
+    if ended.outcome:
+        click.echo(f"  outcome remembered as {ended.outcome.id}")
+
+
+@cli.command()
+@workspace_options
+@json_option
+def review(workspace: Workspace, as_json: bool) -> None:
+    """What needs a person: ignored memories, near-duplicates, pending links, VERIFY."""
+    queue = workspace.review()
+    if as_json:
+        emit_json(queue.to_dict())
+        return
+    from archmem.cli_output import print_review
+
+    print_review(queue.to_dict())
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@workspace_options
+def export(workspace: Workspace, file: Path | None) -> None:
+    """Export every memory as JSON Lines to FILE (default: stdout)."""
+    lines = workspace.export_memories()
+    if file is None:
+        for line in lines:
+            click.echo(line)
+        return
+    count = 0
+    with file.open("w", encoding="utf-8", newline="\n") as handle:
+        for line in lines:
+            handle.write(line + "\n")
+            count += 1
+    click.echo(f"exported {count} memories to {file}", err=True)
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True))
+@click.option("--partial", is_flag=True, help="Import the good lines even when some are wrong.")
+@workspace_options
+@json_option
+def import_command(workspace: Workspace, file: Path, partial: bool, as_json: bool) -> None:
+    """Import memories from a JSON Lines FILE (- for stdin), ids and times kept."""
+    if str(file) == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        try:
+            lines = file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            from archmem.errors import InvalidInputError
+
+            raise InvalidInputError(f"cannot read {file}: {exc}") from None
+    report = workspace.import_memories(lines, partial=partial, source=str(file))
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    click.echo(f"imported {len(report.imported)} memories" + (f", {len(report.unchanged)} already there" if report.unchanged else ""))
+    for error in report.errors:
+        click.secho(f"  {file}:{error['line']}: {error['message']} (skipped)", fg="yellow")

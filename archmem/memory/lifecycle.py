@@ -1,0 +1,437 @@
+"""Writing memories: remember (restating confirms), confirm, supersede, archive, purge.
+
+Every operation is one store transaction, so a concurrent writer can neither slip a
+duplicate between the dedup check and the insert nor fork a supersede chain. Nothing
+here is erased by a heuristic: only ``purge`` deletes, and it is logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets as _random
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from archmem.clock import Clock, format_time
+from archmem.errors import ConflictError, InvalidInputError, UnknownNameError, closest
+from archmem.memory import links as linkrules
+from archmem.memory import text as textrules
+from archmem.memory.kinds import parse_kind
+from archmem.memory.secrets import check_no_secret
+from archmem.memory.types import Link, Memory
+from archmem.model.paths import normalize_glob
+from archmem.model.types import ArchitectureModel
+from archmem.store.base import Store
+
+DEDUP_CANDIDATES = 25
+"""How many lexical neighbours a new memory is compared with for restatement."""
+
+
+@dataclass
+class MemoryContext:
+    """What the memory rules need from the outside, passed in as values."""
+
+    store: Store
+    model: ArchitectureModel
+    clock: Clock
+    exists: Callable[[str], bool] = lambda path: False
+
+
+@dataclass
+class RememberResult:
+    id: str
+    title: str | None
+    deduplicated: bool = False
+    similar_to: list[dict[str, Any]] = field(default_factory=list)
+    links: list[dict[str, Any]] = field(default_factory=list)
+    pending_links: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    elements: list[str] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
+    supersedes: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "deduplicated": self.deduplicated,
+            "similar_to": self.similar_to,
+            "links": self.links,
+            "pending_links": self.pending_links,
+            "warnings": self.warnings,
+            "elements": self.elements,
+            "anchors": self.anchors,
+            "supersedes": self.supersedes,
+        }
+
+
+def new_id(prefix: str = "m") -> str:
+    return f"{prefix}-{_random.token_hex(5)}"
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()
+
+
+# ---- resolving names -------------------------------------------------------------
+
+
+def resolve_elements(model: ArchitectureModel, refs: Iterable[str]) -> list[str]:
+    """Element ids for identifiers or names; an unknown one lists the closest."""
+    ids: list[str] = []
+    for ref in refs:
+        if not ref or not ref.strip():
+            continue
+        element = model.find(ref.strip())
+        if element.id not in ids:
+            ids.append(element.id)
+    return ids
+
+
+def resolve_memory(store: Store, ref: str, *, active_only: bool = False) -> Memory:
+    """A memory by id or title (the active one first, else the newest of that title)."""
+    ref = ref.strip()
+    found = store.get_memory(ref)
+    if found is None:
+        key = linkrules.normalize_title(ref)
+        matches = store.find_by_title(key, active_only=True) or (
+            [] if active_only else store.find_by_title(key, active_only=False)
+        )
+        found = matches[0] if matches else None
+    if found is None:
+        labels = [m.title for m in store.list_memories(status="active") if m.title]
+        raise UnknownNameError("memory", ref, closest(ref, labels), hint="give a memory id or an exact title")
+    return found
+
+
+def current_of(store: Store, memory: Memory) -> Memory:
+    """Follow ``superseded_by`` to the head of the chain."""
+    seen = {memory.id}
+    while memory.superseded_by:
+        successor = store.get_memory(memory.superseded_by)
+        if successor is None or successor.id in seen:
+            break
+        seen.add(successor.id)
+        memory = successor
+    return memory
+
+
+def normalize_anchor(anchor: str) -> str:
+    path, sep, symbol = anchor.strip().partition("#")
+    try:
+        clean = normalize_glob(path)
+    except ValueError as exc:
+        raise InvalidInputError(f"anchor {anchor!r}: {exc}") from None
+    return f"{clean}#{symbol.strip()}" if sep and symbol.strip() else clean
+
+
+# ---- links -----------------------------------------------------------------------
+
+
+class _ActiveTitles(Mapping[str, str]):
+    """Active memory titles as a mapping, answered by the store one key at a time."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def __getitem__(self, key: str) -> str:
+        found = self.store.find_by_title(key, active_only=True)
+        if not found:
+            raise KeyError(key)
+        return found[0].id
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(linkrules.normalize_title(m.title) for m in self.store.list_memories() if m.title)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def link_targets(model: ArchitectureModel) -> tuple[dict[str, str], dict[str, str]]:
+    """(element keys → id, decision keys → key) for link resolution.
+
+    Identifiers win over names, and workspace-wide decisions over element ones, where
+    two would share a key.
+    """
+    from archmem.model.adrs import decision_aliases
+
+    elements: dict[str, str] = {}
+    for element in model.elements:
+        elements.update(dict.fromkeys(linkrules.element_keys(element.name, element.name), element.id))
+    for element in model.elements:
+        elements.update(dict.fromkeys(linkrules.element_keys(element.id, element.id), element.id))
+    decisions: dict[str, str] = {}
+    for decision in sorted(model.decisions, key=lambda d: d.element is None):
+        key = decision_key(decision.id, decision.element)
+        decisions.update(dict.fromkeys(linkrules.decision_keys(decision_aliases(decision)), key))
+    return elements, decisions
+
+
+def resolve_link_target(ctx: MemoryContext, target: str) -> tuple[str, str] | None:
+    """(kind, id) for a link target: a memory title, then an element, then a decision."""
+    elements, decisions = link_targets(ctx.model)
+    return linkrules.resolve_link(target, titles=_ActiveTitles(ctx.store), elements=elements, decisions=decisions)
+
+
+def decision_key(decision_id: str, element: str | None) -> str:
+    return f"{element}/{decision_id}" if element else decision_id
+
+
+def write_links(ctx: MemoryContext, memory_id: str, content: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Store the memory's links, resolved where possible; returns (resolved, pending)."""
+    rows: list[tuple[Link, str]] = []
+    resolved: list[dict[str, Any]] = []
+    pending: list[str] = []
+    for parsed in linkrules.parse_links(content):
+        target = resolve_link_target(ctx, parsed.target)
+        link = Link(
+            source_id=memory_id,
+            target_text=parsed.target,
+            shown=parsed.shown,
+            target_kind=target[0] if target else None,
+            target_id=target[1] if target else None,
+        )
+        rows.append((link, linkrules.normalize_title(parsed.target)))
+        if target:
+            resolved.append({"target": parsed.target, "kind": target[0], "id": target[1]})
+        elif parsed.target not in pending:
+            pending.append(parsed.target)
+    ctx.store.replace_links(memory_id, rows)
+    return resolved, pending
+
+
+# ---- remember --------------------------------------------------------------------
+
+
+def remember(
+    ctx: MemoryContext,
+    content: str,
+    *,
+    kind: str,
+    title: str | None = None,
+    elements: Sequence[str] = (),
+    anchors: Sequence[str] = (),
+    supersedes: str | None = None,
+    author: str | None = None,
+    session_id: str | None = None,
+) -> RememberResult:
+    """Store a memory, or confirm the one it restates; see DESIGN.md "Writing"."""
+    content = linkrules.validate_content(content)
+    kind = parse_kind(kind)
+    title = linkrules.validate_title(title) if title is not None and title.strip() else None
+    check_no_secret(content)
+    if title:
+        check_no_secret(title)
+    element_ids = resolve_elements(ctx.model, elements)
+    anchor_list = [normalize_anchor(a) for a in anchors if a.strip()]
+    warnings: list[str] = []
+    for path in textrules.backtick_paths(content):
+        try:
+            clean = normalize_anchor(path)
+        except InvalidInputError:
+            continue
+        if ctx.exists(clean.partition("#")[0]) and clean not in anchor_list:
+            anchor_list.append(clean)
+    if session_id is not None and ctx.store.get_session(session_id) is None:
+        raise UnknownNameError("session", session_id, closest(session_id, ctx.store.session_ids()))
+    now = ctx.clock()
+    digest = content_hash(content)
+    search_title = textrules.search_text(title or "")
+    element_names = [ctx.model.get(e).name if ctx.model.get(e) else e for e in element_ids]
+    search_body = textrules.search_text(content, *element_names)
+
+    with ctx.store.transaction():
+        old: Memory | None = None
+        if supersedes:
+            old = resolve_memory(ctx.store, supersedes)
+            if old.status == "superseded":
+                head = current_of(ctx.store, old)
+                raise ConflictError(
+                    f"{old.label!r} is already superseded by {head.label!r} ({head.id}); supersede that one instead",
+                )
+            if old.status == "archived":
+                raise ConflictError(f"{old.label!r} is archived; there is nothing current to supersede")
+        if title:
+            clash = ctx.store.find_by_title(linkrules.normalize_title(title), active_only=True)
+            if clash and (old is None or clash[0].id != old.id):
+                raise ConflictError(
+                    f"an active memory is already titled {clash[0].title!r} ({clash[0].id})",
+                    hint=f"to replace it, pass --supersedes {clash[0].id!r}; to keep both, choose another title",
+                )
+        similar: list[dict[str, Any]] = []
+        if old is None:
+            duplicate, similar = _find_restatement(ctx.store, content, digest)
+            if duplicate is not None:
+                return _confirm_restatement(ctx, duplicate, element_ids, anchor_list, now, warnings)
+
+        memory = Memory(
+            id=_unused_id(ctx.store),
+            title=title,
+            kind=kind,  # type: ignore[arg-type]
+            content=content,
+            elements=element_ids,
+            anchors=anchor_list,
+            author=author,
+            session_id=session_id,
+            created_at=now,
+            confirmed_at=now,
+            confirmations=0,
+            supersedes=old.id if old else None,
+        )
+        if old is not None:
+            ctx.store.update_memory(old.id, status="superseded", superseded_by=memory.id)
+        ctx.store.insert_memory(
+            memory,
+            title_key=linkrules.normalize_title(title) if title else None,
+            content_hash=digest,
+            search_title=search_title,
+            search_body=search_body,
+        )
+        if old is not None:
+            ctx.store.retarget_links(old.id, memory.id)
+        resolved, pending = write_links(ctx, memory.id, content)
+        if title:
+            ctx.store.resolve_pending_links(linkrules.normalize_title(title), "memory", memory.id)
+    return RememberResult(
+        id=memory.id,
+        title=title,
+        similar_to=similar,
+        links=resolved,
+        pending_links=pending,
+        warnings=warnings,
+        elements=element_ids,
+        anchors=anchor_list,
+        supersedes=old.id if old else None,
+    )
+
+
+def _unused_id(store: Store) -> str:
+    while True:
+        candidate = new_id("m")
+        if store.get_memory(candidate) is None:
+            return candidate
+
+
+def _find_restatement(
+    store: Store, content: str, digest: str
+) -> tuple[Memory | None, list[dict[str, Any]]]:
+    """The active memory this content restates (if any), and the near ones."""
+    exact = store.find_by_content_hash(digest)
+    if exact:
+        return exact[0], []
+    query = textrules.fts5_query(content)
+    if not query:
+        return None, []
+    ids = [memory_id for memory_id, _ in store.lexical_search(query, limit=DEDUP_CANDIDATES)]
+    candidates = store.get_memories(ids)
+    best: tuple[float, Memory] | None = None
+    similar: list[dict[str, Any]] = []
+    for memory_id in ids:
+        candidate = candidates.get(memory_id)
+        if candidate is None:
+            continue
+        score = textrules.token_set_similarity(content, candidate.content)
+        verdict = textrules.classify_similarity(score, lexical=True)
+        if verdict == "duplicate" and (best is None or score > best[0]):
+            best = (score, candidate)
+        elif verdict == "similar":
+            similar.append({"id": candidate.id, "title": candidate.title, "score": round(score, 3)})
+    similar.sort(key=lambda item: -item["score"])
+    return (best[1] if best else None), similar
+
+
+def _confirm_restatement(
+    ctx: MemoryContext,
+    existing: Memory,
+    element_ids: list[str],
+    anchors: list[str],
+    now: Any,
+    warnings: list[str],
+) -> RememberResult:
+    ctx.store.update_memory(existing.id, confirmed_at=now, confirmations=existing.confirmations + 1)
+    added = ctx.store.add_elements(existing.id, element_ids)
+    ctx.store.add_anchors(existing.id, anchors)
+    if added:
+        names = [ctx.model.get(e).name if ctx.model.get(e) else e for e in existing.elements + added]
+        title = textrules.search_text(existing.title or "")
+        ctx.store.update_memory(existing.id, search_title=title, search_body=textrules.search_text(existing.content, *names))
+    fresh = ctx.store.get_memory(existing.id)
+    assert fresh is not None
+    return RememberResult(
+        id=existing.id,
+        title=existing.title,
+        deduplicated=True,
+        warnings=warnings + [f"this restates {existing.label!r}: confirmed it instead of storing a copy"],
+        elements=fresh.elements,
+        anchors=fresh.anchors,
+    )
+
+
+# ---- confirm, archive, purge, history --------------------------------------------
+
+
+def confirm(ctx: MemoryContext, ref: str) -> Memory:
+    """Someone vouches for the memory now: clears VERIFY, lifts freshness."""
+    with ctx.store.transaction():
+        memory = resolve_memory(ctx.store, ref)
+        if memory.status == "superseded":
+            head = current_of(ctx.store, memory)
+            raise ConflictError(f"{memory.label!r} was superseded by {head.label!r} ({head.id}); confirm that one")
+        if memory.status == "archived":
+            raise ConflictError(f"{memory.label!r} is archived ({memory.status_reason or 'no reason given'})")
+        ctx.store.update_memory(memory.id, confirmed_at=ctx.clock(), confirmations=memory.confirmations + 1)
+        fresh = ctx.store.get_memory(memory.id)
+    assert fresh is not None
+    return fresh
+
+
+def archive(ctx: MemoryContext, ref: str, reason: str) -> Memory:
+    """Take a memory out of recall on purpose; it stays in history and export."""
+    if not reason or not reason.strip():
+        raise InvalidInputError("archiving needs a reason (--reason)")
+    with ctx.store.transaction():
+        memory = resolve_memory(ctx.store, ref)
+        if memory.status != "active":
+            raise ConflictError(f"{memory.label!r} is {memory.status}, not active")
+        ctx.store.update_memory(memory.id, status="archived", status_reason=reason.strip())
+        ctx.store.audit(format_time(ctx.clock()), "archive", memory.id, reason.strip(), {"title": memory.title})
+        fresh = ctx.store.get_memory(memory.id)
+    assert fresh is not None
+    return fresh
+
+
+def purge(ctx: MemoryContext, memory_id: str, reason: str) -> dict[str, Any]:
+    """The one hard delete (a secret written by mistake, a privacy request), logged."""
+    if not reason or not reason.strip():
+        raise InvalidInputError("purging needs a reason (--reason); it is written to the audit log")
+    with ctx.store.transaction():
+        memory = ctx.store.get_memory(memory_id.strip())
+        if memory is None:
+            raise UnknownNameError(
+                "memory id", memory_id, hint="purge takes an exact id (archmem list --status all shows them)"
+            )
+        detail = {"title": memory.title, "kind": memory.kind, "content_sha256": content_hash(memory.content)}
+        ctx.store.delete_memory(memory.id)
+        ctx.store.audit(format_time(ctx.clock()), "purge", memory.id, reason.strip(), detail)
+    return {"id": memory.id, "title": memory.title, "purged": True, "reason": reason.strip()}
+
+
+def history(ctx: MemoryContext, ref: str) -> list[Memory]:
+    """The whole supersede chain through a memory, oldest first."""
+    memory = resolve_memory(ctx.store, ref)
+    chain = [memory]
+    seen = {memory.id}
+    while chain[0].supersedes and chain[0].supersedes not in seen:
+        older = ctx.store.get_memory(chain[0].supersedes)
+        if older is None:
+            break
+        seen.add(older.id)
+        chain.insert(0, older)
+    while chain[-1].superseded_by and chain[-1].superseded_by not in seen:
+        newer = ctx.store.get_memory(chain[-1].superseded_by)
+        if newer is None:
+            break
+        seen.add(newer.id)
+        chain.append(newer)
+    return chain

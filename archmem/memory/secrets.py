@@ -1,0 +1,156 @@
+"""Credential detection: content that looks like a secret is refused before it is stored.
+
+Two kinds of rule. Shapes a provider gives its keys (a PEM private key block, ``AKIA…``,
+``ghp_…``, ``xoxb-…``, ``sk-ant-…``, a JWT) match by pattern. A value assigned to a
+word such as ``password``, ``secret``, ``token`` or ``api_key`` (``key=value``,
+``key: value``, ``"key": "value"``, ``KEY="value"``) counts only when it looks random:
+at least 12 characters, letters and digits mixed, Shannon entropy of at least 3 bits
+a character, and none of the placeholder forms (``<redacted>``, ``${TOKEN}``,
+``changeme``, ``****``, ``your-token-here``, …). So prose about a password reset or a
+token bucket, a git SHA, a UUID in a log line or ``api_key = os.environ[...]`` pass.
+
+A match names the kind and the 1-based line and column where it starts; the secret
+itself is never kept, returned or logged.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from archmem.errors import SecretFoundError
+
+MIN_VALUE_LENGTH = 12
+"""Shorter assigned values (``hunter2``, ``changeme``) are words, not generated secrets."""
+MIN_ENTROPY_BITS = 3.0
+"""Bits per character; random base64/hex sits near 4–6, words and identifiers lower."""
+
+_PLACEHOLDER = re.compile(
+    r"redact|changeme|change[_-]me|placeholder|example|sample|dummy|fake|your|here|"
+    r"insert|replace|(.)\1{5}|\.\.\.|^<.*>$|\$\{|\$\(|\{\{|%\(|^\$[A-Za-z_]|env\(|getenv|environ",
+    re.IGNORECASE,
+)
+_NAME_WORDS = r"password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|credentials?"
+_ASSIGNMENT = re.compile(
+    r"(?<![A-Za-z0-9])[\"']?[A-Za-z0-9_.-]{0,40}?(?:" + _NAME_WORDS + r")[A-Za-z0-9_.-]{0,40}[\"']?"
+    r"[ \t]*(?::=|=>|[:=])[ \t]*"
+    r"(?:\"(?P<dq>[^\"\n]{1,512})\"|'(?P<sq>[^'\n]{1,512})'|(?P<bare>[^\s\"'`,;]{1,512}))",
+    re.IGNORECASE,
+)
+_PEM = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[ \t]*(?:\r?\n|\\n)"
+    r"(?:[A-Za-z-]+:[^\n]{0,200}(?:\r?\n|\\n)){0,6}(?:\r?\n|\\n)?[ \t]*[A-Za-z0-9+/=]{20,}"
+)
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # (kind, pattern), more specific kinds first. A ``body`` group must look random and
+    # the match is reported where it starts; a ``value`` group must look random and is
+    # reported itself (the words before it are only context).
+    ("private key block", _PEM),
+    ("GCP service account key", re.compile(r"\"private_key\"\s*:\s*\"-----BEGIN[^\"]{40,}")),
+    ("AWS access key id", re.compile(r"(?<![A-Z0-9])(?P<body>(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z0-9]{16})(?![A-Z0-9])")),
+    ("AWS secret access key", re.compile(
+        r"(?i:aws|secret)[A-Za-z0-9_.-]{0,40}[\"']?[ \t]*(?::=|=>|[:=])[ \t]*[\"']?(?P<value>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+    )),
+    ("Google API key", re.compile(r"(?<![\w-])AIza(?P<body>[0-9A-Za-z_-]{35})(?![\w-])")),
+    ("GitHub token", re.compile(r"(?<![A-Za-z0-9_])gh[pousr]_(?P<body>[A-Za-z0-9]{36,255})(?![A-Za-z0-9_])")),
+    ("GitHub token", re.compile(r"(?<![A-Za-z0-9_])github_pat_(?P<body>[A-Za-z0-9_]{50,255})")),
+    ("Slack token", re.compile(r"(?<![A-Za-z0-9-])xox[abprs]-(?P<body>\d+-[0-9A-Za-z][0-9A-Za-z-]{8,200})")),
+    ("Slack token", re.compile(r"(?<![A-Za-z0-9-])xapp-(?P<body>\d-[A-Z0-9]+-\d+-[0-9a-f]{20,200})")),
+    ("Slack webhook URL", re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<body>[A-Za-z0-9_/]{20,200})")),
+    ("Anthropic API key", re.compile(r"(?<![\w-])sk-ant-(?P<body>[A-Za-z0-9_-]{32,300})")),
+    ("OpenAI API key", re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-)?(?P<body>[A-Za-z0-9_-]{20,300})")),
+    ("Stripe live key", re.compile(r"(?<![\w-])(?:sk|rk)_live_(?P<body>[A-Za-z0-9]{20,200})")),
+    ("JSON Web Token", re.compile(r"(?<![\w-])(?P<body>eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{16,2000})")),
+    ("bearer token", re.compile(r"(?i:\bbearer)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{16,2000}=*)")),
+    ("password in a URL", re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"']{1,64}:(?P<value>[^\s/@\"']{1,128})@[\w.-]")),
+)  # fmt: skip
+_SERVICE_ACCOUNT = re.compile(r"\"type\"\s*:\s*\"service_account\"")
+
+
+@dataclass(frozen=True)
+class SecretMatch:
+    """What matched and where (1-based line and column); never the value itself."""
+
+    kind: str
+    line: int
+    column: int
+
+
+def find_secret(text: str) -> SecretMatch | None:
+    """The first thing in ``text`` that looks like a credential, or None."""
+    found = find_secrets(text)
+    return found[0] if found else None
+
+
+def find_secrets(text: str) -> list[SecretMatch]:
+    """Every credential-looking thing in ``text``, in reading order, one per place."""
+    hits: dict[int, str] = {}
+    for kind, pattern in _PATTERNS:
+        for match in pattern.finditer(text):
+            groups = match.groupdict()
+            if groups.get("body") is not None and not _looks_random(groups["body"], min_length=16):
+                continue
+            if groups.get("value") is not None and not _looks_random(groups["value"]):
+                continue
+            if kind == "GCP service account key" and not _SERVICE_ACCOUNT.search(text):
+                kind = "private key block"
+            hits.setdefault(match.start("value") if groups.get("value") else match.start(), kind)
+    for match in _ASSIGNMENT.finditer(text):
+        group = next(name for name in ("dq", "sq", "bare") if match[name] is not None)
+        if _looks_random(match[group]):
+            hits.setdefault(match.start(group), "password or token assigned in the text")
+    return [SecretMatch(kind, *_line_column(text, offset)) for offset, kind in sorted(hits.items())]
+
+
+def check_no_secret(text: str) -> None:
+    """Raise ``SecretFoundError`` (kind, line, column) when ``text`` holds a credential."""
+    found = find_secret(text)
+    if found:
+        raise SecretFoundError(found.kind, found.line, found.column)
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of ``value`` by its own character frequencies."""
+    if not value:
+        return 0.0
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _looks_random(value: str, *, min_length: int = MIN_VALUE_LENGTH) -> bool:
+    """Long, letters and digits mixed, high entropy, and not a placeholder or expression."""
+    value = value.strip()
+    if len(value) < min_length or _PLACEHOLDER.search(value) or re.search(r"\s|[()\[\]{}<>]", value):
+        return False
+    if not (re.search(r"\d", value) and re.search(r"[A-Za-z]", value)):
+        return False
+    if "EXAMPLE" in value.upper() or "://" in value or value[0] in "/~." or _looks_like_a_name(value):
+        return False
+    return shannon_entropy(value) >= MIN_ENTROPY_BITS
+
+
+def _looks_like_a_name(value: str) -> bool:
+    """``tls-cert-2024``, ``bert-base-v2``, ``refreshToken2``: words people chose, not
+    generated characters (segments of words or numbers, or mostly pronounceable parts)."""
+    segments = [s for s in re.split(r"[-_./:]+", value) if s]
+    if len(segments) > 1 and all(s.isalpha() or s.isdigit() or len(s) <= 4 for s in segments):
+        return True
+    if not re.fullmatch(r"[A-Za-z_$][\w$]*", value) or not re.search(r"_|[a-z][A-Z]", value):
+        return False  # only code identifiers (camelCase, snake_case) get the word test
+    parts = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", value)
+    wordy = sum(len(p) for p in parts if len(p) >= 3 and _pronounceable(p))
+    return wordy >= 0.6 * sum(ch.isalnum() for ch in value)
+
+
+def _pronounceable(word: str) -> bool:
+    """A part of an identifier that reads like a word: enough vowels, short consonant runs."""
+    lower = word.lower()
+    vowels = sum(ch in "aeiouy" for ch in lower)
+    return lower.isalpha() and vowels >= 0.25 * len(lower) and not re.search(r"[^aeiouy]{4}", lower)
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -1,0 +1,108 @@
+"""Sessions: a task's unit of work, what it was shown (exposures) and used (citations).
+
+Usage feeds recall: citations lift a memory; exposed often and never cited sends it to
+the review queue. Ending a session may write one ``session_outcome`` memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from archmem.clock import format_time
+from archmem.errors import ConflictError, InvalidInputError, UnknownNameError, closest
+from archmem.memory.lifecycle import MemoryContext, RememberResult, new_id, remember, resolve_elements, resolve_memory
+from archmem.memory.types import Session
+
+
+@dataclass
+class SessionEnd:
+    session_id: str
+    cited: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+    outcome: RememberResult | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "cited": self.cited,
+            "unknown": self.unknown,
+            "outcome_id": self.outcome.id if self.outcome else None,
+            "outcome": self.outcome.to_dict() if self.outcome else None,
+        }
+
+
+def start_session(
+    ctx: MemoryContext, task: str, *, elements: Sequence[str] = (), agent: str | None = None
+) -> Session:
+    task = (task or "").strip()
+    if not task:
+        raise InvalidInputError("a session needs a task: what is this session about?")
+    session = Session(
+        id=new_id("s"),
+        task=task,
+        agent=agent,
+        elements=resolve_elements(ctx.model, elements),
+        started_at=ctx.clock(),
+    )
+    ctx.store.insert_session(session)
+    return session
+
+
+def get_session(ctx: MemoryContext, session_id: str) -> Session:
+    session = ctx.store.get_session(session_id.strip())
+    if session is None:
+        raise UnknownNameError("session", session_id, closest(session_id, ctx.store.session_ids()))
+    return session
+
+
+def record_exposures(ctx: MemoryContext, session_id: str, memory_ids: Sequence[str]) -> list[str]:
+    """The memories a recall showed to this session (each counted once per session)."""
+    get_session(ctx, session_id)
+    return ctx.store.record_usage("exposures", session_id, memory_ids, format_time(ctx.clock()))
+
+
+def end_session(
+    ctx: MemoryContext,
+    session_id: str,
+    *,
+    used: Sequence[str] = (),
+    outcome: str | None = None,
+    author: str | None = None,
+) -> SessionEnd:
+    """Record what the session used and, optionally, one outcome memory.
+
+    Names that match no memory are reported back, not fatal: an agent's slip should
+    not lose the citations it got right.
+    """
+    with ctx.store.transaction():
+        session = get_session(ctx, session_id)
+        if session.ended_at is not None:
+            raise ConflictError(f"session {session.id} already ended at {format_time(session.ended_at)}")
+        cited: list[str] = []
+        unknown: list[str] = []
+        for ref in used:
+            if not ref or not ref.strip():
+                continue
+            try:
+                memory = resolve_memory(ctx.store, ref)
+            except UnknownNameError:
+                unknown.append(ref)
+                continue
+            if memory.id not in cited:
+                cited.append(memory.id)
+        ctx.store.record_usage("citations", session.id, cited, format_time(ctx.clock()))
+        result: RememberResult | None = None
+        if outcome and outcome.strip():
+            result = remember(
+                ctx,
+                outcome,
+                kind="session_outcome",
+                elements=session.elements,
+                author=author or session.agent,
+                session_id=session.id,
+            )
+        if not ctx.store.end_session(session.id, format_time(ctx.clock()), result.id if result else None):
+            raise ConflictError(f"session {session.id} was ended by another writer")
+    return SessionEnd(session_id=session.id, cited=cited, unknown=unknown, outcome=result)

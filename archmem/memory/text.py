@@ -1,0 +1,312 @@
+"""The words of a memory: search tokens, FTS5 queries, lexical similarity, code paths.
+
+Search tokens. Every token is a run of Unicode letters and digits (``[^\\W_]+``), so
+FTS5's ``unicode61`` tokenizer indexes each one as exactly one term whatever its
+options; the store may add stemming, we never do. A compound word is emitted whole
+(joined, separators dropped) and then split level by level, most significant
+separator first: ``/ \\ : # @`` (path components), ``.`` (dotted names, extensions),
+``- '`` (kebab case), ``_`` (snake case), case changes (``idArgument`` → id argument,
+``HTTPServer`` → http server, ``URLs`` stays whole) and letter/digit runs
+(``utf8`` → utf 8, ``8KB`` → 8 kb). So ``src/authz/check.go`` gives
+``srcauthzcheckgo src authz checkgo check go`` and a query for ``check.go`` (checkgo,
+check, go), ``authz``, ``src/authz/check.go`` or ``argument resolvers`` finds it: the
+query goes through the same splitting. Input is NFKC-normalized and lowercased;
+letters of any script are kept (``中文`` is one token, as unicode61 would make it).
+
+Queries drop a small list of English function words and single letters; ``up``,
+``down``, ``not``, ``before`` and ``after`` are kept because they change a fact.
+
+Similarity. Without vectors, "restating is confirming" compares token sets: the
+finest split, accents and case folded, stop-words dropped, ``ies``/``s`` plurals and
+unit names folded, scored by Dice (2|A∩B| / (|A|+|B|)). A changed number, quantity
+(``8KB`` vs ``16KB``, ``5 min`` vs ``5 s``) or negation is a different fact, so the
+score of such a pair is capped below ``LEXICAL_DUPLICATE``. Bag-of-words cannot see
+order ("from A to B" vs "from B to A"); that limit is accepted and tested.
+
+Backtick paths. A single-backtick span naming a relative file path (a ``/`` or an
+extension, no spaces, no URL, flag, glob or variable) is a candidate anchor; the
+workspace keeps those that exist, so ``archmem.paths`` passing here is harmless.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Literal
+
+from archmem.memory.links import code_spans
+
+VECTOR_DUPLICATE = 0.94
+"""Cosine above which a new memory restates an existing one (DESIGN.md)."""
+VECTOR_SIMILAR = 0.82
+"""Cosine from which a new memory is near an existing one and reported as ``similar_to``."""
+LEXICAL_DUPLICATE = 0.9
+"""Dice above which two token sets restate one fact: one extra word in six, one changed
+word in eleven; lower wrongly confirms corrections, higher misses plain rewordings."""
+LEXICAL_SIMILAR = 0.6
+"""Dice from which two memories are near (same topic, another number or element)."""
+FACT_CHANGE_CAP = LEXICAL_DUPLICATE - 0.02
+"""The score ceiling of a pair whose numbers, quantities or negation differ."""
+MAX_QUERY_TERMS = 128
+"""A pasted diff must not become a ten-thousand-term OR; the first terms are kept."""
+
+Similarity = Literal["duplicate", "similar", "different"]
+
+STOP_WORDS = frozenset(
+    """a about also an and any are as at be been being but by can could did do does
+    doing done each etc for from had has have having he her here him his how i if in
+    into is it its itself just let lets may me might must my of on or our ours please
+    she should so some such that the their them then there these they this those to too
+    us very was we were what when where which while who whom why will with would you
+    your yours""".split()
+)
+"""Function words dropped from queries and similarity; negations, ``up``/``down``,
+``before``/``after``, ``over``/``under`` and ``only`` stay: they carry facts."""
+NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nor", "neither", "nothing"})
+
+_CHUNK = re.compile(r"[^\W_]+(?:['\u2019_./\\:#@-]+[^\W_]+)*")
+_LEVELS = (r"[/\\:#@]+", r"\.+", r"['\u2019-]+", r"_+")
+_LETTER_DIGIT = re.compile(r"\d+|[^\W\d_]+")
+_UNITS = {
+    "milliseconds": "ms", "millisecond": "ms", "msec": "ms", "ms": "ms",
+    "seconds": "sec", "second": "sec", "secs": "sec", "sec": "sec", "s": "sec",
+    "minutes": "min", "minute": "min", "mins": "min", "min": "min",
+    "hours": "hour", "hour": "hour", "hrs": "hour", "hr": "hour", "h": "hour",
+    "days": "day", "day": "day", "d": "day",
+    "bytes": "byte", "byte": "byte", "b": "byte", "kib": "kib", "mib": "mib", "gib": "gib",
+    "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "%": "percent", "percent": "percent",
+    "times": "times", "x": "times", "k": "k", "m": "m",
+}  # fmt: skip
+_QUANTITY = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:\s?("
+    + "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True))
+    + r"))?(?!\w)",
+    re.IGNORECASE,
+)
+_CONTRACTION = re.compile(r"\b(\w+?)n['\u2019]t\b", re.IGNORECASE)
+_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
+_POSSESSIVE = re.compile(r"['\u2019]s\b", re.IGNORECASE)
+
+
+# ---- search tokens ----------------------------------------------------------------
+
+
+def search_tokens(text: str) -> list[str]:
+    """The BM25 terms of ``text``: each word whole and split (see the module docstring)."""
+    tokens: list[str] = []
+    for chunk in _CHUNK.findall(unicodedata.normalize("NFKC", text)):
+        tokens.extend(_chunk_tokens(chunk))
+    return tokens
+
+
+def search_text(*parts: str | None) -> str:
+    """What the store puts in its FTS5 column: the tokens of every field, space-joined."""
+    return " ".join(token for part in parts if part for token in search_tokens(part))
+
+
+def query_tokens(text: str) -> list[str]:
+    """The terms of a query: split like ``search_tokens``, de-duplicated, stop-words and
+    single letters dropped (digits stay: ``8`` in ``8KB`` matters)."""
+    seen: dict[str, None] = {}
+    for token in search_tokens(text):
+        if token in STOP_WORDS or (len(token) == 1 and not token.isdigit()):
+            continue
+        seen.setdefault(token, None)
+    return list(seen)
+
+
+def fts5_query(text: str) -> str:
+    """A MATCH expression ORing the quoted query terms; ``""`` when there is none.
+
+    Terms are letters and digits only, so quoting makes every FTS5 keyword, operator
+    and quote in the input plain text: the expression never fails to parse.
+    """
+    return " OR ".join(f'"{token}"' for token in query_tokens(text)[:MAX_QUERY_TERMS])
+
+
+def _chunk_tokens(chunk: str) -> list[str]:
+    """One compound word's tokens, whole first, each distinct token once."""
+    found: dict[str, None] = {}
+
+    def emit(piece: str, level: int) -> None:
+        found.setdefault("".join(_LETTER_DIGIT.findall(piece)).lower(), None)
+        if level < len(_LEVELS):
+            parts = [p for p in re.split(_LEVELS[level], piece) if p]
+            for part in parts if len(parts) > 1 else [piece]:
+                emit(part, level + 1)
+            return
+        words = _camel_parts(piece)
+        for word in words:
+            found.setdefault(word.lower(), None)
+        for word in words:
+            runs = _LETTER_DIGIT.findall(word)
+            if len(runs) > 1:
+                for run in runs:
+                    found.setdefault(run.lower(), None)
+
+    emit(chunk, 0)
+    found.pop("", None)
+    return list(found)
+
+
+def _camel_parts(word: str) -> list[str]:
+    """``idArgumentResolvers`` → id, Argument, Resolvers; ``HTTPServer`` → HTTP, Server;
+    ``utf8Decoder`` → utf8, Decoder; ``URLs`` and ``IDs`` stay whole; scripts without
+    case (``中文``) are parts of their own."""
+
+    def cls(ch: str) -> str:
+        if ch.isdigit() or ch.isnumeric():
+            return "D"
+        return "U" if ch.isupper() else "L" if ch.islower() else "O"
+
+    classes = "".join(cls(ch) for ch in word)
+    parts: list[str] = []
+    start = 0
+    for i in range(1, len(word)):
+        prev, cur = classes[i - 1], classes[i]
+        if prev == "U" and cur == "U":
+            # an acronym ends where a capitalized word starts: HTTP|Server, but URLs
+            lower_run = len(classes[i + 1 :]) - len(classes[i + 1 :].lstrip("L"))
+            split = lower_run >= 2
+        else:
+            split = (prev in "LD" and cur == "U") or ((prev == "O") != (cur == "O"))
+        if split:
+            parts.append(word[start:i])
+            start = i
+    parts.append(word[start:])
+    return parts
+
+
+# ---- lexical similarity -----------------------------------------------------------
+
+
+def token_set(text: str) -> frozenset[str]:
+    """The normalized words of ``text`` for comparing two memories (not for search)."""
+    return _normalized(text)[0]
+
+
+def token_set_similarity(a: str, b: str) -> float:
+    """Dice similarity of the two token sets in [0, 1], capped when a fact changed."""
+    set_a, facts_a = _normalized(a)
+    set_b, facts_b = _normalized(b)
+    if not set_a or not set_b:
+        same = not set_a and not set_b and " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+        return 1.0 if same else 0.0
+    score = 2 * len(set_a & set_b) / (len(set_a) + len(set_b))
+    if facts_a != facts_b:
+        score = min(score, FACT_CHANGE_CAP)
+    return score
+
+
+def classify_similarity(score: float, *, lexical: bool) -> Similarity:
+    """``duplicate`` above the duplicate threshold, ``similar`` from the similar one."""
+    duplicate, similar = (LEXICAL_DUPLICATE, LEXICAL_SIMILAR) if lexical else (VECTOR_DUPLICATE, VECTOR_SIMILAR)
+    if math.isnan(score) or score < similar:
+        return "different"
+    return "duplicate" if score > duplicate else "similar"
+
+
+def _normalized(text: str) -> tuple[frozenset[str], tuple[tuple[tuple[str, str], ...], frozenset[str], bool]]:
+    """(token set, facts): facts are the quantities in reading order, the bare numbers
+    and negation. Order matters for quantities: "worker 3, session 6" and "worker 6,
+    session 3" have the same words but are different facts."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _CONTRACTION.sub(lambda m: _CONTRACTED.get(m[1].lower(), m[1]) + " not", text)
+    text = _POSSESSIVE.sub("", text)
+    quantities: list[tuple[str, str]] = []
+
+    def take(match: re.Match[str]) -> str:
+        number = match[1].replace(",", "").lstrip("0") or "0"
+        fraction = (match[2] or "").rstrip("0")
+        unit = _UNITS[match[3].lower()] if match[3] else ""
+        quantities.append((number + ("." + fraction if fraction else ""), unit))
+        return " "
+
+    rest = _QUANTITY.sub(take, text)
+    words: set[str] = {number for number, _ in quantities} | {unit for _, unit in quantities if unit}
+    for chunk in _CHUNK.findall(rest):
+        for piece in _finest(chunk):
+            if piece.casefold() not in STOP_WORDS:
+                words.add(_fold_word(piece))
+    words = {w for w in words if len(w) > 1 or w.isdigit()}
+    numbers = frozenset(w for w in words if w[0].isdigit())
+    return frozenset(words), (tuple(quantities), numbers, bool(words & NEGATIONS))
+
+
+def _finest(chunk: str) -> Iterator[str]:
+    """The smallest pieces of a compound word: its letter runs and digit runs."""
+    for piece in re.split(r"['\u2019_./\\:#@-]+", chunk):
+        for word in _camel_parts(piece):
+            yield from _LETTER_DIGIT.findall(word)
+
+
+def _fold_word(word: str) -> str:
+    """Lowercase, accents off, simple plurals and unit names folded, numbers canonical."""
+    word = "".join(ch for ch in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(ch))
+    if word.isdigit():
+        return word.lstrip("0") or "0"
+    if word in _UNITS and len(word) > 1:
+        return _UNITS[word]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("sses"):
+        return word[:-2]
+    if len(word) > 2 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+# ---- paths named in backticks -----------------------------------------
+
+_PATH_SUFFIX = re.compile(
+    r"^(?P<path>.+?)(?:#L\d+(?:-L?\d+)?|:\d+(?::\d+)?(?:-\d+)?|(?:#|::)(?P<symbol>[A-Za-z_][\w.$]*))?$"
+)
+_NOT_IN_PATH = re.compile(r"[\s<>|&;$=*?\"'`(){}\[\]!,@%^]|://")
+_EXTENSION = re.compile(r"(?:^|[^./])\.[A-Za-z][A-Za-z0-9_+-]{0,11}$|^\.[A-Za-z0-9_][\w.-]*$")
+_BARE_FILES = frozenset(
+    "Makefile Dockerfile Containerfile Justfile Procfile Gemfile Rakefile Jenkinsfile "
+    "Vagrantfile Brewfile Pipfile Taskfile CODEOWNERS LICENSE".split()
+)
+
+
+def backtick_anchors(text: str) -> list[str]:
+    """Repo paths named in single-backtick spans, in order, each once; a ``#Symbol``
+    (or ``::Symbol``) suffix is kept as ``path#Symbol``, line suffixes are dropped."""
+    found: dict[str, None] = {}
+    for start, end, size in code_spans(text):
+        if size != 1:
+            continue
+        anchor = _anchor(text[start + 1 : end - 1].strip())
+        if anchor:
+            found.setdefault(anchor, None)
+    return list(found)
+
+
+def backtick_paths(text: str) -> list[str]:
+    """The path part of every ``backtick_anchors`` entry, in order, each once."""
+    return list(dict.fromkeys(anchor.split("#", 1)[0] for anchor in backtick_anchors(text)))
+
+
+def _anchor(span: str) -> str | None:
+    """``span`` as ``path`` or ``path#Symbol`` when it looks like a repo file path:
+    relative, no spaces, not a URL, a flag, a variable or a command; a ``/`` or a file
+    extension (or a well-known bare name such as ``Makefile``)."""
+    span = span.replace("\\", "/")
+    match = _PATH_SUFFIX.match(span)
+    if not match:
+        return None
+    path, symbol = match["path"], match["symbol"]
+    while path.startswith("./"):
+        path = path[2:]
+    if not path or _NOT_IN_PATH.search(path) or path[0] in "/~-" or re.match(r"^[A-Za-z]:/", path):
+        return None
+    segments = path.split("/")
+    if any(segment in ("", "..") for segment in segments[:-1]) or segments[-1] in ("", ".", ".."):
+        return None
+    if "/" not in path and not _EXTENSION.search(path) and path not in _BARE_FILES:
+        return None
+    if not re.search(r"[^\W\d_]", path):
+        return None
+    return f"{path}#{symbol}" if symbol else path

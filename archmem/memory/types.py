@@ -1,0 +1,81 @@
+"""Memories, sessions and links as values: what the store keeps and the API returns."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+MemoryKind = Literal["pitfall", "convention", "note", "session_outcome"]
+MEMORY_KINDS: tuple[str, ...] = ("pitfall", "convention", "note", "session_outcome")
+MemoryStatus = Literal["active", "superseded", "archived"]
+MEMORY_STATUSES: tuple[str, ...] = ("active", "superseded", "archived")
+
+MAX_CONTENT_CHARS = 20_000
+"""A memory is a note, not a document: longer content is refused with this number."""
+MAX_TITLE_CHARS = 200
+
+
+class Memory(BaseModel):
+    """One thing a team learned, attached to zero (project-wide) or more elements.
+
+    Timestamps are timezone-aware UTC. ``exposures`` and ``citations`` count distinct
+    sessions that were shown the memory and that said they used it.
+    """
+
+    id: str
+    title: str | None = None
+    kind: MemoryKind
+    content: str
+    elements: list[str] = Field(default_factory=list)
+    anchors: list[str] = Field(default_factory=list)
+    author: str | None = None
+    session_id: str | None = None
+    created_at: datetime
+    confirmed_at: datetime | None = None
+    confirmations: int = 0
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    status: MemoryStatus = "active"
+    status_reason: str | None = None
+    exposures: int = 0
+    citations: int = 0
+
+    @property
+    def last_confirmed(self) -> datetime:
+        """When someone last vouched for it: the confirmation, else the creation."""
+        return self.confirmed_at or self.created_at
+
+    @property
+    def label(self) -> str:
+        return self.title or self.id
+
+
+class Link(BaseModel):
+    """A ``[[wikilink]]`` written in a memory; ``target_id`` is None while pending.
+
+    ``target_kind`` is ``memory``, ``element`` or ``decision`` once resolved.
+    """
+
+    source_id: str
+    target_text: str
+    shown: str | None = None
+    target_kind: Literal["memory", "element", "decision"] | None = None
+    target_id: str | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.target_id is None
+
+
+class Session(BaseModel):
+    """A unit of agent work: a task, its elements, what it was shown and what it used."""
+
+    id: str
+    task: str
+    agent: str | None = None
+    elements: list[str] = Field(default_factory=list)
+    started_at: datetime
+    ended_at: datetime | None = None
+    outcome_memory_id: str | None = None
