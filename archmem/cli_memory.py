@@ -21,7 +21,15 @@ def _read_content(content: str) -> str:
     """``-`` reads the content from standard input (for long or multi-line text)."""
     if content == "-":
         data = sys.stdin.buffer.read()
-        return data.decode("utf-8", errors="replace")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            from archmem.errors import InvalidInputError
+
+            line = data[: exc.start].count(b"\n") + 1
+            raise InvalidInputError(
+                f"the content is not valid UTF-8 (byte {exc.start}, line {line}); nothing was stored"
+            ) from None
     return content
 
 
