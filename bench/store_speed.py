@@ -103,7 +103,7 @@ def main() -> None:
     args = parser.parse_args()
     bench_remember(1_000 if args.quick else 10_000)
     for size in (1_000, 10_000) if args.quick else (1_000, 10_000, 100_000):
-        bench_dedup(size, probes=100 if args.quick else 200, naive_probes=20 if size >= 100_000 else 50)
+        bench_dedup(size, probes=100 if args.quick else 200, naive_probes=5 if size >= 100_000 else 30)
 
 
 if __name__ == "__main__":

@@ -195,3 +195,40 @@ def test_a_store_folder_that_cannot_be_created_is_a_clear_error(tmp_path: Path):
     blocker.write_text("x")
     with pytest.raises(StoreError, match="cannot create the store folder"):
         open_store(blocker / "archmem.db")
+
+
+def test_upgrade_from_the_first_schema_keeps_memories(tmp_path: Path):
+    from archmem.store.migrations import run_script  # noqa: F401  (the same machinery)
+
+    path = tmp_path / "archmem.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    number, name, first = MIGRATIONS[0]
+    db.execute("BEGIN")
+    db.execute(f"CREATE TABLE {MIGRATIONS_TABLE} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+    first(db)
+    db.execute(f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, 'then')", (number, name))
+    db.execute(
+        "INSERT INTO memories (id, kind, content, content_hash, created_at, search_body) "
+        "VALUES ('m-old', 'note', 'kept across upgrades', 'h', '2026-01-01T00:00:00.000000Z', 'kept across upgrades')"
+    )
+    db.execute("COMMIT")
+    db.close()
+    with open_store(path) as store:
+        versions = [r[0] for r in store.db.execute(f"SELECT id FROM {MIGRATIONS_TABLE} ORDER BY id")]
+        assert versions == [n for n, _, _ in MIGRATIONS]
+        assert store.get_memory("m-old").content == "kept across upgrades"
+        assert store.term_document_counts(["upgrades", "absent"]) == {"upgrades": 1, "absent": 0}
+
+
+def test_two_processes_opening_a_new_store_migrate_once(tmp_path: Path):
+    import concurrent.futures
+
+    path = tmp_path / "new.db"
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        list(pool.map(_open_and_close, [path] * 4))
+    rows = sqlite3.connect(path).execute(f"SELECT id FROM {MIGRATIONS_TABLE} ORDER BY id").fetchall()
+    assert [r[0] for r in rows] == [n for n, _, _ in MIGRATIONS]
+
+
+def _open_and_close(path: Path) -> None:
+    open_store(path).close()

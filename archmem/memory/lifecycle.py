@@ -24,8 +24,12 @@ from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import Store
 
-DEDUP_CANDIDATES = 25
+DEDUP_CANDIDATES = 10
 """How many lexical neighbours a new memory is compared with for restatement."""
+DEDUP_QUERY_TERMS = 8
+"""The rarest terms of the new content that find those neighbours: a restatement
+shares nearly every term, so it holds some of the rarest, and ranking only the
+memories that hold rare terms keeps the check cheap as the store grows."""
 
 
 @dataclass
@@ -313,6 +317,16 @@ def _unused_id(store: Store) -> str:
             return candidate
 
 
+def neighbour_ids(store: Store, content: str, limit: int) -> list[str]:
+    """Active memories that may restate ``content``: ranked by BM25 over its rarest terms."""
+    counts = store.term_document_counts(textrules.query_tokens(content))
+    present = sorted((count, term) for term, count in counts.items() if count > 0)
+    if not present:
+        return []
+    query = " OR ".join(f'"{term}"' for _, term in present[:DEDUP_QUERY_TERMS])
+    return [memory_id for memory_id, _ in store.lexical_search(query, limit=limit)]
+
+
 def _find_restatement(
     store: Store, content: str, digest: str
 ) -> tuple[Memory | None, list[dict[str, Any]]]:
@@ -320,10 +334,9 @@ def _find_restatement(
     exact = store.find_by_content_hash(digest)
     if exact:
         return exact[0], []
-    query = textrules.fts5_query(content)
-    if not query:
+    ids = neighbour_ids(store, content, DEDUP_CANDIDATES)
+    if not ids:
         return None, []
-    ids = [memory_id for memory_id, _ in store.lexical_search(query, limit=DEDUP_CANDIDATES)]
     candidates = store.get_memories(ids)
     best: tuple[float, Memory] | None = None
     similar: list[dict[str, Any]] = []

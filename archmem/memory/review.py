@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archmem.memory import text as textrules
-from archmem.memory.lifecycle import MemoryContext
+from archmem.memory.lifecycle import MemoryContext, neighbour_ids
 
 IGNORED_AFTER_EXPOSURES = 5
 """Exposed to this many sessions and never cited: ignored (DESIGN.md, usage)."""
 NEIGHBOURS_PER_MEMORY = 8
-QUERY_TOKENS = 40
 
 
 @dataclass
@@ -52,9 +51,7 @@ def review_queue(ctx: MemoryContext) -> ReviewQueue:
             )
     seen: set[tuple[str, str]] = set()
     for memory in active:
-        tokens = textrules.query_tokens(memory.content)[:QUERY_TOKENS]
-        query = textrules.fts5_query(" ".join(tokens))
-        for other_id, _ in ctx.store.lexical_search(query, limit=NEIGHBOURS_PER_MEMORY + 1):
+        for other_id in neighbour_ids(ctx.store, memory.content, NEIGHBOURS_PER_MEMORY + 1):
             pair = tuple(sorted((memory.id, other_id)))
             if other_id == memory.id or pair in seen or other_id not in by_id:
                 continue

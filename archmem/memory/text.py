@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 import unicodedata
 from collections.abc import Iterator
 from typing import Literal
@@ -156,6 +157,9 @@ def _camel_parts(word: str) -> list[str]:
     ``utf8Decoder`` → utf8, Decoder; ``URLs`` and ``IDs`` stay whole; scripts without
     case (``中文``) are parts of their own."""
 
+    if word.isalpha() and (word.islower() or (word[0].isupper() and word[1:].islower())):
+        return [word]  # the common case, without the per-character walk below
+
     def cls(ch: str) -> str:
         if ch.isdigit() or ch.isnumeric():
             return "D"
@@ -208,6 +212,7 @@ def classify_similarity(score: float, *, lexical: bool) -> Similarity:
     return "duplicate" if score > duplicate else "similar"
 
 
+@lru_cache(maxsize=8192)
 def _normalized(text: str) -> tuple[frozenset[str], tuple[tuple[tuple[str, str], ...], frozenset[str], bool]]:
     """(token set, facts): facts are the quantities in reading order, the bare numbers
     and negation. Order matters for quantities: "worker 3, session 6" and "worker 6,
@@ -242,6 +247,7 @@ def _finest(chunk: str) -> Iterator[str]:
             yield from _LETTER_DIGIT.findall(word)
 
 
+@lru_cache(maxsize=65536)
 def _fold_word(word: str) -> str:
     """Lowercase, accents off, simple plurals and unit names folded, numbers canonical."""
     word = "".join(ch for ch in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(ch))

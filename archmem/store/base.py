@@ -69,6 +69,9 @@ class Store(Protocol):
     ) -> list[tuple[str, float]]:
         """(id, BM25 relevance, higher is better) for a full-text query."""
 
+    def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many memories hold each search term."""
+
     # links
     def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
         """Set a memory's links (each with its normalized target key)."""

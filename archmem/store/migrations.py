@@ -145,6 +145,11 @@ def _m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+@migration(2, "term statistics for choosing selective search terms")
+def _m002_vocabulary(db: sqlite3.Connection) -> None:
+    db.execute("CREATE VIRTUAL TABLE memory_vocab USING fts5vocab(memory_fts, 'row')")
+
+
 def run_script(db: sqlite3.Connection, script: str) -> None:
     """Execute statements one by one (``executescript`` would commit the open transaction)."""
     statement = ""

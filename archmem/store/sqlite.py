@@ -317,6 +317,18 @@ class SQLiteStore:
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 
+    def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many memories hold each search term (0 for terms none holds)."""
+        counts = dict.fromkeys(terms, 0)
+        unique = list(counts)
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            rows = self._execute(
+                f"SELECT term, doc FROM memory_vocab WHERE term IN ({', '.join('?' * len(chunk))})", chunk
+            ).fetchall()
+            counts.update((row[0], int(row[1])) for row in rows)
+        return counts
+
     # ---- links --------------------------------------------------------------------
 
     def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
