@@ -89,10 +89,38 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
             }
 
+            recall = container "Recall" "Ranks memories for a task: words, elements, meaning, kind, freshness, usage, drift." "Python" {
+                scoring = component "Score formula" "Every factor of the score and the weights, in one place." {
+                    properties {
+                        "archmem.paths" "archmem/recall/score.py"
+                    }
+                }
+                elementmatch = component "Element relevance" "Hints, changed files and task words matched to elements." {
+                    properties {
+                        "archmem.paths" "archmem/recall/elements.py"
+                    }
+                }
+                engine = component "Recall engine" "Candidates from BM25, elements and vectors; link neighbours; explanations." {
+                    properties {
+                        "archmem.paths" "archmem/recall/engine.py, archmem/recall/__init__.py"
+                    }
+                }
+            }
+
             adapters = container "Adapters" "The outside world: the repository on disk and its git history." "Python, git" {
                 repo = component "Repository" "Files in the working tree and their sizes." {
                     properties {
                         "archmem.paths" "archmem/repo.py"
+                    }
+                }
+                embeddings = component "Embeddings" "OpenAI-compatible and Ollama providers; vectors as float32 blobs." {
+                    properties {
+                        "archmem.paths" "archmem/embeddings.py"
+                    }
+                }
+                testing = component "Loopback embedding server" "A deterministic fake embedding model over HTTP for tests and benchmarks." {
+                    properties {
+                        "archmem.paths" "archmem/testing/**"
                     }
                 }
                 store = component "SQLite store" "WAL, migrations, FTS5, vectors, sessions, audit log." "SQLite" {
@@ -116,6 +144,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.memory.lifecycle -> archmem.memory.textrules "Checks and indexes text with"
         archmem.memory.lifecycle -> archmem.adapters.store "Stores memories in"
         archmem.memory.sessions -> archmem.adapters.store "Records usage in"
+        archmem.service.facade -> archmem.recall.engine "Recalls through"
+        archmem.recall.engine -> archmem.recall.scoring "Scores with"
+        archmem.recall.engine -> archmem.recall.elementmatch "Finds relevant elements with"
+        archmem.recall.engine -> archmem.adapters.store "Searches"
+        archmem.service.facade -> archmem.adapters.embeddings "Embeds memories and queries with"
     }
 
     views {

@@ -75,6 +75,33 @@ def remember(
 
 
 @cli.command()
+@click.argument("query")
+@click.option("--element", "-e", "elements", multiple=True, help="An element the task is about (repeatable).")
+@click.option("--changed-file", "changed_files", multiple=True, help="A file the task changes (repeatable).")
+@click.option("--changed", is_flag=True, help="Take the changed files from git diff (working tree and staged).")
+@click.option("--session", "session_id", default=None, help="Record what is shown as exposures of this session.")
+@click.option("--limit", "-n", default=5, show_default=True, type=click.IntRange(1, 200), help="How many memories.")
+@click.option("--explain", is_flag=True, help="Show every factor of each score.")
+@workspace_options
+@json_option
+def recall(
+    workspace: Workspace, query: str, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
+    session_id: str | None, limit: int, explain: bool, as_json: bool,
+) -> None:
+    """Recall the memories that matter for QUERY (a task), best first."""
+    result = workspace.recall(
+        query, elements=elements, changed_files=changed_files, changed=changed, session_id=session_id,
+        limit=limit, explain=explain,
+    )
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    from archmem.cli_output import print_recall
+
+    print_recall(result.to_dict(), workspace.clock(), explain=explain)
+
+
+@cli.command()
 @click.argument("memory")
 @workspace_options
 @json_option

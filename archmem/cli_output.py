@@ -132,3 +132,39 @@ def print_review(queue: dict[str, Any]) -> None:
         for item in queue["pending_links"]:
             source = item["source"]
             click.echo(f"  [[{item['target']}]] in {source['title'] or source['id']}")
+
+
+def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> None:
+    """Ranked memories, VERIFY in words, link neighbours under the memory that named them."""
+    from archmem.clock import age_in_words, parse_time
+
+    for warning in result["warnings"]:
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
+    ranked = [r for r in result["results"] if r["via"] is None]
+    if not ranked:
+        click.echo("Nothing archmem knows is relevant to this task.")
+        return
+    neighbours: dict[str, list[dict[str, Any]]] = {}
+    for item in result["results"]:
+        if item["via"] is not None:
+            neighbours.setdefault(item["via"]["id"], []).append(item)
+    for position, item in enumerate(ranked, start=1):
+        click.secho(f"{position}. [{item['kind'].upper()}]", bold=True, nl=False)
+        if item["verify"]:
+            click.secho(" [VERIFY]", fg="yellow", bold=True, nl=False)
+        title = item["title"] or item["id"]
+        where = ", ".join(item["elements"]) or "project-wide"
+        click.echo(f" {title}  ({where}; {item['author'] or 'unknown'}, {age_in_words(parse_time(item['created_at']), now)})")
+        for line in item["content"].splitlines():
+            click.echo(f"   {line}")
+        if item["verify"]:
+            click.secho(f"   ↳ verify: {item['verify_reason']}", fg="yellow")
+        for neighbour in neighbours.get(item["id"], []):
+            click.echo(f"   ↳ via [[{title}]] → {neighbour['kind']} {neighbour['title'] or neighbour['id']}")
+        if explain and "factors" in item:
+            factors = item["factors"]
+            parts = [f"{name} {value:.3f}" for name, value in factors.items() if value is not None]
+            click.secho("   " + " · ".join(parts), dim=True)
+    if result["elements"]:
+        shown = ", ".join(f"{e['name']} ({e['score']:.2f})" for e in result["elements"][:5])
+        click.secho(f"elements: {shown}", dim=True)

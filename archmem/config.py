@@ -38,6 +38,8 @@ class EmbeddingsConfig(_Section):
     base_url: str = ""
     api_key_env: str = "OPENAI_API_KEY"
     timeout: float = Field(default=10.0, gt=0)
+    dimensions: int | None = Field(default=None, gt=0)
+    """The vector size: asked of OpenAI-compatible servers, checked for Ollama; else the first answer's."""
 
 
 class DriftConfig(_Section):
@@ -53,6 +55,39 @@ class DriftConfig(_Section):
     )
 
 
+class RecallConfig(_Section):
+    """The ranking numbers (DESIGN.md "Recall"); archmem/recall/score.py applies them.
+
+    Kind, freshness and usage are DESIGN's raw factors applied with a *strength*
+    s in [0, 1]: factor = 1 + s x (raw - 1). At s = 1 they are Archyl's numbers at full
+    strength; the defaults are the strengths our labelled benchmark chose
+    (bench/recall_quality.py), so relevance dominates and they break near-ties.
+    """
+
+    lexical_weight: float = Field(default=0.45, ge=0, le=1)
+    semantic_weight: float = Field(default=0.55, ge=0, le=1)
+    semantic_floor: float = Field(default=0.2, ge=0, lt=1)
+    """Cosine at or below this counts as unrelated (embedding models rarely go to 0)."""
+    element_weight: float = Field(default=0.8, ge=0, le=1)
+    related_element_score: float = Field(default=0.7, ge=0, le=1)
+    min_relevance: float = Field(default=0.2, ge=0, le=1)
+    kind_weights: dict[str, float] = Field(
+        default_factory=lambda: {"pitfall": 3.0, "convention": 2.0, "note": 1.5, "session_outcome": 1.0}
+    )
+    kind_strength: float = Field(default=0.05, ge=0, le=1)
+    half_life_days: float = Field(default=45.0, gt=0)
+    freshness_floor: float = Field(default=0.3, ge=0, le=1)
+    freshness_strength: float = Field(default=0.1, ge=0, le=1)
+    usage_cap: float = Field(default=1.8, ge=1)
+    usage_strength: float = Field(default=0.2, ge=0, le=1)
+    ignored_after: int = Field(default=5, ge=1)
+    ignored_factor: float = Field(default=0.75, gt=0, le=1)
+    drift_factor: float = Field(default=0.6, gt=0, le=1)
+    candidates: int = Field(default=100, ge=1)
+    link_sources: int = Field(default=3, ge=0)
+    """How many of the top results bring their [[linked]] neighbours."""
+
+
 class CodeConfig(_Section):
     ignore: list[str] = Field(default_factory=list)
     """Globs left out of ownership and of the "code no element owns" list."""
@@ -64,6 +99,7 @@ class Config(_Section):
     store: StoreConfig = Field(default_factory=StoreConfig)
     embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig)
     drift: DriftConfig = Field(default_factory=DriftConfig)
+    recall: RecallConfig = Field(default_factory=RecallConfig)
     code: CodeConfig = Field(default_factory=CodeConfig)
 
     source: str | None = Field(default=None, exclude=True)
@@ -198,6 +234,8 @@ provider = "none"
 # The environment variable that holds the API key (never put the key here).
 api_key_env = "OPENAI_API_KEY"
 timeout = 10.0
+# The vector size, for models that can shorten theirs (text-embedding-3-*); default: the model's own.
+# dimensions = 512
 
 [drift]
 # An element drifted once the change to its code since the model described it
@@ -208,6 +246,30 @@ churn_ratio = 0.25
 min_file_events = 1
 file_event_ratio = 0.2
 ignore = ["**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum", "**/*.min.js", "**/*.map", "**/generated/**"]
+
+[recall]
+# How memories are ranked (DESIGN.md "Recall"). score = relevance x kind x freshness x
+# usage x drift; relevance = 1 - (1 - text) x (1 - element_weight x element).
+lexical_weight = 0.45
+semantic_weight = 0.55
+semantic_floor = 0.2
+element_weight = 0.8
+related_element_score = 0.7
+# Below this relevance a memory is not returned at all.
+min_relevance = 0.2
+kind_weights = { pitfall = 3.0, convention = 2.0, note = 1.5, session_outcome = 1.0 }
+# Strengths in [0, 1]: factor = 1 + strength x (raw - 1). Relevance must dominate.
+kind_strength = 0.05
+half_life_days = 45.0
+freshness_floor = 0.3
+freshness_strength = 0.1
+usage_cap = 1.8
+usage_strength = 0.2
+ignored_after = 5
+ignored_factor = 0.75
+drift_factor = 0.6
+candidates = 100
+link_sources = 3
 
 [code]
 # Globs left out of element ownership and of the "code no element owns" list.

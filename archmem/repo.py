@@ -71,19 +71,31 @@ class Repository:
             self._lines[path] = count_lines(self.root / path)
         return self._lines[path]
 
-    def _git_files(self) -> list[str]:
+    def changed_files(self) -> list[str]:
+        """Files changed in the working tree or the index against HEAD, plus new
+        untracked ones: what ``--changed`` means (repo-relative)."""
+        if not self.is_git:
+            raise RepositoryError(f"{self.root} is not a git repository: --changed needs git")
+        changed: list[str] = []
+        has_head = self._git("rev-parse", "--verify", "--quiet", "HEAD", check=False).returncode == 0
+        diff = ["diff", "--name-only", "--relative", "-z"] + (["HEAD"] if has_head else ["--cached"])
+        for args in (diff, ["ls-files", "-z", "--others", "--exclude-standard"]):
+            out = self._git(*args).stdout.decode("utf-8", errors="surrogateescape")
+            changed += [p for p in out.split("\0") if p]
+        return list(dict.fromkeys(changed))
+
+    def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
         try:
-            result = subprocess.run(
-                ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                cwd=self.root,
-                capture_output=True,
-                check=False,
-            )
+            result = subprocess.run(["git", *args], cwd=self.root, capture_output=True, check=False)
         except FileNotFoundError:
             raise RepositoryError("git is not installed, but this folder is a git checkout") from None
-        if result.returncode != 0:
+        if check and result.returncode != 0:
             message = result.stderr.decode(errors="replace").strip()
-            raise RepositoryError(f"git ls-files failed in {self.root}: {message}")
+            raise RepositoryError(f"git {args[0]} failed in {self.root}: {message}")
+        return result
+
+    def _git_files(self) -> list[str]:
+        result = self._git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         paths = [p for p in result.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]
         # a tracked file deleted in the working tree is not there "now"
         return [p for p in dict.fromkeys(paths) if (self.root / p).is_file()]

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from archmem.memory.sessions import SessionEnd
     from archmem.memory.transfer import ImportReport
     from archmem.memory.types import Memory, Session
+    from archmem.recall.elements import ElementIndex
+    from archmem.recall.engine import RecallResult, SemanticSearch
     from archmem.store.base import Store
 
 GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*")
@@ -281,6 +283,66 @@ class Workspace:
         from archmem.memory.transfer import import_lines
 
         return import_lines(self.memory_context, lines, partial=partial, source=source)
+
+    # ---- recall -------------------------------------------------------------------
+
+    @cached_property
+    def element_index(self) -> ElementIndex:
+        from archmem.recall.elements import ElementIndex
+
+        return ElementIndex(self.model_or_empty)
+
+    def staleness(self, memory: Memory) -> str | None:
+        """The VERIFY reason for a memory (drift is not computed yet: never stale)."""
+        return None
+
+    def recall(
+        self,
+        query: str,
+        *,
+        elements: Sequence[str] = (),
+        changed_files: Sequence[str] = (),
+        changed: bool = False,
+        session_id: str | None = None,
+        limit: int = 5,
+        explain: bool = False,
+    ) -> RecallResult:
+        """The memories that matter for a task, ranked, with why (DESIGN.md "Recall")."""
+        from archmem.model.ownership import Ownership
+        from archmem.recall.engine import RecallContext, recall
+
+        if limit < 1:
+            raise InvalidInputError(f"--limit must be at least 1, not {limit}")
+        files = list(changed_files) + (self.repository.changed_files() if changed else [])
+        if session_id is not None:
+            from archmem.memory.sessions import get_session
+
+            get_session(self.memory_context, session_id)
+        model = self.model_or_empty
+        ctx = RecallContext(
+            store=self.store,
+            model=model,
+            config=self.config.recall,
+            now=self.clock(),
+            ownership=(self.ownership if model.elements else Ownership()) if files else None,
+            element_index=self.element_index,
+            staleness=self.staleness,
+            semantic=self.semantic_search,
+            warnings=list(self._semantic_warnings),
+        )
+        result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain)
+        if session_id is not None and result.memory_ids:
+            from archmem.memory.sessions import record_exposures
+
+            record_exposures(self.memory_context, session_id, result.memory_ids)
+        return result
+
+    @property
+    def semantic_search(self) -> SemanticSearch | None:
+        """Query-side embeddings, when a provider is configured (see embeddings issue)."""
+        return None
+
+    _semantic_warnings: tuple[str, ...] = ()
 
     # ---- set-up ------------------------------------------------------------------
 

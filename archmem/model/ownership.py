@@ -32,15 +32,26 @@ class CodeSize:
 
 @dataclass
 class Ownership:
-    """Files per element (through its effective paths) and the code outside every element."""
+    """Files per element (through its effective paths) and the code outside every element.
+
+    Line counts are read only when a size is asked for: recall needs who owns a file,
+    not how long it is.
+    """
 
     files: dict[str, list[str]] = field(default_factory=dict)
-    sizes: dict[str, CodeSize] = field(default_factory=dict)
     unowned: list[str] = field(default_factory=list)
-    unowned_lines: int = 0
+    lines_of: Callable[[str], int] = field(default=lambda path: 0, repr=False)
+    _sizes: dict[str, CodeSize] = field(default_factory=dict, repr=False)
 
     def size(self, element_id: str) -> CodeSize:
-        return self.sizes.get(element_id, CodeSize())
+        if element_id not in self._sizes:
+            mine = self.files.get(element_id, [])
+            self._sizes[element_id] = CodeSize(len(mine), sum(self.lines_of(f) for f in mine))
+        return self._sizes[element_id]
+
+    @property
+    def unowned_lines(self) -> int:
+        return sum(self.lines_of(f) for f in self.unowned)
 
 
 def compute_ownership(
@@ -53,14 +64,12 @@ def compute_ownership(
     """Match every element's effective globs against ``files`` (repo-relative posix)."""
     ignored = compile_globs(list(ignore))
     candidates = [f for f in files if not ignored(f)]
-    result = Ownership()
+    result = Ownership(lines_of=lines_of)
     owned: set[str] = set()
     for element in model.elements:
         matcher = compile_globs(model.effective_paths(element.id))
         mine = [f for f in candidates if matcher(f)]
         result.files[element.id] = mine
-        result.sizes[element.id] = CodeSize(len(mine), sum(lines_of(f) for f in mine))
         owned.update(mine)
     result.unowned = [f for f in candidates if f not in owned and is_code(f)]
-    result.unowned_lines = sum(lines_of(f) for f in result.unowned)
     return result

@@ -1,0 +1,1 @@
+"""Recall: rank the memories that matter for a task."""

@@ -1,0 +1,223 @@
+"""Recall: gather candidates (words, elements, meaning), score them, add link neighbours.
+
+Candidates come from three places: BM25 over the identifier-aware search text, the
+memories of relevant elements, and (with vectors) the nearest vectors of the query's
+embedding model. Each is scored by ``archmem.recall.score``; below ``min_relevance``
+nothing is returned, so a task the store knows nothing about gets an empty list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from archmem.clock import format_time
+from archmem.config import RecallConfig
+from archmem.memory import text as textrules
+from archmem.memory.types import Memory
+from archmem.model.ownership import Ownership
+from archmem.model.types import ArchitectureModel
+from archmem.recall.elements import ElementIndex, ElementMatch, relevant_elements
+from archmem.recall.score import Factors, idf, lexical_relevance, score_memory, semantic_relevance
+from archmem.store.base import Store
+
+MAX_QUERY_TERMS = 64
+
+Staleness = Callable[[Memory], "str | None"]
+"""The drift module's one interface to recall: a VERIFY reason for a memory, or None."""
+
+
+def nothing_is_stale(memory: Memory) -> str | None:
+    """Until drift is known, no memory is stale."""
+    return None
+
+
+class SemanticSearch:
+    """The query side of embeddings: cosine of one query vector against a model's vectors.
+
+    ``scores(query)`` returns {memory id: cosine} or raises the provider's error.
+    """
+
+    def __init__(self, scores: Callable[[str], dict[str, float]], identity: str) -> None:
+        self.scores = scores
+        self.identity = identity
+
+
+@dataclass
+class RecallContext:
+    store: Store
+    model: ArchitectureModel
+    config: RecallConfig
+    now: datetime
+    ownership: Ownership | None = None
+    element_index: ElementIndex | None = None
+    staleness: Staleness = nothing_is_stale
+    semantic: SemanticSearch | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RecallResult:
+    mode: str
+    results: list[dict[str, Any]] = field(default_factory=list)
+    elements: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "results": self.results, "elements": self.elements, "warnings": self.warnings}
+
+    @property
+    def memory_ids(self) -> list[str]:
+        return [r["id"] for r in self.results if r["kind"] not in ("decision", "element")]
+
+
+def recall(
+    ctx: RecallContext,
+    query: str,
+    *,
+    elements: Sequence[str] = (),
+    changed_files: Sequence[str] = (),
+    limit: int = 5,
+    explain: bool = False,
+) -> RecallResult:
+    config = ctx.config
+    warnings = list(ctx.warnings)
+    index = ctx.element_index or ElementIndex(ctx.model)
+    matches = relevant_elements(
+        ctx.model, index, ctx.ownership, query=query, hints=elements, changed_files=changed_files,
+        related_score=config.related_element_score,
+    )
+    lexical = _lexical(ctx.store, query, config.candidates)
+    semantic: dict[str, float] = {}
+    mode = "lexical"
+    if ctx.semantic is not None and query.strip():
+        try:
+            semantic = ctx.semantic.scores(query)
+            mode = "hybrid"
+        except Exception as exc:  # a provider failure never fails a recall
+            warnings.append(f"semantic search unavailable ({exc}); ranked by words only")
+
+    candidate_ids = set(lexical) | set(_top(semantic, config.candidates))
+    for element_id, match in matches.items():
+        if config.element_weight * match.score >= config.min_relevance:
+            candidate_ids.update(m.id for m in ctx.store.list_memories(element=element_id))
+    memories = ctx.store.get_memories(candidate_ids)
+
+    scored: list[tuple[Factors, Memory, str | None]] = []
+    for memory in memories.values():
+        if memory.status != "active":
+            continue
+        element_score = max((matches[e].score for e in memory.elements if e in matches), default=0.0)
+        cosine = semantic.get(memory.id)
+        reason = ctx.staleness(memory)
+        factors = score_memory(
+            lexical=lexical.get(memory.id, 0.0),
+            semantic=semantic_relevance(cosine, config.semantic_floor) if cosine is not None else None,
+            element=element_score,
+            kind=memory.kind,
+            last_confirmed=memory.last_confirmed,
+            now=ctx.now,
+            exposures=memory.exposures,
+            citations=memory.citations,
+            verify=reason is not None,
+            config=config,
+        )
+        if factors.relevance >= config.min_relevance:
+            scored.append((factors, memory, reason))
+    scored.sort(key=lambda item: (-item[0].score, item[1].id))
+
+    results = [_memory_result(m, f, reason, via=None, explain=explain) for f, m, reason in scored[:limit]]
+    results += _neighbours(ctx, results[: config.link_sources], {r["id"] for r in results}, explain)
+    element_list = sorted(matches.values(), key=lambda m: (-m.score, m.id))
+    return RecallResult(mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings)
+
+
+def _lexical(store: Store, query: str, limit: int) -> dict[str, float]:
+    """{memory id: lexical relevance in [0, 1]} for the query's best BM25 matches."""
+    terms = textrules.query_tokens(query)[:MAX_QUERY_TERMS]
+    if not terms:
+        return {}
+    counts = store.term_document_counts(terms)
+    total = store.count_memories(status=None)
+    # a term no memory holds weighs in the ceiling as a term one memory holds: rare,
+    # not infinitely telling (on a small store the difference would swamp everything)
+    idfs = [idf(max(1, counts.get(term, 0)), max(total, 1)) for term in terms]
+    present = [term for term in terms if counts.get(term, 0) > 0]
+    if not present:
+        return {}
+    match = " OR ".join(f'"{term}"' for term in present)
+    return {
+        memory_id: lexical_relevance(bm25, idfs)
+        for memory_id, bm25 in store.lexical_search(match, limit=limit)
+    }
+
+
+def _top(scores: dict[str, float], k: int) -> list[str]:
+    return [memory_id for memory_id, _ in sorted(scores.items(), key=lambda item: -item[1])[:k]]
+
+
+def _memory_result(
+    memory: Memory, factors: Factors | None, reason: str | None, *, via: dict[str, Any] | None, explain: bool
+) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "id": memory.id,
+        "title": memory.title,
+        "kind": memory.kind,
+        "content": memory.content,
+        "elements": memory.elements,
+        "anchors": memory.anchors,
+        "author": memory.author,
+        "created_at": format_time(memory.created_at),
+        "confirmed_at": format_time(memory.confirmed_at) if memory.confirmed_at else None,
+        "score": round(factors.score, 4) if factors else None,
+        "verify": reason is not None,
+        "verify_reason": reason,
+        "via": via,
+    }
+    if explain and factors is not None:
+        result["factors"] = factors.to_dict()
+    return result
+
+
+def _neighbours(
+    ctx: RecallContext, sources: list[dict[str, Any]], seen: set[str], explain: bool
+) -> list[dict[str, Any]]:
+    """The [[linked]] memories, decisions and elements of the top results, once each."""
+    found: list[dict[str, Any]] = []
+    decisions = {(f"{d.element}/{d.id}" if d.element else d.id): d for d in ctx.model.decisions}
+    for source in sources:
+        via = {"id": source["id"], "title": source["title"]}
+        for link in ctx.store.links(source_ids=[source["id"]], pending=False):
+            target = link.target_id
+            if target is None or target in seen:
+                continue
+            if link.target_kind == "memory":
+                memory = ctx.store.get_memory(target)
+                if memory is None or memory.status != "active":
+                    continue
+                entry = _memory_result(memory, None, ctx.staleness(memory), via=via, explain=explain)
+            elif link.target_kind == "decision" and target in decisions:
+                decision = decisions[target]
+                entry = {
+                    "id": target, "title": decision.title, "kind": "decision",
+                    "content": f"{decision.status or 'no status'}; {decision.path}", "elements": [decision.element] if decision.element else [],
+                    "score": None, "verify": False, "verify_reason": None, "via": via,
+                }
+            elif link.target_kind == "element" and ctx.model.get(target) is not None:
+                element = ctx.model.get(target)
+                assert element is not None
+                entry = {
+                    "id": element.id, "title": element.name, "kind": "element",
+                    "content": element.description, "elements": [element.id],
+                    "score": None, "verify": False, "verify_reason": None, "via": via,
+                }
+            else:
+                continue
+            seen.add(target)
+            found.append(entry)
+    return found
+
+
+__all__ = ["ElementMatch", "RecallContext", "RecallResult", "SemanticSearch", "Staleness", "nothing_is_stale", "recall"]

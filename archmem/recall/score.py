@@ -1,0 +1,147 @@
+"""The score formula, in one place: every factor of DESIGN.md "Recall" as a pure function.
+
+    relevance = 1 - (1 - text) x (1 - element_weight x element)
+    score     = relevance x kind x freshness x usage x drift
+
+``text`` mixes semantic and lexical relevance (lexical alone without vectors). Kind,
+freshness and usage are bounded by their *strength*: ``1 + s x (raw - 1)``, so they
+break near-ties instead of outranking relevance. Drift is the exception: a VERIFY
+memory always drops to ``drift_factor`` (0.6) and carries its reason.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+
+from archmem.config import RecallConfig
+
+BM25_K1 = 1.2
+"""FTS5's bm25() k1: a term's contribution saturates at idf x (k1 + 1)."""
+
+
+def idf(document_count: int, total: int) -> float:
+    """FTS5's inverse document frequency (never below a tiny positive number)."""
+    value = math.log((total - document_count + 0.5) / (document_count + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def lexical_relevance(bm25: float, query_idfs: list[float]) -> float:
+    """BM25 divided by its ceiling for this query, in [0, 1].
+
+    The ceiling counts every query term, including those no memory holds, so a query
+    mostly about things the store does not know scores low however well one word hits.
+    """
+    ceiling = sum(query_idfs) * (BM25_K1 + 1)
+    if ceiling <= 0 or bm25 <= 0:
+        return 0.0
+    return min(1.0, bm25 / ceiling)
+
+
+def semantic_relevance(cosine: float, floor: float) -> float:
+    """Cosine mapped to [0, 1]: at or below ``floor`` is unrelated."""
+    if cosine <= floor:
+        return 0.0
+    return min(1.0, (cosine - floor) / (1 - floor))
+
+
+def text_relevance(lexical: float, semantic: float | None, config: RecallConfig) -> float:
+    """Semantic and lexical mixed when the memory has a vector of the query's model."""
+    if semantic is None:
+        return lexical
+    total = config.semantic_weight + config.lexical_weight
+    if total <= 0:
+        return lexical
+    return (config.semantic_weight * semantic + config.lexical_weight * lexical) / total
+
+
+def relevance(text: float, element: float, config: RecallConfig) -> float:
+    return 1 - (1 - text) * (1 - config.element_weight * element)
+
+
+def _bounded(raw: float, strength: float) -> float:
+    return 1 + strength * (raw - 1)
+
+
+def kind_factor(kind: str, config: RecallConfig) -> float:
+    weights = config.kind_weights
+    lowest = min(weights.values()) if weights else 1.0
+    raw = weights.get(kind, lowest) / lowest if lowest > 0 else 1.0
+    return _bounded(raw, config.kind_strength)
+
+
+def freshness_factor(last_confirmed: datetime, now: datetime, config: RecallConfig) -> float:
+    """Half-life decay from the last confirmation, never below the floor."""
+    age_days = max(0.0, (now - last_confirmed).total_seconds() / 86400)
+    raw = max(config.freshness_floor, 0.5 ** (age_days / config.half_life_days))
+    return _bounded(raw, config.freshness_strength)
+
+
+def usage_factor(exposures: int, citations: int, config: RecallConfig) -> float:
+    """Citations lift (log-scaled, capped); often shown and never cited lowers."""
+    if citations > 0:
+        raw = min(config.usage_cap, 1 + 0.25 * math.log1p(citations))
+    elif exposures >= config.ignored_after:
+        raw = config.ignored_factor
+    else:
+        raw = 1.0
+    return _bounded(raw, config.usage_strength)
+
+
+def drift_factor(verify: bool, config: RecallConfig) -> float:
+    return config.drift_factor if verify else 1.0
+
+
+@dataclass
+class Factors:
+    """Every number behind one result's score, for ``--explain``."""
+
+    lexical: float
+    semantic: float | None
+    text: float
+    element: float
+    relevance: float
+    kind: float
+    freshness: float
+    usage: float
+    drift: float
+
+    @property
+    def score(self) -> float:
+        return self.relevance * self.kind * self.freshness * self.usage * self.drift
+
+    def to_dict(self) -> dict[str, float | None]:
+        data: dict[str, float | None] = {
+            name: (round(value, 4) if value is not None else None)
+            for name, value in self.__dict__.items()
+        }
+        data["score"] = round(self.score, 4)
+        return data
+
+
+def score_memory(
+    *,
+    lexical: float,
+    semantic: float | None,
+    element: float,
+    kind: str,
+    last_confirmed: datetime,
+    now: datetime,
+    exposures: int,
+    citations: int,
+    verify: bool,
+    config: RecallConfig,
+) -> Factors:
+    text = text_relevance(lexical, semantic, config)
+    return Factors(
+        lexical=lexical,
+        semantic=semantic,
+        text=text,
+        element=element,
+        relevance=relevance(text, element, config),
+        kind=kind_factor(kind, config),
+        freshness=freshness_factor(last_confirmed, now, config),
+        usage=usage_factor(exposures, citations, config),
+        drift=drift_factor(verify, config),
+    )

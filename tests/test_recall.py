@@ -1,0 +1,199 @@
+"""Recall: candidates from words, elements and links; the score; empty when irrelevant."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from archmem.config import RecallConfig
+from archmem.errors import UnknownNameError
+from archmem.recall import score as S
+from archmem.recall.engine import RecallContext, recall
+from archmem.workspace import Workspace
+
+from .conftest import git, write
+from .test_memory import ADR, MODEL, FrozenClock
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock()
+
+
+@pytest.fixture
+def ws(tmp_path: Path, clock: FrozenClock):
+    root = tmp_path / "repo"
+    write(root, {
+        "archmem.yaml": MODEL,
+        "docs/adr/0017-use-the-body.md": ADR,
+        "services/gateway/router.go": "package gateway\n",
+        "services/orders/app.py": "x = 1\n",
+    })
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    with Workspace.open(root, clock=clock, env={}) as workspace:
+        yield workspace
+
+
+def seed(ws: Workspace) -> dict[str, str]:
+    ids = {}
+    ids["headers"] = ws.remember("The gateway strips custom headers longer than 8KB; see [[ADR-17]] and [[Token expiry]].",
+                                 kind="pitfall", title="Header limits", elements=["gateway"]).id
+    ids["tokens"] = ws.remember("Session tokens expire after 15 minutes; refresh them in the background.",
+                                kind="note", title="Token expiry", elements=["gateway"]).id
+    ids["stock"] = ws.remember("Reserve stock before charging the card, or a failed reservation means a refund.",
+                               kind="pitfall", elements=["orders"]).id
+    ids["tax"] = ws.remember("Tax is rounded half up on the whole order total, never per line item.",
+                             kind="convention", elements=["orders"]).id
+    ids["style"] = ws.remember("Commit messages say what and why in the imperative mood.", kind="convention").id
+    return ids
+
+
+def results(result) -> list[str]:
+    return [r["id"] for r in result.results if r["via"] is None]
+
+
+def test_words_shared_with_a_memory_find_it(ws: Workspace):
+    ids = seed(ws)
+    assert results(ws.recall("custom headers are stripped"))[0] == ids["headers"]
+
+
+def test_nothing_relevant_returns_an_empty_list(ws: Workspace):
+    seed(ws)
+    result = ws.recall("configure kubernetes ingress certificates")
+    assert result.results == [] and result.mode == "lexical"
+
+
+def test_element_description_brings_its_memories(ws: Workspace):
+    ids = seed(ws)
+    found = results(ws.recall("speed up checkout"))
+    # neither memory says "checkout"; OrderProcessor's description does
+    assert set(found[:2]) == {ids["stock"], ids["tax"]}
+
+
+def test_hinted_element_and_changed_file(ws: Workspace):
+    ids = seed(ws)
+    assert ids["tokens"] in results(ws.recall("refactor", elements=["ApiGateway"]))
+    by_file = results(ws.recall("refactor", changed_files=["services/orders/app.py"]))
+    assert set(by_file) == {ids["stock"], ids["tax"]}
+
+
+def test_changed_takes_files_from_git_diff(ws: Workspace):
+    ids = seed(ws)
+    (ws.root / "services/orders/app.py").write_text("x = 2\n")
+    assert set(results(ws.recall("refactor", changed=True))) == {ids["stock"], ids["tax"]}
+
+
+def test_unknown_hint_is_an_error(ws: Workspace):
+    with pytest.raises(UnknownNameError):
+        ws.recall("x", elements=["gatway"])
+
+
+def test_superseded_and_archived_never_come_back(ws: Workspace):
+    ids = seed(ws)
+    ws.remember("Since v2 the gateway strips custom headers longer than 16KB.", kind="pitfall",
+                title="Header limits", supersedes="Header limits", elements=["gateway"])
+    ws.archive(ids["tokens"], "gone")
+    found = results(ws.recall("gateway custom headers tokens", limit=10))
+    assert ids["headers"] not in found and ids["tokens"] not in found
+    assert len(found) == len(set(found))
+
+
+def test_links_bring_neighbours_marked_via_outside_the_limit(ws: Workspace):
+    ids = seed(ws)
+    result = ws.recall("custom headers stripped", limit=1)
+    ranked = [r for r in result.results if r["via"] is None]
+    via = [r for r in result.results if r["via"] is not None]
+    assert [r["id"] for r in ranked] == [ids["headers"]]
+    assert {(r["kind"], r["id"]) for r in via} == {("decision", "17"), ("note", ids["tokens"])}
+    assert all(r["via"]["id"] == ids["headers"] for r in via)
+    # a neighbour already ranked is not repeated
+    both = ws.recall("custom headers stripped and session tokens expire", limit=2)
+    assert [r["id"] for r in both.results].count(ids["tokens"]) == 1
+
+
+def test_explain_factors_multiply_to_the_score(ws: Workspace):
+    seed(ws)
+    for item in ws.recall("custom headers stripped", explain=True).results:
+        if item["via"] is None:
+            f = item["factors"]
+            assert f["score"] == pytest.approx(f["relevance"] * f["kind"] * f["freshness"] * f["usage"] * f["drift"], abs=1e-3)
+            assert item["score"] == pytest.approx(f["score"], abs=1e-3)
+
+
+def test_session_recall_records_exposures_and_citations_lift(ws: Workspace):
+    ids = seed(ws)
+    session = ws.start_session("headers")
+    shown = ws.recall("custom headers stripped", session_id=session.id)
+    assert ws.get_memory(ids["headers"]).exposures == 1
+    assert sorted(ws.store.usage("exposures", session.id)) == sorted(shown.memory_ids)
+    before = ws.recall("custom headers stripped", explain=True).results[0]["factors"]["usage"]
+    ws.end_session(session.id, used=["Header limits"])
+    after = ws.recall("custom headers stripped", explain=True).results[0]["factors"]["usage"]
+    assert after > before == 1.0
+    with pytest.raises(UnknownNameError):
+        ws.recall("x", session_id="s-missing")
+
+
+def test_a_stale_memory_drops_and_says_why(ws: Workspace, clock: FrozenClock):
+    ids = seed(ws)
+    reason = "ApiGateway drifted since this was confirmed"
+    ctx = RecallContext(store=ws.store, model=ws.model, config=RecallConfig(), now=clock(),
+                        staleness=lambda m: reason if m.id == ids["headers"] else None)
+    plain = RecallContext(store=ws.store, model=ws.model, config=RecallConfig(), now=clock())
+    stale = recall(ctx, "custom headers stripped", explain=True).results[0]
+    fresh = recall(plain, "custom headers stripped", explain=True).results[0]
+    assert stale["id"] == fresh["id"] == ids["headers"]
+    assert stale["verify"] is True and stale["verify_reason"] == reason
+    assert stale["score"] == pytest.approx(fresh["score"] * 0.6, rel=1e-3)
+
+
+def test_relevance_dominates_kind_and_age(ws: Workspace, clock: FrozenClock):
+    note = ws.remember("Invoices are numbered per tenant and per year, without gaps.", kind="note").id
+    clock.advance(days=400)
+    ws.remember("Numbering is hard in general.", kind="pitfall")
+    assert results(ws.recall("how are invoices numbered per tenant"))[0] == note
+
+
+# ---- the formula, pure --------------------------------------------------------------
+
+NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+
+
+def test_lexical_relevance_is_bm25_over_its_ceiling():
+    assert S.lexical_relevance(0.0, [1.0]) == 0.0
+    assert S.lexical_relevance(2.2, [1.0]) == pytest.approx(1.0)
+    assert S.lexical_relevance(1.1, [1.0, 1.0]) == pytest.approx(0.25)
+
+
+def test_semantic_relevance_floor():
+    assert S.semantic_relevance(0.1, 0.2) == 0.0
+    assert S.semantic_relevance(0.6, 0.2) == pytest.approx(0.5)
+
+
+def test_relevance_combination():
+    config = RecallConfig()
+    assert S.relevance(0.0, 1.0, config) == pytest.approx(0.8)
+    assert S.relevance(0.5, 0.5, config) == pytest.approx(1 - 0.5 * 0.6)
+    assert S.text_relevance(0.4, None, config) == 0.4
+    assert S.text_relevance(0.4, 0.8, config) == pytest.approx(0.55 * 0.8 + 0.45 * 0.4)
+
+
+def test_bounded_factors_at_full_strength_are_designs_numbers():
+    full = RecallConfig(kind_strength=1, freshness_strength=1, usage_strength=1)
+    assert S.kind_factor("pitfall", full) == 3.0 and S.kind_factor("session_outcome", full) == 1.0
+    assert S.freshness_factor(NOW - timedelta(days=45), NOW, full) == pytest.approx(0.5)
+    assert S.freshness_factor(NOW - timedelta(days=900), NOW, full) == pytest.approx(0.3)
+    assert S.usage_factor(5, 0, full) == 0.75
+    assert S.usage_factor(0, 10_000, full) == 1.8
+    assert S.drift_factor(True, full) == 0.6
+
+
+def test_default_factors_are_gentle():
+    config = RecallConfig()
+    worst = S.kind_factor("session_outcome", config) * S.freshness_factor(NOW - timedelta(days=999), NOW, config)
+    best = S.kind_factor("pitfall", config) * S.freshness_factor(NOW, NOW, config)
+    assert best / worst < 1.25
