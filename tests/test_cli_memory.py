@@ -111,3 +111,22 @@ def test_hostile_input_through_the_cli(repo: Path):
     huge = am(repo, "remember", "-", "--kind", "note", input="word " * 10_000)
     assert huge.exit_code == 8 and "20,000" in huge.output
     assert json.loads(am(repo, "list", "--status", "all", "--json").output) == []
+
+
+def test_recall_command_text_json_and_explain(repo: Path):
+    am(repo, "remember", "The gateway strips custom headers longer than 8KB; see [[ADR-17]].", "--kind", "pitfall",
+       "--title", "Header limits", "--element", "gateway")
+    text = am(repo, "recall", "custom headers stripped", "--explain")
+    assert text.exit_code == 0, text.output
+    assert "1. [PITFALL] Header limits" in text.output
+    assert "↳ via [[Header limits]] → decision Use the body for large payloads" in text.output
+    assert "relevance" in text.output and "score" in text.output
+    data = json.loads(am(repo, "recall", "custom headers stripped", "--json", "--explain").output)
+    assert data["mode"] == "lexical"
+    first = data["results"][0]
+    assert set(first) >= {"id", "title", "kind", "content", "elements", "author", "created_at", "confirmed_at",
+                          "score", "verify", "verify_reason", "via", "factors"}
+    empty = am(repo, "recall", "kubernetes ingress certificates")
+    assert empty.exit_code == 0 and "Nothing archmem knows is relevant" in empty.output
+    bad = am(repo, "recall", "x", "--limit", "0")
+    assert bad.exit_code == 2
