@@ -102,7 +102,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 engine = component "Recall engine" "Candidates from BM25, elements and vectors; link neighbours; explanations." {
                     properties {
-                        "archmem.paths" "archmem/recall/engine.py, archmem/recall/__init__.py"
+                        "archmem.paths" "archmem/recall/engine.py, archmem/recall/semantic.py, archmem/recall/__init__.py"
                     }
                 }
             }

@@ -102,6 +102,35 @@ def recall(
 
 
 @cli.command()
+@click.option("--batch-size", default=32, show_default=True, type=click.IntRange(1, 2048), help="Texts per request.")
+@workspace_options
+@json_option
+def embed(workspace: Workspace, batch_size: int, as_json: bool) -> None:
+    """Embed the memories that have no vector (or a stale one) for the configured model."""
+    if as_json or not sys.stderr.isatty():
+        report = workspace.embed_missing(batch_size=batch_size)
+    else:
+        with click.progressbar(length=1, label="embedding", file=sys.stderr) as bar:
+            def progress(done: int, total: int) -> None:
+                bar.length = max(total, 1)
+                bar.update(done - bar.pos)
+
+            report = workspace.embed_missing(batch_size=batch_size, progress=progress)
+    data = {
+        "model": report.identity, "embedded": report.embedded, "skipped": report.skipped,
+        "failed": report.failed, "errors": report.errors,
+    }
+    if as_json:
+        emit_json(data)
+    else:
+        click.echo(f"{report.identity}: embedded {report.embedded}, already up to date {report.skipped}, failed {report.failed}")
+        for error in report.errors:
+            click.secho(f"  {error}", fg="yellow")
+    if report.failed:
+        raise SystemExit(10)
+
+
+@cli.command()
 @click.argument("memory")
 @workspace_options
 @json_option

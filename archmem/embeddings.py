@@ -293,8 +293,7 @@ def text_hash(text: str) -> str:
     """The hash that skips re-embedding an unchanged text.
 
     Versioned: changing ``embedding_text`` means bumping ``TEXT_HASH_VERSION``, and
-    every vector is then re-embedded. It also never equals a memory's content hash,
-    so the store's quick ``missing_vectors`` filter cannot hide a stale vector.
+    every vector is then re-embedded.
     """
     return hashlib.sha256(f"{TEXT_HASH_VERSION}\0{text}".encode()).hexdigest()
 
@@ -350,10 +349,11 @@ def backfill(
     identity = embedder.identity
     report = BackfillReport(identity=identity)
     todo: list[tuple[str, str, str]] = []
-    for memory in store.missing_vectors(identity):
+    stored = store.vector_hashes(identity)
+    for memory in store.list_memories(status="active"):
         text = memories_text(memory)
         digest = text_hash(text)
-        if store.vector_hash(memory.id, identity) == digest:
+        if stored.get(memory.id) == digest:
             report.skipped += 1
         else:
             todo.append((memory.id, text, digest))

@@ -7,7 +7,7 @@ and returns plain values; it prints nothing.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from archmem.clock import Clock, format_time, system_clock
 from archmem.config import CONFIG_FILE, CONFIG_TEMPLATE, Config, load_config
-from archmem.errors import InvalidInputError, ModelNotFoundError
+from archmem.errors import ConfigError, InvalidInputError, ModelNotFoundError
 from archmem.model.loader import discover_model, load_model
 from archmem.model.ownership import Ownership, compute_ownership
 from archmem.model.types import ArchitectureModel
@@ -28,7 +28,10 @@ if TYPE_CHECKING:
     from archmem.memory.transfer import ImportReport
     from archmem.memory.types import Memory, Session
     from archmem.recall.elements import ElementIndex
-    from archmem.recall.engine import RecallResult, SemanticSearch
+    from archmem.embeddings import BackfillReport, Embedder
+    from archmem.memory.lifecycle import Embedding
+    from archmem.recall.engine import RecallResult
+    from archmem.recall.semantic import VectorIndex
     from archmem.store.base import Store
 
 GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*")
@@ -214,10 +217,42 @@ class Workspace:
     ) -> RememberResult:
         from archmem.memory.lifecycle import remember
 
-        return remember(
+        embedding, warnings = self._embedding_for(content, title, elements)
+        result = remember(
             self.memory_context, content, kind=kind, title=title, elements=elements, anchors=anchors,
-            supersedes=supersedes, author=author, session_id=session_id,
+            supersedes=supersedes, author=author, session_id=session_id, embedding=embedding,
         )
+        result.warnings = warnings + result.warnings
+        return result
+
+    def _embedding_for(
+        self, content: str, title: str | None, elements: Sequence[str]
+    ) -> tuple[Embedding | None, list[str]]:
+        """The new memory's vector, or a warning: a provider failure never fails a write.
+
+        Bad input is refused before anything is sent to the provider (a secret must
+        never leave the machine in an embedding request)."""
+        index = self.vector_index
+        if index is None:
+            return None, []
+        from archmem.embeddings import EmbeddingError, embedding_text, text_hash
+        from archmem.memory import links as linkrules
+        from archmem.memory.lifecycle import Embedding, resolve_elements
+        from archmem.memory.secrets import check_no_secret
+
+        content = linkrules.validate_content(content)
+        check_no_secret(content)
+        if title:
+            title = linkrules.validate_title(title)
+            check_no_secret(title)
+        model = self.model_or_empty
+        names = [model.get(e).name for e in resolve_elements(model, elements) if model.get(e) is not None]  # type: ignore[union-attr]
+        text = embedding_text(title, content, names)
+        try:
+            vector = index.embed(text)
+        except EmbeddingError as exc:
+            return None, [f"not embedded ({exc.message}); stored for words only, `archmem embed` adds the vector later"]
+        return Embedding(index=index, vector=vector, text_hash=text_hash(text)), []
 
     def get_memory(self, ref: str) -> Memory:
         from archmem.memory.lifecycle import resolve_memory
@@ -337,12 +372,52 @@ class Workspace:
             record_exposures(self.memory_context, session_id, result.memory_ids)
         return result
 
+    @cached_property
+    def embedder(self) -> Embedder | None:
+        """The configured embedding provider, or None (``provider = "none"``)."""
+        if self.config.embeddings.provider == "none":
+            return None
+        from archmem.embeddings import make_embedder
+
+        return make_embedder(self.config.embeddings, self.env)
+
+    @cached_property
+    def vector_index(self) -> VectorIndex | None:
+        if self.embedder is None:
+            return None
+        from archmem.recall.semantic import VectorIndex
+
+        return VectorIndex(self.store, self.embedder)
+
     @property
-    def semantic_search(self) -> SemanticSearch | None:
-        """Query-side embeddings, when a provider is configured (see embeddings issue)."""
-        return None
+    def semantic_search(self) -> VectorIndex | None:
+        return self.vector_index
 
     _semantic_warnings: tuple[str, ...] = ()
+
+    def memory_embedding_text(self, memory: Memory) -> str:
+        from archmem.embeddings import embedding_text
+
+        model = self.model_or_empty
+        names = [model.get(e).name if model.get(e) is not None else e for e in memory.elements]  # type: ignore[union-attr]
+        return embedding_text(memory.title, memory.content, names)
+
+    def embed_missing(
+        self, *, batch_size: int = 32, progress: Callable[[int, int], None] | None = None
+    ) -> BackfillReport:
+        """Embed every active memory whose vector for the configured model is missing
+        or stale (``archmem embed``)."""
+        from archmem.embeddings import backfill
+
+        if self.embedder is None:
+            raise ConfigError(
+                "no embedding provider is configured",
+                hint='set [embeddings] provider = "openai" or "ollama" (and model) in archmem.toml',
+            )
+        return backfill(
+            self.store, self.embedder, self.memory_embedding_text, now=format_time(self.clock()),
+            batch_size=batch_size, progress=progress,
+        )
 
     # ---- set-up ------------------------------------------------------------------
 

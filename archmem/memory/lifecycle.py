@@ -11,7 +11,7 @@ import hashlib
 import secrets as _random
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from archmem.clock import Clock, format_time
 from archmem.errors import ConflictError, InvalidInputError, UnknownNameError, closest
@@ -24,12 +24,26 @@ from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import Store
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from archmem.recall.semantic import VectorIndex
+
 DEDUP_CANDIDATES = 10
 """How many lexical neighbours a new memory is compared with for restatement."""
 DEDUP_QUERY_TERMS = 8
 """The rarest terms of the new content that find those neighbours: a restatement
 shares nearly every term, so it holds some of the rarest, and ranking only the
 memories that hold rare terms keeps the check cheap as the store grows."""
+
+
+@dataclass
+class Embedding:
+    """The vector of a memory about to be written, from the configured embedder."""
+
+    index: VectorIndex
+    vector: np.ndarray
+    text_hash: str
 
 
 @dataclass
@@ -219,8 +233,12 @@ def remember(
     supersedes: str | None = None,
     author: str | None = None,
     session_id: str | None = None,
+    embedding: Embedding | None = None,
 ) -> RememberResult:
-    """Store a memory, or confirm the one it restates; see DESIGN.md "Writing"."""
+    """Store a memory, or confirm the one it restates; see DESIGN.md "Writing".
+
+    With an ``embedding``, restatement is judged by cosine (DESIGN's 0.94 / 0.82) and
+    the vector is stored with the memory; without one, by the lexical rule."""
     content = linkrules.validate_content(content)
     kind = parse_kind(kind)
     title = linkrules.validate_title(title) if title is not None and title.strip() else None
@@ -265,7 +283,7 @@ def remember(
                 )
         similar: list[dict[str, Any]] = []
         if old is None:
-            duplicate, similar = _find_restatement(ctx.store, content, digest)
+            duplicate, similar = _find_restatement(ctx.store, content, digest, embedding)
             if duplicate is not None:
                 return _confirm_restatement(ctx, duplicate, element_ids, anchor_list, now, warnings)
 
@@ -294,6 +312,13 @@ def remember(
         )
         if old is not None:
             ctx.store.retarget_links(old.id, memory.id)
+        if embedding is not None:
+            from archmem.embeddings import vector_to_blob
+
+            ctx.store.put_vector(
+                memory.id, embedding.index.identity, vector_to_blob(embedding.vector),
+                int(embedding.vector.shape[0]), embedding.text_hash, format_time(now),
+            )
         resolved, pending = write_links(ctx, memory.id, content)
         if title:
             ctx.store.resolve_pending_links(linkrules.normalize_title(title), "memory", memory.id)
@@ -328,24 +353,48 @@ def neighbour_ids(store: Store, content: str, limit: int) -> list[str]:
 
 
 def _find_restatement(
-    store: Store, content: str, digest: str
+    store: Store, content: str, digest: str, embedding: Embedding | None = None
 ) -> tuple[Memory | None, list[dict[str, Any]]]:
     """The active memory this content restates (if any), and the near ones."""
     exact = store.find_by_content_hash(digest)
     if exact:
         return exact[0], []
+    if embedding is not None:
+        scores = embedding.index.scores_for_vector(embedding.vector)
+        if scores.top(1):
+            return _judge(store, scores.top(DEDUP_CANDIDATES), lexical=False, content=content)
     ids = neighbour_ids(store, content, DEDUP_CANDIDATES)
     if not ids:
         return None, []
     candidates = store.get_memories(ids)
+    pairs = [
+        (memory_id, textrules.token_set_similarity(content, candidates[memory_id].content))
+        for memory_id in ids
+        if memory_id in candidates
+    ]
+    return _judge(store, pairs, lexical=True, content=content, known=candidates)
+
+
+def _judge(
+    store: Store,
+    pairs: list[tuple[str, float]],
+    *,
+    lexical: bool,
+    content: str,
+    known: dict[str, Memory] | None = None,
+) -> tuple[Memory | None, list[dict[str, Any]]]:
+    """The best duplicate among scored neighbours, and the similar ones. A changed
+    number or negation is never a restatement, whatever the cosine says."""
+    candidates = known if known is not None else store.get_memories(memory_id for memory_id, _ in pairs)
     best: tuple[float, Memory] | None = None
     similar: list[dict[str, Any]] = []
-    for memory_id in ids:
+    for memory_id, score in pairs:
         candidate = candidates.get(memory_id)
-        if candidate is None:
+        if candidate is None or candidate.status != "active":
             continue
-        score = textrules.token_set_similarity(content, candidate.content)
-        verdict = textrules.classify_similarity(score, lexical=True)
+        verdict = textrules.classify_similarity(score, lexical=lexical)
+        if verdict == "duplicate" and not lexical and not textrules.same_facts(content, candidate.content):
+            verdict = "similar"
         if verdict == "duplicate" and (best is None or score > best[0]):
             best = (score, candidate)
         elif verdict == "similar":

@@ -204,6 +204,14 @@ def token_set_similarity(a: str, b: str) -> float:
     return score
 
 
+def same_facts(a: str, b: str) -> bool:
+    """Whether two texts state the same quantities (in order), numbers and negation.
+
+    Embeddings see "8KB" and "16KB" as near-identical; a restatement must not change
+    a fact, so the vector rule asks this too."""
+    return _normalized(a)[1] == _normalized(b)[1]
+
+
 def classify_similarity(score: float, *, lexical: bool) -> Similarity:
     """``duplicate`` above the duplicate threshold, ``similar`` from the similar one."""
     duplicate, similar = (LEXICAL_DUPLICATE, LEXICAL_SIMILAR) if lexical else (VECTOR_DUPLICATE, VECTOR_SIMILAR)

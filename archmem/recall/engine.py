@@ -15,12 +15,14 @@ from typing import Any
 
 from archmem.clock import format_time
 from archmem.config import RecallConfig
+from archmem.errors import ArchmemError
 from archmem.memory import text as textrules
 from archmem.memory.types import Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.recall.elements import ElementIndex, ElementMatch, relevant_elements
 from archmem.recall.score import Factors, idf, lexical_relevance, score_memory, semantic_relevance
+from archmem.recall.semantic import SemanticScores, VectorIndex
 from archmem.store.base import Store
 
 MAX_QUERY_TERMS = 64
@@ -34,17 +36,6 @@ def nothing_is_stale(memory: Memory) -> str | None:
     return None
 
 
-class SemanticSearch:
-    """The query side of embeddings: cosine of one query vector against a model's vectors.
-
-    ``scores(query)`` returns {memory id: cosine} or raises the provider's error.
-    """
-
-    def __init__(self, scores: Callable[[str], dict[str, float]], identity: str) -> None:
-        self.scores = scores
-        self.identity = identity
-
-
 @dataclass
 class RecallContext:
     store: Store
@@ -54,7 +45,7 @@ class RecallContext:
     ownership: Ownership | None = None
     element_index: ElementIndex | None = None
     staleness: Staleness = nothing_is_stale
-    semantic: SemanticSearch | None = None
+    semantic: VectorIndex | None = None
     warnings: list[str] = field(default_factory=list)
 
 
@@ -90,16 +81,22 @@ def recall(
         related_score=config.related_element_score,
     )
     lexical = _lexical(ctx.store, query, config.candidates)
-    semantic: dict[str, float] = {}
+    semantic: SemanticScores | None = None
     mode = "lexical"
     if ctx.semantic is not None and query.strip():
         try:
             semantic = ctx.semantic.scores(query)
-            mode = "hybrid"
-        except Exception as exc:  # a provider failure never fails a recall
-            warnings.append(f"semantic search unavailable ({exc}); ranked by words only")
+        except ArchmemError as exc:  # a provider failure never fails a recall
+            warnings.append(f"semantic search unavailable ({exc.message}); ranked by words only")
+        else:
+            if semantic.top(1):
+                mode = "hybrid"
+            else:
+                warnings.append(
+                    f"no memory has a vector of {ctx.semantic.identity} yet; ranked by words only (run: archmem embed)"
+                )
 
-    candidate_ids = set(lexical) | set(_top(semantic, config.candidates))
+    candidate_ids = set(lexical) | {memory_id for memory_id, _ in (semantic.top(config.candidates) if semantic else [])}
     for element_id, match in matches.items():
         if config.element_weight * match.score >= config.min_relevance:
             candidate_ids.update(m.id for m in ctx.store.list_memories(element=element_id))
@@ -110,7 +107,7 @@ def recall(
         if memory.status != "active":
             continue
         element_score = max((matches[e].score for e in memory.elements if e in matches), default=0.0)
-        cosine = semantic.get(memory.id)
+        cosine = semantic.get(memory.id) if semantic is not None else None
         reason = ctx.staleness(memory)
         factors = score_memory(
             lexical=lexical.get(memory.id, 0.0),
@@ -152,10 +149,6 @@ def _lexical(store: Store, query: str, limit: int) -> dict[str, float]:
         memory_id: lexical_relevance(bm25, idfs)
         for memory_id, bm25 in store.lexical_search(match, limit=limit)
     }
-
-
-def _top(scores: dict[str, float], k: int) -> list[str]:
-    return [memory_id for memory_id, _ in sorted(scores.items(), key=lambda item: -item[1])[:k]]
 
 
 def _memory_result(
@@ -220,4 +213,4 @@ def _neighbours(
     return found
 
 
-__all__ = ["ElementMatch", "RecallContext", "RecallResult", "SemanticSearch", "Staleness", "nothing_is_stale", "recall"]
+__all__ = ["ElementMatch", "RecallContext", "RecallResult", "Staleness", "nothing_is_stale", "recall"]

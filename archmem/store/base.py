@@ -98,8 +98,11 @@ class Store(Protocol):
     def vectors(self, model: str, *, status: str | None = "active") -> list[tuple[str, bytes, int]]:
         """Vectors of one embedding model only."""
 
-    def missing_vectors(self, model: str) -> list[Memory]:
-        """Active memories with no up-to-date vector for a model."""
+    def vector_hashes(self, model: str) -> dict[str, str]:
+        """{memory id: hash of the embedded text} for one model."""
+
+    def vector_version(self, model: str) -> tuple[int, int, str]:
+        """A value that changes whenever a vector of this model changes."""
 
     # sessions
     def insert_session(self, session: Session) -> None:

@@ -414,13 +414,18 @@ class SQLiteStore:
             params.append(status)
         return [(r[0], r[1], int(r[2])) for r in self._execute(sql + " ORDER BY m.seq", params).fetchall()]
 
-    def missing_vectors(self, model: str) -> list[Memory]:
-        rows = self._execute(
-            _SELECT_MEMORY + " WHERE m.status = 'active' AND NOT EXISTS (SELECT 1 FROM embeddings e "
-            "WHERE e.memory_id = m.id AND e.model = ? AND e.content_hash = m.content_hash) ORDER BY m.seq",
+    def vector_hashes(self, model: str) -> dict[str, str]:
+        """{memory id: hash of the text its vector was made from} for one model."""
+        rows = self._execute("SELECT memory_id, content_hash FROM embeddings WHERE model = ?", (model,)).fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def vector_version(self, model: str) -> tuple[int, int, str]:
+        """Changes whenever a vector of this model is added or replaced (for caches)."""
+        row = self._execute(
+            "SELECT COUNT(*), COALESCE(MAX(rowid), 0), COALESCE(MAX(created_at), '') FROM embeddings WHERE model = ?",
             (model,),
-        ).fetchall()
-        return [_memory(row) for row in rows]
+        ).fetchone()
+        return int(row[0]), int(row[1]), str(row[2])
 
     # ---- sessions, exposures, citations -------------------------------------------
 

@@ -120,11 +120,17 @@ class SemanticModel:
         if word in self.concept_of:
             return self.concept_of[word]
         for suffix, replacement in (("ies", "y"), ("es", ""), ("s", ""), ("ing", ""), ("ed", ""), ("ing", "e"),
-                                    ("ed", "e")):
+                                    ("ed", "e"), ("ly", "")):
             if word.endswith(suffix) and len(word) - len(suffix) >= 2:
                 stem = word[: -len(suffix)] + replacement
+                if len(stem) > 3 and stem[-1] == stem[-2] and suffix in ("ing", "ed"):
+                    stem = stem[:-1]  # dropped -> drop, running -> run
                 if stem in self.concept_of:
                     return self.concept_of[stem]
+        for suffix in ("ing", "ed"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+                stem = word[: -len(suffix)]
+                return stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] else stem
         if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
             return word[:-1]
         return word
