@@ -107,6 +107,14 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
             }
 
+            drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
+                driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words." {
+                    properties {
+                        "archmem.paths" "archmem/drift/**"
+                    }
+                }
+            }
+
             adapters = container "Adapters" "The outside world: the repository on disk and its git history." "Python, git" {
                 repo = component "Repository" "Files in the working tree and their sizes." {
                     properties {

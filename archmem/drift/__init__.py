@@ -1,0 +1,1 @@
+"""Drift: when the code under an element moved, and which memories to verify."""

@@ -1,0 +1,79 @@
+"""History and drift as values: commits with their file changes, and drift stamps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+ChangeStatus = Literal["A", "D", "M", "R"]
+"""Added, deleted, modified, renamed (``old_path`` → ``path``)."""
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file in one commit: lines added and deleted (whitespace-only changes
+    ignored), and what happened to the file. Binary files count 0 lines."""
+
+    path: str
+    added: int
+    deleted: int
+    status: ChangeStatus = "M"
+    old_path: str | None = None
+
+    @property
+    def churn(self) -> int:
+        return self.added + self.deleted
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A commit of the first-parent history, oldest to newest in a scan.
+
+    ``time`` is the committer time (UTC): it says when the change reached the branch.
+    """
+
+    sha: str
+    time: datetime
+    author: str
+    parents: tuple[str, ...] = ()
+    changes: tuple[FileChange, ...] = ()
+
+
+@dataclass(frozen=True)
+class DriftStamp:
+    """The commit at which the change to an element's code, counted from ``since``,
+    crossed the threshold; with the change counted up to that commit."""
+
+    element: str
+    commit: str
+    time: datetime
+    lines: int
+    files: int
+    commits: int
+    file_events: int
+    since: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ElementSize:
+    files: int
+    lines: int
+
+
+@dataclass
+class Thresholds:
+    """DESIGN.md: churn ≥ max(min_lines, churn_ratio × lines), or file events ≥
+    max(min_file_events, file_event_ratio × files)."""
+
+    min_lines: int = 20
+    churn_ratio: float = 0.25
+    min_file_events: int = 1
+    file_event_ratio: float = 0.2
+    ignore: list[str] = field(default_factory=list)
+
+    def churn_limit(self, size: ElementSize) -> float:
+        return max(self.min_lines, self.churn_ratio * size.lines)
+
+    def events_limit(self, size: ElementSize) -> float:
+        return max(self.min_file_events, self.file_event_ratio * size.files)

@@ -1,0 +1,437 @@
+"""Recall quality on the labelled shop set: nDCG@5, recall@5, precision@5, empty answers.
+
+    python bench/recall_quality.py                      # every variant that can run
+    python bench/recall_quality.py --variant baseline   # one (repeatable)
+    python bench/recall_quality.py --weights w.toml     # archmem variants with [recall] overrides
+    python bench/recall_quality.py --per-task           # also one line per task and variant
+
+The data is ``bench/recall_data/``: ``memories.jsonl`` (an ``archmem export`` of 163
+memories on ``examples/shop``, superseded and archived ones included) and ``tasks.json``
+(tasks with graded relevance: 2 must-see, 1 useful; ``must_not`` ids that must never come
+back; ``no_answer`` tasks whose right answer is nothing).
+
+Variants:
+
+- ``baseline``: plain BM25 (SQLite FTS5, ``unicode61``) over the content of the active
+  memories alone, the query's words OR-ed, top 5, no threshold, no element hints;
+- ``lexical``: ``Workspace.recall`` with ``provider = "none"``;
+- ``hybrid``: ``Workspace.recall`` against the fake semantic model of
+  ``archmem.testing.embedding_server`` on loopback, after ``embed_missing()``.
+
+Metrics use the top 5 results whose ``via`` is null (link neighbours are extra):
+
+- nDCG@5, gain 2^grade - 1, over answerable tasks;
+- recall@5: share of the graded memories (grade 1 or 2) among the top 5; must@5 the same
+  for grade 2 only;
+- precision@5: share of the *shown* results that are graded (an empty answer to an
+  answerable task counts 0), so a short, right answer is not punished;
+- empty-answer rate: share of ``no_answer`` tasks answered with nothing (higher is better);
+  false-empty rate: share of answerable tasks answered with nothing (lower is better);
+- must_not violations: share of tasks with ``must_not`` ids where one came back at all
+  (link neighbours included).
+
+The repository is a copy of ``examples/shop`` in a temporary folder, committed once with
+a fixed date, the clock is frozen at 2026-11-01T00:00:00Z, and the results are written to
+``bench/recall_data/last_results.json`` (no timings in it, so two runs write the same file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "bench" / "recall_data"
+EXAMPLE = ROOT / "examples" / "shop"
+NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+COMMIT_DATE = "2026-01-01T00:00:00+00:00"
+K = 5
+VARIANTS = ("baseline", "lexical", "hybrid")
+MEMORY_KINDS = ("pitfall", "convention", "note", "session_outcome")
+
+BASELINE_STOP_WORDS = frozenset(
+    """a about an and are as at be by can do does for from how i if in into is it its of on or
+    that the their them then there these they this to was we what when where which who why will
+    with you your""".split()
+)
+"""English function words dropped from the baseline's query; every other word is OR-ed."""
+
+
+# ---- data ---------------------------------------------------------------------------
+
+
+def load_memories(path: Path = DATA / "memories.jsonl") -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_tasks(path: Path = DATA / "tasks.json") -> list[dict[str, Any]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data["tasks"] if isinstance(data, dict) else data
+
+
+# ---- metrics ------------------------------------------------------------------------
+
+
+def dcg(grades: list[int]) -> float:
+    return sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(grades[:K]))
+
+
+def score_task(task: dict[str, Any], returned: list[str], extra: list[str]) -> dict[str, Any]:
+    """Metrics of one answer: ``returned`` are the ranked ids (via null), ``extra`` the link
+    neighbours shown with them."""
+    relevant: dict[str, int] = task["relevant"]
+    top = returned[:K]
+    hits = [m for m in top if relevant.get(m, 0) > 0]
+    row: dict[str, Any] = {
+        "returned": top,
+        "via": extra,
+        "grades": [relevant.get(m, 0) for m in top],
+        "empty": not top,
+        "must_not_hit": sorted(set(task.get("must_not", [])) & set(top + extra)),
+    }
+    if relevant:
+        ideal = dcg(sorted(relevant.values(), reverse=True))
+        must = [m for m, g in relevant.items() if g == 2]
+        row["ndcg"] = dcg(row["grades"]) / ideal if ideal else 0.0
+        row["recall"] = len(hits) / len(relevant)
+        row["must"] = sum(1 for m in must if m in top) / len(must) if must else None
+        row["precision"] = len(hits) / len(top) if top else 0.0
+        row["missed"] = [m for m in sorted(relevant, key=lambda m: -relevant[m]) if m not in top]
+    return row
+
+
+def mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def summarize(tasks: list[dict[str, Any]], rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    answerable = [t for t in tasks if t["relevant"]]
+    no_answer = [t for t in tasks if not t["relevant"]]
+    guarded = [t for t in tasks if t.get("must_not")]
+
+    def avg(key: str, subset: list[dict[str, Any]]) -> float | None:
+        return mean([rows[t["id"]][key] for t in subset if rows[t["id"]].get(key) is not None])
+
+    categories: dict[str, Any] = {}
+    for category in sorted({t["category"] for t in tasks}):
+        subset = [t for t in tasks if t["category"] == category]
+        answered = [t for t in subset if t["relevant"]]
+        categories[category] = {
+            "tasks": len(subset),
+            "ndcg@5": avg("ndcg", answered),
+            "empty_rate": mean([1.0 if rows[t["id"]]["empty"] else 0.0 for t in subset]),
+        }
+    return {
+        "ndcg@5": avg("ndcg", answerable),
+        "recall@5": avg("recall", answerable),
+        "must@5": avg("must", answerable),
+        "precision@5": avg("precision", answerable),
+        "empty_answer_rate": mean([1.0 if rows[t["id"]]["empty"] else 0.0 for t in no_answer]),
+        "false_empty_rate": mean([1.0 if rows[t["id"]]["empty"] else 0.0 for t in answerable]),
+        "must_not_violations": mean([1.0 if rows[t["id"]]["must_not_hit"] else 0.0 for t in guarded]),
+        "mean_results_no_answer": mean([float(len(rows[t["id"]]["returned"])) for t in no_answer]),
+        "categories": categories,
+    }
+
+
+# ---- the repository -----------------------------------------------------------------
+
+
+@contextmanager
+def shop_repo(config: str) -> Iterator[Path]:
+    """A fresh copy of examples/shop in a temporary folder with ``config`` as its
+    archmem.toml, committed once (fixed date) when git is available."""
+    with tempfile.TemporaryDirectory(prefix="archmem-recall-bench-") as tmp:
+        root = Path(tmp) / "shop"
+        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".archmem", "archmem.toml", ".git"))
+        (root / "archmem.toml").write_text(config, encoding="utf-8")
+        _git_commit(root)
+        yield root
+
+
+def _git_commit(root: Path) -> None:
+    if shutil.which("git") is None:
+        return
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+        "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE,
+    }
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "shop example"]):
+        subprocess.run(
+            ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
+            cwd=root, env=env, check=True, capture_output=True,
+        )
+
+
+def recall_config_toml(weights: dict[str, Any] | None, embeddings: dict[str, str] | None = None) -> str:
+    lines = ['model = "workspace.dsl"', "", "[embeddings]"]
+    for key, value in (embeddings or {"provider": "none"}).items():
+        lines.append(f"{key} = {json.dumps(value)}")
+    if weights:
+        lines += ["", "[recall]"] + [f"{key} = {_toml_value(value)}" for key, value in weights.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value)
+
+
+def load_weights(path: Path) -> dict[str, Any]:
+    """``[recall]`` overrides from a TOML file (a ``[recall]`` table or top-level keys) or
+    a JSON object."""
+    text = path.read_text(encoding="utf-8")
+    data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    return dict(data.get("recall", data))
+
+
+# ---- variants -----------------------------------------------------------------------
+
+
+class Skipped(Exception):
+    """A variant that cannot run yet; the message says why."""
+
+
+@dataclass
+class VariantRun:
+    name: str
+    status: str = "ok"  # ok | skipped | error
+    reason: str | None = None
+    mode: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def baseline_search(memories: list[dict[str, Any]]) -> Callable[[dict[str, Any]], list[str]]:
+    """Plain BM25 over content alone (FTS5 ``unicode61``), active memories only."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE docs USING fts5(id UNINDEXED, content, tokenize = 'unicode61')")
+    db.executemany(
+        "INSERT INTO docs (id, content) VALUES (?, ?)",
+        [(m["id"], m["content"]) for m in memories if (m.get("status") or "active") == "active"],
+    )
+
+    def search(task: dict[str, Any]) -> list[str]:
+        words = dict.fromkeys(w for w in re.findall(r"[^\W_]+", task["query"].lower()) if w not in BASELINE_STOP_WORDS)
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = db.execute(
+            "SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs), id LIMIT ?", (match, K)
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    return search
+
+
+def run_baseline(memories: list[dict[str, Any]], tasks: list[dict[str, Any]]) -> VariantRun:
+    run = VariantRun("baseline", mode="fts5-bm25-content")
+    search = baseline_search(memories)
+    started = time.perf_counter()
+    for task in tasks:
+        run.rows[task["id"]] = score_task(task, search(task), [])
+    run.seconds = time.perf_counter() - started
+    return run
+
+
+def _workspace_class() -> Any:
+    from archmem.workspace import Workspace
+
+    if not hasattr(Workspace, "recall"):
+        raise Skipped("Workspace.recall does not exist yet")
+    return Workspace
+
+
+def _run_archmem(run: VariantRun, root: Path, lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
+                 *, embed: bool = False) -> VariantRun:
+    Workspace = _workspace_class()
+    with Workspace.open(root, clock=lambda: NOW, env={}) as ws:
+        ws.import_memories(lines, source="memories.jsonl")
+        if embed:
+            if not hasattr(ws, "embed_missing"):
+                raise Skipped("Workspace.embed_missing does not exist yet (no way to backfill vectors)")
+            ws.embed_missing()
+        started = time.perf_counter()
+        modes: set[str] = set()
+        for task in tasks:
+            result = ws.recall(
+                task["query"], elements=task.get("elements", []), changed_files=task.get("changed_files", []),
+                limit=K,
+            ).to_dict()
+            modes.add(result["mode"])
+            for warning in result.get("warnings", []):
+                if warning not in run.warnings:
+                    run.warnings.append(warning)
+            ranked = [r["id"] for r in result["results"] if r.get("via") is None and r["id"] in memory_ids]
+            extra = [r["id"] for r in result["results"] if r.get("via") is not None]
+            run.rows[task["id"]] = score_task(task, ranked, extra)
+        run.seconds = time.perf_counter() - started
+    run.mode = "+".join(sorted(modes))
+    if embed and modes != {"hybrid"}:
+        run.status = "degraded"
+        run.reason = f"hybrid requested but recall answered in mode {run.mode!r}: semantic search is not wired in yet"
+    return run
+
+
+def run_lexical(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
+                weights: dict[str, Any] | None) -> VariantRun:
+    run = VariantRun("lexical" + ("+weights" if weights else ""))
+    with shop_repo(recall_config_toml(weights)) as root:
+        return _run_archmem(run, root, lines, tasks, memory_ids)
+
+
+def run_hybrid(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
+               weights: dict[str, Any] | None) -> VariantRun:
+    run = VariantRun("hybrid" + ("+weights" if weights else ""))
+    _workspace_class()
+    try:
+        from archmem.testing.embedding_server import EmbeddingServer
+    except ImportError as exc:
+        raise Skipped(f"archmem.testing.embedding_server is not available ({exc})") from None
+    with EmbeddingServer(dims=384) as server:
+        embeddings = {"provider": "openai", "model": "fake", "base_url": server.openai_base_url}
+        with shop_repo(recall_config_toml(weights, embeddings)) as root:
+            return _run_archmem(run, root, lines, tasks, memory_ids, embed=True)
+
+
+# ---- output -------------------------------------------------------------------------
+
+
+def _fmt(value: float | None, width: int = 6) -> str:
+    return f"{value:>{width}.3f}" if value is not None else f"{'—':>{width}}"
+
+
+def print_report(runs: list[VariantRun], summaries: dict[str, dict[str, Any]], tasks: list[dict[str, Any]],
+                 per_task: bool) -> None:
+    answerable = sum(1 for t in tasks if t["relevant"])
+    print(f"recall quality: {len(tasks)} tasks ({answerable} answerable, {len(tasks) - answerable} no_answer), "
+          f"top {K}, clock {NOW:%Y-%m-%dT%H:%M:%SZ}")
+    for run in runs:
+        if run.status in ("skipped", "error"):
+            print(f"  {run.name}: {run.status.upper()} — {run.reason}")
+        elif run.status == "degraded":
+            print(f"  {run.name}: DEGRADED — {run.reason}")
+    done = [r for r in runs if r.name in summaries]
+    if not done:
+        return
+    print()
+    header = f"{'variant':<18}{'nDCG@5':>8}{'R@5':>8}{'must@5':>8}{'P@5':>8}{'empty':>8}{'f-empty':>8}{'mustnot':>8}{'s':>7}"
+    print(header)
+    print("-" * len(header))
+    for run in done:
+        s = summaries[run.name]
+        print(f"{run.name:<18}{_fmt(s['ndcg@5'], 8)}{_fmt(s['recall@5'], 8)}{_fmt(s['must@5'], 8)}"
+              f"{_fmt(s['precision@5'], 8)}{_fmt(s['empty_answer_rate'], 8)}{_fmt(s['false_empty_rate'], 8)}"
+              f"{_fmt(s['must_not_violations'], 8)}{run.seconds:>7.2f}")
+    print("  empty = share of no_answer tasks answered with nothing (higher is better); f-empty = share of")
+    print("  answerable tasks answered with nothing; mustnot = share of guarded tasks that showed a must_not id;")
+    print("  P@5 = share of the shown results that are graded.")
+    print()
+    categories = sorted({t["category"] for t in tasks})
+    print(f"{'nDCG@5 by category':<26}" + "".join(f"{r.name:>16}" for r in done))
+    for category in categories:
+        n = sum(1 for t in tasks if t["category"] == category)
+        cells = []
+        for run in done:
+            c = summaries[run.name]["categories"][category]
+            cells.append(f"{'empty ' + format(c['empty_rate'], '.3f'):>16}" if category == "no_answer"
+                         else f"{_fmt(c['ndcg@5'], 16)}")
+        print(f"{category + f' ({n})':<26}" + "".join(cells))
+    if per_task:
+        print()
+        for task in tasks:
+            print(f"{task['id']} [{task['category']}] {task['query']!r}")
+            for run in done:
+                row = run.rows[task["id"]]
+                shown = " ".join(f"{m}({g})" for m, g in zip(row["returned"], row["grades"])) or "∅"
+                flag = f" MUST_NOT {row['must_not_hit']}" if row["must_not_hit"] else ""
+                ndcg = f"nDCG {row['ndcg']:.2f}" if "ndcg" in row else "no_answer"
+                print(f"   {run.name:<16}{ndcg:<11}{shown}{flag}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", action="append", choices=VARIANTS,
+                        help="run only this variant (repeatable); default: all")
+    parser.add_argument("--weights", type=Path,
+                        help="TOML ([recall] table or top-level keys) or JSON overrides of the recall settings, "
+                             "applied to the archmem variants")
+    parser.add_argument("--per-task", action="store_true", help="print every task's top 5 per variant")
+    parser.add_argument("--output", type=Path, default=DATA / "last_results.json",
+                        help="where to write the results (default: %(default)s)")
+    args = parser.parse_args(argv)
+
+    memories, tasks = load_memories(), load_tasks()
+    lines = [json.dumps(m, ensure_ascii=False) for m in memories]
+    memory_ids = {m["id"] for m in memories}
+    weights = load_weights(args.weights) if args.weights else None
+    chosen = args.variant or list(VARIANTS)
+
+    runs: list[VariantRun] = []
+    for name in VARIANTS:
+        if name not in chosen:
+            continue
+        try:
+            if name == "baseline":
+                run = run_baseline(memories, tasks)
+            elif name == "lexical":
+                run = run_lexical(lines, tasks, memory_ids, weights)
+            else:
+                run = run_hybrid(lines, tasks, memory_ids, weights)
+        except Skipped as exc:
+            run = VariantRun(name, status="skipped", reason=str(exc))
+        except Exception as exc:  # a variant under construction must not hide the others
+            run = VariantRun(name, status="error", reason=f"{type(exc).__name__}: {exc}")
+        runs.append(run)
+
+    summaries = {r.name: summarize(tasks, r.rows) for r in runs if r.status in ("ok", "degraded")}
+    print_report(runs, summaries, tasks, args.per_task)
+
+    out = {
+        "now": f"{NOW:%Y-%m-%dT%H:%M:%SZ}",
+        "k": K,
+        "dataset": {"memories": len(memories), "tasks": len(tasks)},
+        "weights": weights,
+        "variants": {
+            run.name: {
+                "status": run.status,
+                "reason": run.reason,
+                "mode": run.mode,
+                "warnings": run.warnings,
+                "summary": summaries.get(run.name),
+                "tasks": run.rows,
+            }
+            for run in runs
+        },
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
+    return 1 if any(r.status == "error" for r in runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
