@@ -65,6 +65,8 @@ class RecallConfig(_Section):
     """
 
     lexical_weight: float = Field(default=0.45, ge=0, le=1)
+    lexical_exponent: float = Field(default=1.0, gt=0, le=1)
+    """Lexical relevance is (BM25 / ceiling) ** exponent: below 1 softens long tasks."""
     semantic_weight: float = Field(default=0.55, ge=0, le=1)
     semantic_floor: float = Field(default=0.2, ge=0, lt=1)
     """Cosine at or below this counts as unrelated (embedding models rarely go to 0)."""

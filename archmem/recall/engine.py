@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from archmem.clock import format_time
 from archmem.config import RecallConfig
@@ -22,8 +22,10 @@ from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.recall.elements import ElementIndex, ElementMatch, relevant_elements
 from archmem.recall.score import Factors, idf, lexical_relevance, score_memory, semantic_relevance
-from archmem.recall.semantic import SemanticScores, VectorIndex
 from archmem.store.base import Store
+
+if TYPE_CHECKING:
+    from archmem.recall.semantic import SemanticScores, VectorIndex
 
 MAX_QUERY_TERMS = 64
 
@@ -80,7 +82,7 @@ def recall(
         ctx.model, index, ctx.ownership, query=query, hints=elements, changed_files=changed_files,
         related_score=config.related_element_score,
     )
-    lexical = _lexical(ctx.store, query, config.candidates)
+    lexical = _lexical(ctx.store, query, config.candidates, config.lexical_exponent)
     semantic: SemanticScores | None = None
     mode = "lexical"
     if ctx.semantic is not None and query.strip():
@@ -99,7 +101,8 @@ def recall(
     candidate_ids = set(lexical) | {memory_id for memory_id, _ in (semantic.top(config.candidates) if semantic else [])}
     for element_id, match in matches.items():
         if config.element_weight * match.score >= config.min_relevance:
-            candidate_ids.update(m.id for m in ctx.store.list_memories(element=element_id))
+            # an element's memories tie on relevance; its most recently confirmed come first
+            candidate_ids.update(ctx.store.element_memory_ids(element_id, limit=config.candidates))
     memories = ctx.store.get_memories(candidate_ids)
 
     scored: list[tuple[Factors, Memory, str | None]] = []
@@ -131,7 +134,7 @@ def recall(
     return RecallResult(mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings)
 
 
-def _lexical(store: Store, query: str, limit: int) -> dict[str, float]:
+def _lexical(store: Store, query: str, limit: int, exponent: float = 1.0) -> dict[str, float]:
     """{memory id: lexical relevance in [0, 1]} for the query's best BM25 matches."""
     terms = textrules.query_tokens(query)[:MAX_QUERY_TERMS]
     if not terms:
@@ -146,7 +149,7 @@ def _lexical(store: Store, query: str, limit: int) -> dict[str, float]:
         return {}
     match = " OR ".join(f'"{term}"' for term in present)
     return {
-        memory_id: lexical_relevance(bm25, idfs)
+        memory_id: lexical_relevance(bm25, idfs, exponent)
         for memory_id, bm25 in store.lexical_search(match, limit=limit)
     }
 

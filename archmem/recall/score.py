@@ -27,7 +27,7 @@ def idf(document_count: int, total: int) -> float:
     return value if value > 0 else 1e-6
 
 
-def lexical_relevance(bm25: float, query_idfs: list[float]) -> float:
+def lexical_relevance(bm25: float, query_idfs: list[float], exponent: float = 1.0) -> float:
     """BM25 divided by its ceiling for this query, in [0, 1].
 
     The ceiling counts every query term, including those no memory holds, so a query
@@ -36,7 +36,7 @@ def lexical_relevance(bm25: float, query_idfs: list[float]) -> float:
     ceiling = sum(query_idfs) * (BM25_K1 + 1)
     if ceiling <= 0 or bm25 <= 0:
         return 0.0
-    return min(1.0, bm25 / ceiling)
+    return min(1.0, bm25 / ceiling) ** exponent
 
 
 def semantic_relevance(cosine: float, floor: float) -> float:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from archmem.store.base import Store
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from archmem.embeddings import Embedder
 
 
@@ -30,6 +30,8 @@ class SemanticScores:
         return float(self._cosines[row]) if row is not None else None
 
     def top(self, k: int) -> list[tuple[str, float]]:
+        import numpy as np
+
         if not self._ids or k <= 0:
             return []
         k = min(k, len(self._ids))
@@ -46,13 +48,15 @@ class VectorIndex:
         self.embedder = embedder
         self._version: tuple[int, int, str] | None = None
         self._ids: list[str] = []
-        self._matrix = np.zeros((0, 0), dtype=np.float32)
+        self._matrix: np.ndarray | None = None
 
     @property
     def identity(self) -> str:
         return self.embedder.identity
 
     def matrix(self) -> tuple[list[str], np.ndarray]:
+        import numpy as np
+
         identity = self.identity
         version = self.store.vector_version(identity)
         if version != self._version:
@@ -64,12 +68,15 @@ class VectorIndex:
             else:
                 self._matrix = np.zeros((0, 0), dtype=np.float32)
             self._version = version
+        assert self._matrix is not None
         return self._ids, self._matrix
 
     def embed(self, text: str) -> np.ndarray:
         return self.embedder.embed([text])[0]
 
     def scores_for_vector(self, vector: np.ndarray) -> SemanticScores:
+        import numpy as np
+
         ids, matrix = self.matrix()
         if not ids:
             return SemanticScores([], np.zeros(0, dtype=np.float32))

@@ -58,6 +58,9 @@ class Store(Protocol):
     ) -> list[Memory]:
         """Memories in the order they were written."""
 
+    def element_memory_ids(self, element_id: str, *, limit: int) -> list[str]:
+        """Active memories of one element, the most recently confirmed first."""
+
     def count_memories(self, status: str | None = "active") -> int:
         """How many memories (of a status)."""
 

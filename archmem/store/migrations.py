@@ -220,3 +220,35 @@ def migrate(db: sqlite3.Connection, path: str, *, now: str) -> list[int]:
             raise
         applied.append(number)
     return applied
+
+
+@migration(3, "git history cache: first-parent commits and their file changes")
+def _m003_history(db: sqlite3.Connection) -> None:
+    # Written by archmem.store.commits.CommitCache; seq orders commits oldest → newest.
+    run_script(
+        db,
+        """
+        CREATE TABLE history_commits (
+            seq INTEGER PRIMARY KEY,
+            sha TEXT NOT NULL UNIQUE,
+            time INTEGER NOT NULL,
+            author TEXT NOT NULL,
+            parents TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE history_changes (
+            commit_seq INTEGER NOT NULL REFERENCES history_commits(seq) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            added INTEGER NOT NULL,
+            deleted INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('A', 'D', 'M', 'R')),
+            old_path TEXT,
+            PRIMARY KEY (commit_seq, position)
+        ) WITHOUT ROWID;
+        CREATE INDEX history_changes_path ON history_changes(path);
+        CREATE TABLE history_meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        """
+    )

@@ -287,6 +287,16 @@ class SQLiteStore:
             sql += f" LIMIT {int(limit)}"
         return [_memory(row) for row in self._execute(sql, params).fetchall()]
 
+    def element_memory_ids(self, element_id: str, *, limit: int) -> list[str]:
+        """Active memories of one element, the most recently confirmed first."""
+        rows = self._execute(
+            "SELECT m.id FROM memory_elements e JOIN memories m ON m.id = e.memory_id "
+            "WHERE e.element_id = ? AND m.status = 'active' "
+            "ORDER BY COALESCE(m.confirmed_at, m.created_at) DESC, m.citations DESC LIMIT ?",
+            (element_id, limit),
+        ).fetchall()
+        return [row[0] for row in rows]
+
     def count_memories(self, status: str | None = "active") -> int:
         if status is None:
             return int(self._execute("SELECT COUNT(*) FROM memories").fetchone()[0])

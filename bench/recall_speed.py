@@ -1,0 +1,130 @@
+"""Recall speed at 1k / 10k / 100k memories.
+
+    python bench/recall_speed.py [--sizes 1000,10000,100000] [--queries 50]
+
+For each size: p50/p95 of Workspace.recall warm (lexical; hybrid with 384-d vectors
+from the loopback embedding server), the `archmem recall` command cold (a new process
+each time), and the ratio to a bare FTS5 `MATCH … ORDER BY bm25` query on the same
+data (what a naive store would run), all measured in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _corpus import memory_text, texts  # noqa: E402
+
+from archmem.embeddings import embedding_text, text_hash, vector_to_blob  # noqa: E402
+from archmem.memory import text as textrules  # noqa: E402
+from archmem.memory.lifecycle import content_hash  # noqa: E402
+from archmem.memory.types import Memory  # noqa: E402
+from archmem.store import open_store  # noqa: E402
+from archmem.testing.embedding_server import EmbeddingServer  # noqa: E402
+from archmem.testing.semantic_model import SemanticModel  # noqa: E402
+from archmem.workspace import Workspace  # noqa: E402
+
+NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "shop"
+ELEMENTS = ["shop.storefront", "shop.gateway", "shop.gateway.router", "shop.gateway.auth", "shop.orders.checkout",
+            "shop.orders.pricing", "shop.payments", "shop.database"]
+DIMS = 384
+
+
+def build(root: Path, size: int, identity: str) -> None:
+    shutil.copytree(EXAMPLE, root)
+    rng = random.Random(size)
+    model = SemanticModel(DIMS)
+    corpus = texts(size, seed=11)
+    store = open_store(root / ".archmem" / "archmem.db")
+    batch = 2000
+    for start in range(0, size, batch):
+        chunk = corpus[start : start + batch]
+        vectors = model.embed([embedding_text(None, text, []) for text in chunk])
+        with store.transaction():
+            for offset, (text, vector) in enumerate(zip(chunk, vectors, strict=True)):
+                i = start + offset
+                memory = Memory(id=f"m-{i:07d}", kind=rng.choice(["pitfall", "convention", "note"]), content=text,
+                                created_at=NOW, elements=[rng.choice(ELEMENTS)])
+                store.insert_memory(memory, title_key=None, content_hash=content_hash(text), search_title="",
+                                    search_body=textrules.search_text(text))
+                store.put_vector(memory.id, identity, vector_to_blob(vector), DIMS,
+                                 text_hash(embedding_text(None, text, [])), "2026-11-01T00:00:00.000000Z")
+    store.close()
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered) * 1000, ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))] * 1000
+
+
+def time_calls(function, queries: list[str]) -> tuple[float, float]:
+    function(queries[0])  # warm caches
+    samples = []
+    for query in queries:
+        start = time.perf_counter()
+        function(query)
+        samples.append(time.perf_counter() - start)
+    return percentiles(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--cold-runs", type=int, default=10)
+    args = parser.parse_args()
+    rng = random.Random(5)
+    queries = [memory_text(rng, 10**7 + i).rsplit("(", 1)[0] for i in range(args.queries)]
+    archmem = shutil.which("archmem") or "archmem"
+    with EmbeddingServer(dims=DIMS) as server, tempfile.TemporaryDirectory() as tmp:
+        identity = f"openai:fake:{DIMS}"
+        print(f"{'memories':>9} {'FTS5 p50':>9} {'lexical p50/p95':>16} {'x FTS5':>7} {'hybrid p50/p95':>15} "
+              f"{'cold cmd p50':>13}")
+        for size in [int(s) for s in args.sizes.split(",")]:
+            root = Path(tmp) / f"shop-{size}"
+            start = time.perf_counter()
+            build(root, size, identity)
+            built = time.perf_counter() - start
+            db = sqlite3.connect(root / ".archmem" / "archmem.db")
+            fts = time_calls(
+                lambda q: db.execute(
+                    "SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts) LIMIT 5",
+                    (textrules.fts5_query(q),),
+                ).fetchall(),
+                queries,
+            )
+            db.close()
+            with Workspace.open(root, env={}, clock=lambda: NOW) as ws:
+                lexical = time_calls(lambda q: ws.recall(q), queries)
+            env = {"ARCHMEM_EMBEDDINGS_PROVIDER": "openai", "ARCHMEM_EMBEDDINGS_MODEL": "fake",
+                   "ARCHMEM_EMBEDDINGS_BASE_URL": server.openai_base_url, "ARCHMEM_EMBEDDINGS_DIMENSIONS": str(DIMS)}
+            with Workspace.open(root, env=env, clock=lambda: NOW) as ws:
+                probe = ws.recall(queries[0])
+                assert probe.mode == "hybrid", probe.warnings
+                hybrid = time_calls(lambda q: ws.recall(q), queries)
+            cold = []
+            for query in queries[: args.cold_runs]:
+                start = time.perf_counter()
+                subprocess.run([archmem, "recall", query, "--repo", str(root), "--json"], check=True,
+                               capture_output=True)
+                cold.append(time.perf_counter() - start)
+            cold_p50 = statistics.median(cold) * 1000
+            print(f"{size:>9,} {fts[0]:>7.1f}ms {lexical[0]:>7.1f}/{lexical[1]:<6.1f}ms {lexical[0] / fts[0]:>6.1f}x "
+                  f"{hybrid[0]:>7.1f}/{hybrid[1]:<5.1f}ms {cold_p50:>10.0f} ms   (built in {built:.0f} s)")
+            shutil.rmtree(root)
+
+
+if __name__ == "__main__":
+    main()
