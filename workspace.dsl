@@ -121,6 +121,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/repo.py"
                     }
                 }
+                history = component "History reader" "One streamed git log --numstat pass, cached per commit." "GitPython" {
+                    properties {
+                        "archmem.paths" "archmem/history.py"
+                    }
+                }
                 embeddings = component "Embeddings" "OpenAI-compatible and Ollama providers; vectors as float32 blobs." {
                     properties {
                         "archmem.paths" "archmem/embeddings.py"
