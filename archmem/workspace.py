@@ -307,7 +307,7 @@ class Workspace:
     def review(self) -> ReviewQueue:
         from archmem.memory.review import review_queue
 
-        return review_queue(self.memory_context)
+        return review_queue(self.memory_context, ignored_after=self.config.recall.ignored_after)
 
     def export_memories(self) -> Iterator[str]:
         from archmem.memory.transfer import export_lines

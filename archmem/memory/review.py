@@ -14,8 +14,6 @@ from typing import Any
 from archmem.memory import text as textrules
 from archmem.memory.lifecycle import MemoryContext, neighbour_ids
 
-IGNORED_AFTER_EXPOSURES = 5
-"""Exposed to this many sessions and never cited: ignored (DESIGN.md, usage)."""
 NEIGHBOURS_PER_MEMORY = 8
 
 
@@ -36,16 +34,13 @@ class ReviewQueue:
         }
 
 
-def is_ignored(exposures: int, citations: int) -> bool:
-    return exposures >= IGNORED_AFTER_EXPOSURES and citations == 0
-
-
-def review_queue(ctx: MemoryContext) -> ReviewQueue:
+def review_queue(ctx: MemoryContext, *, ignored_after: int) -> ReviewQueue:
+    """``ignored_after`` is ``[recall] ignored_after``: the number recall lowers by too."""
     queue = ReviewQueue()
     active = ctx.store.list_memories(status="active")
     by_id = {m.id: m for m in active}
     for memory in active:
-        if is_ignored(memory.exposures, memory.citations):
+        if memory.exposures >= ignored_after and memory.citations == 0:
             queue.ignored.append(
                 {"id": memory.id, "title": memory.title, "kind": memory.kind, "exposures": memory.exposures}
             )

@@ -190,33 +190,24 @@ class SQLiteStore:
 
     def add_elements(self, memory_id: str, elements: Iterable[str]) -> list[str]:
         """Attach elements (keeping order, ignoring ones already there); returns the new ones."""
-        added: list[str] = []
-        with self.transaction():
-            start = self._execute(
-                "SELECT COALESCE(MAX(position) + 1, 0) FROM memory_elements WHERE memory_id = ?", (memory_id,)
-            ).fetchone()[0]
-            for element in elements:
-                cursor = self._execute(
-                    "INSERT OR IGNORE INTO memory_elements (memory_id, element_id, position) VALUES (?, ?, ?)",
-                    (memory_id, element, start + len(added)),
-                )
-                if cursor.rowcount:
-                    added.append(element)
-        return added
+        return self._attach("memory_elements", "element_id", memory_id, elements)
 
     def add_anchors(self, memory_id: str, anchors: Iterable[str]) -> list[str]:
+        return self._attach("memory_anchors", "anchor", memory_id, anchors)
+
+    def _attach(self, table: str, column: str, memory_id: str, values: Iterable[str]) -> list[str]:
         added: list[str] = []
         with self.transaction():
             start = self._execute(
-                "SELECT COALESCE(MAX(position) + 1, 0) FROM memory_anchors WHERE memory_id = ?", (memory_id,)
+                f"SELECT COALESCE(MAX(position) + 1, 0) FROM {table} WHERE memory_id = ?", (memory_id,)
             ).fetchone()[0]
-            for anchor in anchors:
+            for value in values:
                 cursor = self._execute(
-                    "INSERT OR IGNORE INTO memory_anchors (memory_id, anchor, position) VALUES (?, ?, ?)",
-                    (memory_id, anchor, start + len(added)),
+                    f"INSERT OR IGNORE INTO {table} (memory_id, {column}, position) VALUES (?, ?, ?)",
+                    (memory_id, value, start + len(added)),
                 )
                 if cursor.rowcount:
-                    added.append(anchor)
+                    added.append(value)
         return added
 
     def update_memory(self, memory_id: str, **fields: Any) -> None:
