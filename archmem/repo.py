@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from archmem.errors import RepositoryError
@@ -84,9 +85,31 @@ class Repository:
             changed += [p for p in out.split("\0") if p]
         return list(dict.fromkeys(changed))
 
-    def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    def blame_line_times(self, path: Path) -> list[datetime | None] | None:
+        """The committer time of the commit that last changed each line of ``path``
+        (one ``git blame --porcelain``); None for lines not committed yet, and None
+        for the whole file when git does not track it."""
+        if not self.is_git:
+            return None
         try:
-            result = subprocess.run(["git", *args], cwd=self.root, capture_output=True, check=False)
+            relative = path.resolve().relative_to(self.root.resolve())
+        except ValueError:
+            top = self._git("rev-parse", "--show-toplevel").stdout.decode().strip()
+            try:
+                relative = path.resolve().relative_to(Path(top).resolve())
+            except ValueError:
+                return None
+            cwd: Path | None = Path(top)
+        else:
+            cwd = None
+        result = self._git("blame", "--porcelain", "--", relative.as_posix(), check=False, cwd=cwd)
+        if result.returncode != 0:
+            return None
+        return parse_blame_times(result.stdout.decode("utf-8", errors="replace"))
+
+    def _git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+        try:
+            result = subprocess.run(["git", *args], cwd=cwd or self.root, capture_output=True, check=False)
         except FileNotFoundError:
             raise RepositoryError("git is not installed, but this folder is a git checkout") from None
         if check and result.returncode != 0:
@@ -108,6 +131,27 @@ class Repository:
             for name in names:
                 found.append((rel / name).as_posix())
         return found
+
+
+_NOT_COMMITTED = "0" * 40
+
+
+def parse_blame_times(porcelain: str) -> list[datetime | None]:
+    """Per final line, its commit's committer time, from ``git blame --porcelain``."""
+    times: dict[str, datetime | None] = {}
+    lines: list[datetime | None] = []
+    current = ""
+    for line in porcelain.splitlines():
+        if line.startswith("\t"):
+            lines.append(times.get(current))
+            continue
+        head = line.split(" ", 1)
+        if len(head[0]) == 40 and all(c in "0123456789abcdef" for c in head[0]):
+            current = head[0]
+            times.setdefault(current, None)
+        elif head[0] == "committer-time" and current != _NOT_COMMITTED:
+            times[current] = datetime.fromtimestamp(int(head[1]), tz=timezone.utc)
+    return lines
 
 
 def count_lines(path: Path) -> int:

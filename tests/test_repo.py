@@ -51,3 +51,26 @@ def test_count_lines(tmp_path: Path):
     (tmp_path / "d").write_bytes(b"bin\0ary\n\n")
     assert [count_lines(tmp_path / n) for n in "abcd"] == [3, 2, 0, 0]
     assert count_lines(tmp_path / "missing") == 0
+
+
+def test_blame_gives_each_lines_commit_time(git_repo):
+    from .conftest import git as run_git
+
+    root = git_repo({"workspace.dsl": "a\nb\nc\n"})
+    (root / "workspace.dsl").write_text("a\nB\nc\nd\n")
+    run_git(root, "commit", "-qam", "second", env={"GIT_COMMITTER_DATE": "2030-01-01T00:00:00Z"})
+    (root / "workspace.dsl").write_text("a\nB\nc\nd\ne\n")
+    times = Repository.at(root).blame_line_times(root / "workspace.dsl")
+    assert len(times) == 5
+    assert times[1].year == 2030 and times[3].year == 2030
+    assert times[0] is not None and times[0].year < 2030
+    assert times[4] is None  # not committed yet
+
+
+def test_blame_of_an_untracked_or_outside_file_is_none(git_repo, tmp_path):
+    root = git_repo({"a.txt": "x\n"})
+    (root / "new.dsl").write_text("x\n")
+    assert Repository.at(root).blame_line_times(root / "new.dsl") is None
+    outside = tmp_path / "outside.dsl"
+    outside.write_text("x\n")
+    assert Repository.at(root).blame_line_times(outside) is None
