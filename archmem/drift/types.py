@@ -41,6 +41,12 @@ class Commit:
 
 
 @dataclass(frozen=True)
+class ElementSize:
+    files: int
+    lines: int
+
+
+@dataclass(frozen=True)
 class DriftStamp:
     """The commit at which the change to an element's code, counted from ``since``,
     crossed the threshold; with the change counted up to that commit."""
@@ -53,12 +59,8 @@ class DriftStamp:
     commits: int
     file_events: int
     since: datetime | None = None
-
-
-@dataclass(frozen=True)
-class ElementSize:
-    files: int
-    lines: int
+    size: ElementSize | None = None
+    """The element's code at HEAD, against which the threshold was measured."""
 
 
 @dataclass

@@ -1,0 +1,395 @@
+"""The drift index: per-element prefix sums over history, so ``drift(element, since)``
+is two binary searches instead of a walk over every commit after ``since``.
+
+Built once per scan from the commit list (oldest first). For each element it keeps the
+commits that touched its code, in history order, with cumulative churn and file events;
+for each changed path, the commits that touched it (for memory anchors). Ignored files
+(lock files, generated code) are not part of any element, as in ``compute_ownership``.
+
+Time: a commit counts as *after* ``since`` when its committer time is later; history
+order is kept, so a clock-skewed commit dated before its parent is given its parent's
+time (a running maximum). With an honest clock that is the committer time itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
+from itertools import accumulate
+from math import ceil
+from typing import TYPE_CHECKING, NamedTuple
+
+from archmem.drift.types import Commit, DriftStamp, ElementSize, FileChange, Thresholds
+from archmem.model.paths import compile_globs, has_wildcard
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_ADDED = frozenset({"A", "C"})
+_NUMPY_FROM = 96
+"""Ranges of file occurrences longer than this are counted with numpy (imported only
+then: it is a heavy import for a CLI), shorter ones in Python."""
+
+
+def timestamp(moment: datetime) -> float:
+    """Seconds since the epoch; a naive time is taken as UTC (as ``clock.parse_time``)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def whole_limits(thresholds: Thresholds, size: ElementSize) -> tuple[int, int]:
+    """The threshold as whole numbers: a count reaches 20.5 exactly when it reaches 21."""
+    return ceil(thresholds.churn_limit(size)), ceil(thresholds.events_limit(size))
+
+
+class FileActivity(NamedTuple):
+    """How one file (or folder) changed after a time: unpacks as (commits, sha, time)."""
+
+    commits: int
+    last_commit: str | None
+    last_time: datetime | None
+    lines: int = 0
+
+
+class _Series:
+    """One element's touching commits as parallel lists (entry j = the j-th commit).
+
+    After ``finish``: ``churn`` and ``events`` are prefix sums with a leading 0
+    (``churn[k]`` = lines of entries before k, so entries ``s..e`` changed
+    ``churn[e + 1] - churn[s]``); ``occ_prev[p]`` is, for
+    the p-th file occurrence, the entry where the same file last appeared before (-1 if
+    never). Entries ``s..k`` hold exactly the occurrences ``occ_off[s]:occ_off[k+1]``,
+    and the distinct files among them are those whose previous appearance is before ``s``.
+    """
+
+    __slots__ = ("churn", "commit", "delta", "events", "occ_off", "occ_prev", "paths", "prev_array")
+
+    def __init__(self) -> None:
+        self.commit: list[int] = []
+        self.churn: list[int] = []
+        self.events: list[int] = []
+        self.delta: list[int] = []
+        self.paths: list[str] = []
+        self.occ_off: list[int] = []
+        self.occ_prev: list[int] = []
+        self.prev_array: np.ndarray | None = None
+
+    def count(self, ci: int, path: str, churn: int, events: int, delta: int) -> None:
+        """One file change of commit ``ci``: a new entry, or added to this commit's."""
+        if self.commit and self.commit[-1] == ci:
+            self.churn[-1] += churn
+            self.events[-1] += events
+            self.delta[-1] += delta
+        else:  # raw counts per entry until ``finish``
+            self.commit.append(ci)
+            self.churn.append(churn)
+            self.events.append(events)
+            self.delta.append(delta)
+            self.occ_off.append(len(self.paths))
+        self.paths.append(path)
+
+    def finish(self) -> None:
+        """Prefix sums, and each file occurrence's previous entry."""
+        self.churn = list(accumulate(self.churn, initial=0))
+        self.events = list(accumulate(self.events, initial=0))
+        self.occ_off.append(len(self.paths))
+        off, prev = self.occ_off, self.occ_prev
+        last: dict[str, int] = {}
+        entries = [j for j in range(len(self.commit)) for _ in range(off[j + 1] - off[j])]
+        for path, j in zip(self.paths, entries, strict=True):
+            prev.append(last.get(path, -1))
+            last[path] = j
+        self.paths = []
+
+    def distinct_files(self, start: int, end: int) -> int:
+        """Distinct files touched by entries ``start..end`` (inclusive)."""
+        a, b = self.occ_off[start], self.occ_off[end + 1]
+        if b - a <= _NUMPY_FROM:
+            return len([p for p in self.occ_prev[a:b] if p < start])
+        import numpy as np
+
+        if self.prev_array is None:
+            self.prev_array = np.asarray(self.occ_prev, dtype=np.int64)
+        return int(np.count_nonzero(self.prev_array[a:b] < start))
+
+
+class _FileSeries:
+    """The commits that touched one path, with cumulative churn after ``finish``."""
+
+    __slots__ = ("churn", "commit")
+
+    def __init__(self) -> None:
+        self.commit: list[int] = []
+        self.churn: list[int] = []
+
+    def record(self, ci: int, churn: int) -> None:
+        if self.commit and self.commit[-1] == ci:
+            self.churn[-1] += churn
+        else:
+            self.commit.append(ci)
+            self.churn.append(churn)
+
+    def finish(self) -> None:
+        self.churn = list(accumulate(self.churn))
+
+
+class _PathOwners:
+    """Which elements own a path: each glob is tried only on paths under its literal
+    prefix (``src/api/**`` → ``src/api``), and each distinct path is matched once."""
+
+    def __init__(self, element_paths: Mapping[str, Sequence[str]], ignore: Sequence[str]) -> None:
+        grouped: dict[str, dict[str, list[str]]] = {}
+        for element_id, globs in element_paths.items():
+            for glob in globs:
+                grouped.setdefault(_literal_prefix(glob), {}).setdefault(element_id, []).append(glob)
+        self._by_prefix: dict[str, list[tuple[str, Callable[[str], bool]]]] = {
+            prefix: [(eid, compile_globs(globs)) for eid, globs in members.items()]
+            for prefix, members in grouped.items()
+        }
+        self._ignored = compile_globs(list(ignore))
+        self._cache: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, path: str) -> tuple[str, ...]:
+        found = self._cache.get(path)
+        if found is None:
+            found = self._cache[path] = self._match(path)
+        return found
+
+    def _match(self, path: str) -> tuple[str, ...]:
+        if self._ignored(path):
+            return ()
+        owners: list[str] = []
+        parts = path.split("/")
+        for depth in range(len(parts) + 1):
+            for element_id, matches in self._by_prefix.get("/".join(parts[:depth]), ()):
+                if element_id not in owners and matches(path):
+                    owners.append(element_id)
+        return tuple(owners)
+
+
+def _literal_prefix(glob: str) -> str:
+    """The folders of a glob before its first wildcard; a plain path is its own prefix."""
+    if not has_wildcard(glob):
+        return glob
+    literal: list[str] = []
+    for part in glob.split("/"):
+        if has_wildcard(part):
+            break
+        literal.append(part)
+    return "/".join(literal)
+
+
+class DriftIndex:
+    """Answers drift, missing-code and anchor questions for one history, each in
+    O(log n) plus the distinct-file count of the range it reports.
+
+    ``position(since)`` turns a time into a place in history once; ``crossing`` finds
+    where the threshold is crossed from there; ``stamp`` describes it. ``drift`` is the
+    three in a row; batch callers (staleness) reuse the position and the limits.
+    """
+
+    def __init__(self) -> None:
+        self.shas: list[str] = []
+        self.times: list[float] = []
+        """Committer times as seconds, made non-decreasing (a running maximum)."""
+        self._moments: list[datetime] = []
+        self._series: dict[str, _Series] = {}
+        self._files: dict[str, _FileSeries] = {}
+        self._sorted_paths: list[str] | None = None
+        self.owners: Callable[[str], tuple[str, ...]] = lambda path: ()
+
+    # ---- building -------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        commits: Sequence[Commit],
+        element_paths: Mapping[str, Sequence[str]],
+        *,
+        ignore: Sequence[str] = (),
+    ) -> DriftIndex:
+        """One pass over ``commits`` (oldest first); ``element_paths`` are effective globs."""
+        index = cls()
+        owners = index.owners = _PathOwners(element_paths, ignore)
+        series = index._series = {element_id: _Series() for element_id in element_paths}
+        files = index._files
+        latest = float("-inf")
+        for ci, commit in enumerate(commits):
+            t = timestamp(commit.time)
+            if t < latest:
+                moment = datetime.fromtimestamp(latest, timezone.utc)
+            else:
+                latest, moment = t, commit.time
+            index.shas.append(commit.sha)
+            index.times.append(latest)
+            index._moments.append(moment)
+            for change in commit.changes:
+                path, churn = change.path, change.added + change.deleted
+                found = files.get(path)
+                if found is None:
+                    found = files[path] = _FileSeries()
+                found.record(ci, churn)
+                old_path = change.old_path if change.status == "R" else None
+                if old_path and old_path != path:
+                    found = files.get(old_path)
+                    if found is None:
+                        found = files[old_path] = _FileSeries()
+                    found.record(ci, churn)
+                    _count_rename(series, ci, owners(path), owners(old_path), change)
+                    continue
+                if change.status in _ADDED:
+                    events, delta = 1, 1
+                elif change.status == "D":
+                    events, delta = 1, -1
+                else:
+                    events = delta = 0
+                for element_id in owners(path):
+                    series[element_id].count(ci, path, churn, events, delta)
+        for mine in series.values():
+            mine.finish()
+        for found in files.values():
+            found.finish()
+        return index
+
+    # ---- questions ------------------------------------------------------------------
+
+    def drift(
+        self,
+        element_id: str,
+        since: datetime | None,
+        size: ElementSize,
+        thresholds: Thresholds,
+    ) -> DriftStamp | None:
+        """The first commit after ``since`` at which the change counted from ``since``
+        crosses the threshold (``None``: from the start of history), or ``None``."""
+        churn_limit, events_limit = whole_limits(thresholds, size)
+        found = self.crossing(element_id, self.position(since), churn_limit, events_limit)
+        return None if found is None else replace(self.stamp(element_id, *found, since=since), size=size)
+
+    def position(self, since: datetime | None) -> int:
+        """Where history goes past ``since``: the index of the first commit after it."""
+        return 0 if since is None else bisect_right(self.times, timestamp(since))
+
+    def crossing(self, element_id: str, position: int, churn_limit: int, events_limit: int) -> tuple[int, int] | None:
+        """(first, crossing) entries of the element's series counted from ``position``:
+        two bisects, as the prefix sums of churn and events never decrease. The limits
+        are whole numbers (``whole_limits``): counts are, and int comparisons are faster."""
+        series = self._series.get(element_id)
+        if series is None:
+            return None
+        start = bisect_left(series.commit, position)
+        count = len(series.commit)
+        if start >= count:
+            return None
+        churn, events = series.churn, series.events
+        end = bisect_left(churn, churn[start] + churn_limit, start + 1)
+        if end > start + 1:
+            end = bisect_left(events, events[start] + events_limit, start + 1, end)
+        return (start, end - 1) if end <= count else None
+
+    def stamp(self, element_id: str, start: int, end: int, *, since: datetime | None = None) -> DriftStamp:
+        """The stamp for entries ``start..end`` of an element (from ``crossing``)."""
+        series = self._series[element_id]
+        ci = series.commit[end]
+        return DriftStamp(
+            element=element_id,
+            commit=self.shas[ci],
+            time=self._moments[ci],
+            lines=series.churn[end + 1] - series.churn[start],
+            files=series.distinct_files(start, end),
+            commits=end - start + 1,
+            file_events=series.events[end + 1] - series.events[start],
+            since=since,
+        )
+
+    def missing(self, element_id: str) -> DriftStamp | None:
+        """The commit that removed the element's last file: the last one where the count
+        of its live files (+1 added or renamed in, -1 deleted or renamed out) drops to 0
+        (the last removal, if history never shows it at 0). Only meaningful when no file
+        matches at HEAD; ``None`` if none was ever removed."""
+        series = self._series.get(element_id)
+        if series is None:
+            return None
+        live, removed_at, last_removal = 0, None, None
+        for j, delta in enumerate(series.delta):
+            live += delta
+            if delta < 0:
+                last_removal = j
+                if live <= 0:
+                    removed_at = j
+        found = removed_at if removed_at is not None else last_removal
+        if found is None:
+            return None
+        return self.stamp(element_id, found, found)
+
+    def file_changes(self, path: str, since: datetime | None) -> FileActivity:
+        """Commits after ``since`` that touched ``path`` (a file, or every file under a
+        folder), the last of them and its time. Ignore globs do not apply: an anchor
+        names its file on purpose."""
+        return self.activity(path, self.position(since))
+
+    def activity(self, path: str, position: int) -> FileActivity:
+        """``file_changes`` from a ``position`` in history (see ``position``)."""
+        exact = self._files.get(path)
+        if exact is not None:
+            start = bisect_left(exact.commit, position)
+            count = len(exact.commit) - start
+            if not count:
+                return FileActivity(0, None, None)
+            last = exact.commit[-1]
+            lines = exact.churn[-1] - (exact.churn[start - 1] if start else 0)
+            return FileActivity(count, self.shas[last], self._moments[last], lines)
+        commits: set[int] = set()
+        lines = 0
+        for name in self._paths_under(path):
+            series = self._files[name]
+            start = bisect_left(series.commit, position)
+            if start < len(series.commit):
+                commits.update(series.commit[start:])
+                lines += series.churn[-1] - (series.churn[start - 1] if start else 0)
+        if not commits:
+            return FileActivity(0, None, None)
+        last = max(commits)
+        return FileActivity(len(commits), self.shas[last], self._moments[last], lines)
+
+    def _paths_under(self, folder: str) -> list[str]:
+        if self._sorted_paths is None:
+            self._sorted_paths = sorted(self._files)
+        folder = folder.rstrip("/")
+        start = bisect_left(self._sorted_paths, folder + "/")
+        end = bisect_left(self._sorted_paths, folder + "0")  # "0" sorts right after "/"
+        return self._sorted_paths[start:end]
+
+    def commit_at(self, moment: datetime | None) -> str | None:
+        """The last commit at or before ``moment``: the base to diff an anchor from
+        (``None`` when ``moment`` precedes the history)."""
+        position = self.position(moment) if moment is not None else 0
+        return self.shas[position - 1] if position else None
+
+    def elements_of(self, path: str) -> tuple[str, ...]:
+        """The elements that own ``path`` (ignored files belong to none)."""
+        return self.owners(path)
+
+    def touched(self, element_id: str) -> int:
+        """How many commits of the history touched the element's code."""
+        series = self._series.get(element_id)
+        return len(series.commit) if series else 0
+
+    def __len__(self) -> int:
+        return len(self.shas)
+
+
+def _count_rename(
+    series: Mapping[str, _Series], ci: int, new: tuple[str, ...], old: tuple[str, ...], change: FileChange
+) -> None:
+    """A rename is a file event for an element it moves into or out of; inside the
+    element it is not, but its line changes count either way."""
+    for element_id in dict.fromkeys(new + old):
+        inside_now, inside_before = element_id in new, element_id in old
+        events = int(inside_now != inside_before)
+        delta = 0 if not events else 1 if inside_now else -1
+        path = change.path if inside_now else change.old_path or change.path
+        series[element_id].count(ci, path, change.churn, events, delta)

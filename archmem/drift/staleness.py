@@ -1,0 +1,242 @@
+"""Memory staleness: which memories to VERIFY, and why, in one line of words.
+
+A memory is VERIFY when an attached element drifted after it was last confirmed
+(``confirmed_at``, else ``created_at``), when an attached element's code is gone since,
+or when one of its anchors changed since. Confirming it moves the time forward, and so
+clears the flag: confirming answers the question drift asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from datetime import datetime
+from typing import NamedTuple
+
+from archmem.clock import age_in_words
+from archmem.drift.index import DriftIndex, FileActivity, timestamp, whole_limits
+from archmem.drift.symbols import Hunk, symbol_changed, symbol_range
+from archmem.drift.types import DriftStamp, ElementSize, Thresholds
+from archmem.memory.types import Memory
+from archmem.model.types import ArchitectureModel
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""Git's empty tree: the base to diff from when a memory predates the whole history."""
+
+AnchorHunks = Callable[[str, str], list[Hunk]]
+"""(path, base commit) → the hunks of ``git diff -U0 <base> HEAD -- path``."""
+FileText = Callable[[str], "str | None"]
+"""path → its text at HEAD, or ``None`` when it is gone."""
+
+_NO_SIZE = ElementSize(files=0, lines=0)
+_SYMBOL_CHANGED = "symbol"
+
+
+class Staleness(NamedTuple):
+    """Why a memory needs verifying: the one-line reason and the stamp of its first
+    cause (for an anchor, ``element`` is the anchor and the stamp its last change)."""
+
+    reason: str
+    stamp: DriftStamp
+
+
+def memory_verify(
+    memory: Memory,
+    *,
+    index: DriftIndex,
+    model: ArchitectureModel | None,
+    sizes: Mapping[str, ElementSize],
+    thresholds: Thresholds,
+    now: datetime,
+    anchor_hunks: AnchorHunks | None = None,
+    file_text: FileText | None = None,
+    missing: Iterable[str] = frozenset(),
+) -> str | None:
+    """The VERIFY reason for one memory, or ``None`` when nothing moved since."""
+    found = memory_staleness(
+        memory,
+        index=index,
+        model=model,
+        sizes=sizes,
+        thresholds=thresholds,
+        now=now,
+        anchor_hunks=anchor_hunks,
+        file_text=file_text,
+        missing=missing,
+    )
+    return found.reason if found else None
+
+
+def memory_staleness(
+    memory: Memory,
+    *,
+    index: DriftIndex,
+    model: ArchitectureModel | None,
+    sizes: Mapping[str, ElementSize],
+    thresholds: Thresholds,
+    now: datetime,
+    anchor_hunks: AnchorHunks | None = None,
+    file_text: FileText | None = None,
+    missing: Iterable[str] = frozenset(),
+) -> Staleness | None:
+    """(reason, stamp) for one memory, or ``None`` when nothing moved since."""
+    context = _Context(index, model, sizes, thresholds, now, anchor_hunks, file_text, missing)
+    return context.staleness(memory)
+
+
+def stale_memories(
+    memories: Iterable[Memory],
+    *,
+    index: DriftIndex,
+    model: ArchitectureModel | None,
+    sizes: Mapping[str, ElementSize],
+    thresholds: Thresholds,
+    now: datetime,
+    anchor_hunks: AnchorHunks | None = None,
+    file_text: FileText | None = None,
+    missing: Iterable[str] = frozenset(),
+) -> dict[str, Staleness]:
+    """Memory id → (reason, stamp) for every memory that needs verifying."""
+    context = _Context(index, model, sizes, thresholds, now, anchor_hunks, file_text, missing)
+    result: dict[str, Staleness] = {}
+    for memory in memories:
+        found = context.staleness(memory)
+        if found is not None:
+            result[memory.id] = found
+    return result
+
+
+class _Context:
+    """What every question of one batch shares; each element's limits are worked out
+    once, and only the first cause of a memory is put into words."""
+
+    def __init__(
+        self,
+        index: DriftIndex,
+        model: ArchitectureModel | None,
+        sizes: Mapping[str, ElementSize],
+        thresholds: Thresholds,
+        now: datetime,
+        anchor_hunks: AnchorHunks | None,
+        file_text: FileText | None,
+        missing: Iterable[str],
+    ) -> None:
+        self.index, self.model, self.sizes, self.thresholds, self.now = index, model, sizes, thresholds, now
+        self.anchor_hunks, self.file_text = anchor_hunks, file_text
+        self.missing = missing if isinstance(missing, AbstractSet) else frozenset(missing)
+        self._limits: dict[str, tuple[int, int]] = {}
+
+    def limits(self, element_id: str) -> tuple[int, int]:
+        found = self._limits.get(element_id)
+        if found is None:
+            found = self._limits[element_id] = whole_limits(self.thresholds, self.sizes.get(element_id, _NO_SIZE))
+        return found
+
+    def anchor_changed(self, anchor: str, since: datetime, position: int) -> tuple[FileActivity, str] | None:
+        """(activity, how) when the anchor changed since: any commit to a plain anchor;
+        for ``path#Symbol`` a hunk on the symbol's lines (``how`` is then
+        ``_SYMBOL_CHANGED``), or any commit when the symbol cannot be checked (``how``
+        says why the whole file counts)."""
+        path, _, symbol = anchor.partition("#")
+        activity = self.index.activity(path, position)
+        if not activity.commits:
+            return None
+        if not symbol:
+            return activity, ""
+        text = self.file_text(path) if self.file_text is not None else None
+        lines = symbol_range(text, path, symbol) if text is not None else None
+        if text is None and self.file_text is not None:
+            return activity, "its file is gone"
+        if lines is None and text is not None:
+            return activity, f"{symbol} was not found there, so the whole file counts"
+        if lines is None or self.anchor_hunks is None:
+            return activity, f"{symbol} could not be checked, so the whole file counts"
+        base = self.index.commit_at(since) or EMPTY_TREE
+        if symbol_changed(self.anchor_hunks(path, base), lines):
+            return activity, _SYMBOL_CHANGED
+        return None
+
+    def staleness(self, memory: Memory) -> Staleness | None:
+        """Every cause, elements first (in the memory's order), then anchors; the first
+        one is told, the others counted: ``… (and 2 more)``."""
+        since = memory.last_confirmed
+        verb = "confirmed" if memory.confirmed_at is not None else "written"
+        index, first, more = self.index, None, 0
+        position = index.position(since)
+        for element_id in memory.elements:
+            if element_id in self.missing:
+                stamp = index.missing(element_id)
+                if stamp is None or timestamp(stamp.time) <= timestamp(since):
+                    continue
+                if first is None:
+                    name, age = _display_name(self.model, element_id), age_in_words(stamp.time, self.now)
+                    reason = f"{name}'s code is gone: its last file was removed {age} ({stamp.commit[:7]})"
+                    first = Staleness(reason, stamp)
+                else:
+                    more += 1
+                continue
+            churn_limit, events_limit = self.limits(element_id)
+            crossed = index.crossing(element_id, position, churn_limit, events_limit)
+            if crossed is None:
+                continue
+            if first is None:
+                stamp = index.stamp(element_id, *crossed, since=since)
+                name = _display_name(self.model, element_id)
+                first = Staleness(_drift_reason(name, verb, stamp, churn_limit, self.now), stamp)
+            else:
+                more += 1
+        for anchor in memory.anchors:
+            changed = self.anchor_changed(anchor, since, position)
+            if changed is None:
+                continue
+            if first is None:
+                first = _anchor_words(anchor, *changed, since=since, verb=verb, now=self.now)
+            else:
+                more += 1
+        if first is not None and more:
+            return Staleness(f"{first.reason} (and {more} more)", first.stamp)
+        return first
+
+
+def _drift_reason(name: str, verb: str, stamp: DriftStamp, churn_limit: int, now: datetime) -> str:
+    """``ApiGateway drifted since this was confirmed: 412 lines in 9 commits, last 3
+    days ago (a1b2c3d)``; file events are named when they, not the lines, crossed."""
+    moved = f"{_count(stamp.lines, 'line')} in {_count(stamp.commits, 'commit')}"
+    if stamp.lines < churn_limit:
+        moved = f"{_count(stamp.file_events, 'file')} added, removed or moved, {moved}"
+    age = age_in_words(stamp.time, now)
+    return f"{name} drifted since this was {verb}: {moved}, last {age} ({stamp.commit[:7]})"
+
+
+def _anchor_words(
+    anchor: str, activity: FileActivity, how: str, *, since: datetime, verb: str, now: datetime
+) -> Staleness:
+    """``services/gateway/router.go changed since this was confirmed: 3 commits, last 2
+    days ago (a1b2c3d)``; for ``path#Symbol`` the symbol, or why the whole file counted."""
+    assert activity.last_commit is not None and activity.last_time is not None
+    stamp = DriftStamp(
+        element=anchor,
+        commit=activity.last_commit,
+        time=activity.last_time,
+        lines=activity.lines,
+        files=1,
+        commits=activity.commits,
+        file_events=0,
+        since=since,
+    )
+    path = anchor.partition("#")[0]
+    commits = _count(activity.commits, "commit")
+    last = f"last {age_in_words(activity.last_time, now)} ({activity.last_commit[:7]})"
+    if how == _SYMBOL_CHANGED:
+        return Staleness(f"{anchor} changed since this was {verb}: {commits} to its file, {last}", stamp)
+    because = f" ({how})" if how else ""
+    return Staleness(f"{path} changed since this was {verb}{because}: {commits}, {last}", stamp)
+
+
+def _display_name(model: ArchitectureModel | None, element_id: str) -> str:
+    element = model.get(element_id) if model is not None else None
+    return element.name if element is not None and element.name else element_id
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'}"
