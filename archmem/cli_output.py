@@ -168,3 +168,34 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
     if result["elements"]:
         shown = ", ".join(f"{e['name']} ({e['score']:.2f})" for e in result["elements"][:5])
         click.secho(f"elements: {shown}", dim=True)
+
+
+def print_drift(report: Any, now: Any) -> None:
+    from archmem.clock import age_in_words
+
+    counts = report.counts()
+    click.secho(f"Drift score {report.score}/100", bold=True, nl=False)
+    click.echo(
+        f"  ({counts['in_sync']} in sync, {counts['drifted']} drifted, {counts['missing']} missing, "
+        f"{counts['no_paths']} without code; {counts['documented_elements']} of {counts['total_elements']} "
+        f"elements documented; {report.commits} commits read)"
+    )
+    colours = {"drifted": "yellow", "missing": "red", "in_sync": "green", "no_paths": None}
+    width = max((len(e.id) for e in report.elements), default=0)
+    for element in report.elements:
+        if element.status == "no_paths":
+            continue
+        click.echo(f"  {element.id:<{width}}  ", nl=False)
+        click.secho(f"{element.status:<8}", fg=colours[element.status], nl=False)
+        stamp = element.stamp
+        if stamp is not None:
+            click.echo(f"  {_plural(stamp.lines, 'line')}, {_plural(stamp.files, 'file')} in "
+                       f"{_plural(stamp.commits, 'commit')}, {stamp.commit[:7]} {age_in_words(stamp.time, now)}", nl=False)
+        click.echo(f"  ({_plural(element.size.files, 'file')}, {_plural(element.size.lines, 'line')})")
+    if report.stale:
+        click.echo()
+        click.secho(f"Memories to verify ({len(report.stale)})", bold=True)
+        for memory, staleness in report.stale:
+            click.echo(f"  [{memory.kind.upper()}] {memory.title or memory.id}: {staleness.reason}")
+    for warning in report.warnings:
+        click.secho(f"warning: {warning}", fg="yellow")

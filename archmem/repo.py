@@ -85,6 +85,15 @@ class Repository:
             changed += [p for p in out.split("\0") if p]
         return list(dict.fromkeys(changed))
 
+    def commit_time(self, ref: str) -> datetime:
+        """The committer time of a revision (``--since REF``)."""
+        if not self.is_git:
+            raise RepositoryError(f"{self.root} is not a git repository: --since needs git")
+        result = self._git("show", "-s", "--format=%ct", f"{ref}^{{commit}}", "--", check=False)
+        if result.returncode != 0:
+            raise RepositoryError(f"unknown revision {ref!r}", hint="give a commit, tag or branch (git rev-parse REF)")
+        return datetime.fromtimestamp(int(result.stdout.decode().strip().splitlines()[0]), tz=timezone.utc)
+
     def blame_line_times(self, path: Path) -> list[datetime | None] | None:
         """The committer time of the commit that last changed each line of ``path``
         (one ``git blame --porcelain``); None for lines not committed yet, and None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from archmem.clock import Clock, format_time, system_clock
 from archmem.config import CONFIG_FILE, CONFIG_TEMPLATE, Config, load_config
-from archmem.errors import ConfigError, InvalidInputError, ModelNotFoundError
+from archmem.errors import ConfigError, InvalidInputError, ModelNotFoundError, RepositoryError
 from archmem.model.loader import discover_model, load_model
 from archmem.model.ownership import Ownership, compute_ownership
 from archmem.model.types import ArchitectureModel
@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from archmem.memory.transfer import ImportReport
     from archmem.memory.types import Memory, Session
     from archmem.recall.elements import ElementIndex
+    from archmem.drift.report import DriftReport
+    from archmem.drift.view import DriftView
     from archmem.embeddings import BackfillReport, Embedder
     from archmem.memory.lifecycle import Embedding
     from archmem.recall.engine import RecallResult
@@ -327,9 +329,52 @@ class Workspace:
 
         return ElementIndex(self.model_or_empty)
 
+    def drift_view(self, *, deepen: bool = False, progress: Callable[[int], None] | None = None) -> DriftView:
+        """Drift for this repository (history scan, index, sizes), computed lazily."""
+        from archmem.drift.view import DriftView
+
+        return DriftView(
+            store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
+            config=self.config.drift, clock=self.clock, deepen=deepen, progress=progress,
+        )
+
+    @cached_property
+    def drift(self) -> DriftView | None:
+        """The drift recall uses, or None where there is no history or no model (then
+        nothing is stale, and recall says why once)."""
+        if not self.repository.is_git:
+            return None
+        try:
+            view = self.drift_view()
+            view.scan  # noqa: B018  (reads history now so a failure is reported here)
+        except (RepositoryError, ModelNotFoundError) as exc:
+            self._recall_warnings = (*self._recall_warnings, f"drift not checked: {exc.message}")
+            return None
+        return view
+
     def staleness(self, memory: Memory) -> str | None:
-        """The VERIFY reason for a memory (drift is not computed yet: never stale)."""
-        return None
+        """The VERIFY reason for a memory, from drift (None when nothing moved)."""
+        view = self.drift
+        return view.verify_reason(memory) if view is not None else None
+
+    def drift_report(
+        self, *, since_ref: str | None = None, deepen: bool = False, progress: Callable[[int], None] | None = None
+    ) -> DriftReport:
+        """Every element's drift against when the model described it (or ``since_ref``),
+        and the memories that became VERIFY."""
+        view = self.drift_view(deepen=deepen, progress=progress)
+        since = None
+        if since_ref is not None:
+            moment = self.repository.commit_time(since_ref)
+            since = {element.id: moment for element in self.model.elements}
+        self.__dict__["drift"] = view
+        return view.report(since=since)
+
+    def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
+        """Record that the model's description of ELEMENT still holds as of now."""
+        target = self.model.find(element)
+        at = self.drift_view().accept(target.id, note)
+        return {"element": target.id, "accepted_at": format_time(at), "note": note}
 
     def recall(
         self,
@@ -344,7 +389,7 @@ class Workspace:
     ) -> RecallResult:
         """The memories that matter for a task, ranked, with why (DESIGN.md "Recall")."""
         from archmem.model.ownership import Ownership
-        from archmem.recall.engine import RecallContext, recall
+        from archmem.recall.engine import RecallContext, nothing_is_stale, recall
 
         if limit < 1:
             raise InvalidInputError(f"--limit must be at least 1, not {limit}")
@@ -354,6 +399,7 @@ class Workspace:
 
             get_session(self.memory_context, session_id)
         model = self.model_or_empty
+        drift = self.drift  # computed first: its warning belongs to this answer
         ctx = RecallContext(
             store=self.store,
             model=model,
@@ -361,9 +407,9 @@ class Workspace:
             now=self.clock(),
             ownership=(self.ownership if model.elements else Ownership()) if files else None,
             element_index=self.element_index,
-            staleness=self.staleness,
+            staleness=drift.verify_reason if drift is not None else nothing_is_stale,
             semantic=self.semantic_search,
-            warnings=list(self._semantic_warnings),
+            warnings=list(self._recall_warnings),
         )
         result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain)
         if session_id is not None and result.memory_ids:
@@ -393,7 +439,7 @@ class Workspace:
     def semantic_search(self) -> VectorIndex | None:
         return self.vector_index
 
-    _semantic_warnings: tuple[str, ...] = ()
+    _recall_warnings: tuple[str, ...] = ()
 
     def memory_embedding_text(self, memory: Memory) -> str:
         from archmem.embeddings import embedding_text

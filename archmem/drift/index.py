@@ -13,9 +13,9 @@ time (a running maximum). With an honest clock that is the committer time itself
 
 from __future__ import annotations
 
-from dataclasses import replace
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from itertools import accumulate
 from math import ceil

@@ -2,27 +2,37 @@
 
 The first drift scan reads the whole first-parent history once; every later scan reads
 only the commits after the cached head (``archmem.drift.scan``). Tables come from
-migration 3: ``history_commits`` (``seq`` orders them oldest → newest),
-``history_changes`` (per commit, in git's order; indexed by path) and ``history_meta``
-(what the cache belongs to: the reader's scope — sub-folder and format — and the branch,
-so a different ``--repo`` sub-folder never reuses another root's commits).
+migration 3:
 
-Writes come in chunks, one transaction each: an interrupted scan leaves a consistent
-prefix of the history whose last commit is the head, and the next scan resumes there.
+* ``history_commits``: one row per commit, ``seq`` ordering them oldest → newest, with
+  its changes as a JSON array — every scan loads the whole history, also when nothing
+  is new, and one query plus one ``json.loads`` over all rows is the fastest way back to
+  ``Commit`` values (20k commits: 0.14–0.2 s, against 0.27 s from the normalised rows);
+* ``history_changes``: the same changes as rows, indexed by path, for queries by path;
+* ``history_meta``: what the cache belongs to — the reader's scope (sub-folder and
+  format), so a different ``--repo`` sub-folder never reuses another root's commits —
+  and the branch it was last updated on.
+
+Writes come in chunks, one transaction each, both forms together: an interrupted scan
+leaves a consistent prefix of the history whose last commit is the head, and the next
+scan resumes there.
 """
 
 from __future__ import annotations
 
+import gc
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
-from archmem.drift.types import ChangeStatus, Commit, FileChange
+from archmem.drift.types import Commit, FileChange
 from archmem.errors import StoreError
 from archmem.store.sqlite import SQLiteStore
 
 _UTC = timezone.utc
+_NO_CHANGES = "[]"
 
 
 class CommitCache:
@@ -43,37 +53,29 @@ class CommitCache:
         return int(self.db.execute("SELECT COUNT(*) FROM history_commits").fetchone()[0])
 
     def all(self) -> list[Commit]:
-        """Every cached commit, oldest → newest, with its changes: two sequential scans
-        (commits by seq, changes by primary key), never a query per commit."""
-        changes: dict[int, list[FileChange]] = {}
-        status: ChangeStatus
-        for seq, path, added, deleted, status, old_path in self.db.execute(
-            "SELECT commit_seq, path, added, deleted, status, old_path FROM history_changes "
-            "ORDER BY commit_seq, position"
-        ):
-            if type(path) is bytes:
-                path = path.decode("utf-8", "surrogateescape")
-            if type(old_path) is bytes:
-                old_path = old_path.decode("utf-8", "surrogateescape")
-            change = FileChange(path, added, deleted, status, old_path)
-            bucket = changes.get(seq)
-            if bucket is None:
-                changes[seq] = [change]
-            else:
-                bucket.append(change)
-        empty: tuple[FileChange, ...] = ()
-        return [
-            Commit(
-                sha,
-                datetime.fromtimestamp(stamp, _UTC),
-                author,
-                tuple(parents.split()) if parents else (),
-                tuple(changes[seq]) if seq in changes else empty,
-            )
-            for seq, sha, stamp, author, parents in self.db.execute(
-                "SELECT seq, sha, time, author, parents FROM history_commits ORDER BY seq"
-            )
-        ]
+        """Every cached commit, oldest → newest, with its changes, in one query.
+
+        Tuned, because it runs on every scan: the changes of all commits are decoded by
+        one ``json.loads`` call, the cyclic GC is paused (tens of thousands of acyclic
+        values would trigger it over and over), and the frozen values are built by
+        setting their ``__dict__`` at once instead of through a field-by-field ``__init__``.
+        """
+        rows = self.db.execute(
+            "SELECT sha, time, author, parents, changes FROM history_commits ORDER BY seq"
+        ).fetchall()
+        if not rows:
+            return []
+        at, make = datetime.fromtimestamp, _make_commit
+        with _gc_paused():
+            packed = json.loads("[" + ",".join([row[4] for row in rows]) + "]")
+            return [
+                make({
+                    "sha": sha, "time": at(stamp, _UTC), "author": author,
+                    "parents": tuple(parents.split()) if parents else (),
+                    "changes": _changes(changes) if changes else (),
+                })
+                for (sha, stamp, author, parents, _), changes in zip(rows, packed, strict=True)
+            ]
 
     def meta(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT key, value FROM history_meta").fetchall())
@@ -105,6 +107,16 @@ class CommitCache:
             self.db.execute("DELETE FROM history_meta")
             if scope is not None:
                 self.db.execute("INSERT INTO history_meta (key, value) VALUES ('scope', ?)", (scope,))
+
+    def truncate(self, sha: str) -> int | None:
+        """Drop the commits after ``sha`` (HEAD moved back along the cached line: a reset,
+        an older checkout); returns how many went, or None when ``sha`` is not cached."""
+        with self.store.transaction():
+            row = self.db.execute("SELECT seq FROM history_commits WHERE sha = ?", (sha,)).fetchone()
+            if row is None:
+                return None
+            self.db.execute("DELETE FROM history_changes WHERE commit_seq > ?", (row[0],))
+            return self.db.execute("DELETE FROM history_commits WHERE seq > ?", (row[0],)).rowcount
 
     def append(self, commits: Iterable[Commit]) -> int:
         """Add commits newer than the head, in one transaction; returns how many were new.
@@ -138,15 +150,19 @@ class CommitCache:
                 )
             commit_rows: list[tuple[Any, ...]] = []
             change_rows: list[tuple[Any, ...]] = []
-            for offset, commit in enumerate(batch, start=1):
-                seq = last_seq + offset
-                commit_rows.append((seq, commit.sha, _timestamp(commit.time), commit.author, " ".join(commit.parents)))
-                for position, change in enumerate(commit.changes):
-                    change_rows.append(
-                        (seq, position, change.path, change.added, change.deleted, change.status, change.old_path)
-                    )
+            dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: survives surrogate escapes
+            for seq, commit in enumerate(batch, start=last_seq + 1):
+                packed = []
+                for position, c in enumerate(commit.changes):
+                    packed.append([c.path, c.added, c.deleted, c.status, c.old_path])
+                    change_rows.append((seq, position, c.path, c.added, c.deleted, c.status, c.old_path))
+                commit_rows.append(
+                    (seq, commit.sha, _timestamp(commit.time), commit.author, " ".join(commit.parents),
+                     dumps(packed) if packed else _NO_CHANGES)
+                )
             self.db.executemany(
-                "INSERT INTO history_commits (seq, sha, time, author, parents) VALUES (?, ?, ?, ?, ?)", commit_rows
+                "INSERT INTO history_commits (seq, sha, time, author, parents, changes) VALUES (?, ?, ?, ?, ?, ?)",
+                commit_rows,
             )
             sql = (
                 "INSERT INTO history_changes (commit_seq, position, path, added, deleted, status, old_path) "
@@ -155,7 +171,7 @@ class CommitCache:
             try:
                 self.db.executemany(sql, change_rows)
             except UnicodeEncodeError:
-                # paths git gave as undecodable bytes (surrogate escapes) are kept as blobs
+                # paths git gave as undecodable bytes (surrogate escapes) are kept as blobs here
                 self.db.execute("DELETE FROM history_changes WHERE commit_seq > ?", (last_seq,))
                 self.db.executemany(sql, [(*r[:2], _storable(r[2]), *r[3:6], _storable(r[6])) for r in change_rows])
         return len(batch)
@@ -175,3 +191,46 @@ def _storable(path: str | None) -> str | bytes | None:
     except UnicodeEncodeError:
         return path.encode("utf-8", "surrogateescape")
     return path
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic GC while building many acyclic values (restored even on error)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _plain(cls: type) -> bool:
+    """Can ``cls`` be built by setting ``__dict__``? Not once it has slots or a
+    ``__post_init__``: then the real constructors are used."""
+    return not hasattr(cls, "__slots__") and not hasattr(cls, "__post_init__")
+
+
+_new, _set = object.__new__, object.__setattr__
+_FAST = _plain(FileChange) and _plain(Commit)
+
+
+def _make_commit(fields: dict[str, Any]) -> Commit:
+    if not _FAST:  # pragma: no cover - guards a future change of the types
+        return Commit(**fields)
+    commit = _new(Commit)
+    _set(commit, "__dict__", fields)
+    return commit
+
+
+def _changes(packed: list[list[Any]]) -> tuple[FileChange, ...]:
+    """``FileChange`` values from their JSON form, ``__dict__`` set in one step."""
+    if not _FAST:  # pragma: no cover - guards a future change of the types
+        return tuple(FileChange(*change) for change in packed)
+    made = []
+    for path, added, deleted, status, old_path in packed:
+        change = _new(FileChange)
+        _set(change, "__dict__",
+             {"path": path, "added": added, "deleted": deleted, "status": status, "old_path": old_path})
+        made.append(change)
+    return tuple(made)

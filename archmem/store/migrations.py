@@ -225,6 +225,11 @@ def migrate(db: sqlite3.Connection, path: str, *, now: str) -> list[int]:
 @migration(3, "git history cache: first-parent commits and their file changes")
 def _m003_history(db: sqlite3.Connection) -> None:
     # Written by archmem.store.commits.CommitCache; seq orders commits oldest → newest.
+    # A commit's changes are kept twice, in one transaction: as JSON on the commit row
+    # (loading the whole history is one query and one json.loads per commit) and as
+    # rows of history_changes (queries by path). No foreign key on commit_seq: checking
+    # it makes inserting a long history three times slower, and both tables are only
+    # ever written and cleared together.
     run_script(
         db,
         """
@@ -233,10 +238,11 @@ def _m003_history(db: sqlite3.Connection) -> None:
             sha TEXT NOT NULL UNIQUE,
             time INTEGER NOT NULL,
             author TEXT NOT NULL,
-            parents TEXT NOT NULL DEFAULT ''
+            parents TEXT NOT NULL DEFAULT '',
+            changes TEXT NOT NULL DEFAULT '[]'
         );
         CREATE TABLE history_changes (
-            commit_seq INTEGER NOT NULL REFERENCES history_commits(seq) ON DELETE CASCADE,
+            commit_seq INTEGER NOT NULL,
             position INTEGER NOT NULL,
             path TEXT NOT NULL,
             added INTEGER NOT NULL,
@@ -251,4 +257,20 @@ def _m003_history(db: sqlite3.Connection) -> None:
             value TEXT NOT NULL
         );
         """
+    )
+
+
+@migration(4, "accepted drift")
+def _m004_drift_accepts(db: sqlite3.Connection) -> None:
+    run_script(
+        db,
+        """
+        CREATE TABLE drift_accepts (
+            seq INTEGER PRIMARY KEY,
+            element_id TEXT NOT NULL,
+            at TEXT NOT NULL,
+            note TEXT
+        );
+        CREATE INDEX drift_accepts_element ON drift_accepts(element_id, at);
+        """,
     )

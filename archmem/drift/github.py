@@ -1,0 +1,99 @@
+"""GitHub Actions output for the drift report: a job summary in Markdown, step
+outputs, and ``::warning`` annotations at each drifted element's line in the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from archmem.drift.report import DriftReport
+
+OUTPUTS = ("drift-score", "total-elements", "drifted-elements", "missing-elements", "stale-memories",
+           "documented-elements")
+
+
+def outputs(report: DriftReport) -> dict[str, str]:
+    counts = report.counts()
+    return {
+        "drift-score": str(report.score),
+        "total-elements": str(counts["total_elements"]),
+        "drifted-elements": str(counts["drifted"]),
+        "missing-elements": str(counts["missing"]),
+        "stale-memories": str(counts["stale_memories"]),
+        "documented-elements": str(counts["documented_elements"]),
+    }
+
+
+def _escape(value: str, *, property: bool = False) -> str:
+    """GitHub's workflow-command escaping (``%``, CR, LF; and ``:`` ``,`` in properties)."""
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+def annotations(report: DriftReport, root: Path) -> list[str]:
+    lines = []
+    for element in report.elements:
+        if element.status not in ("drifted", "missing") or element.stamp is None:
+            continue
+        stamp = element.stamp
+        if element.status == "drifted":
+            text = (f"{element.name} drifted since the model described it: {stamp.lines} lines in "
+                    f"{stamp.commits} commits ({stamp.commit[:7]}); update the model or run archmem drift accept {element.id}")
+        else:
+            text = f"{element.name}'s code is gone: its last file was removed in {stamp.commit[:7]}"
+        where = ""
+        if element.file:
+            try:
+                file = Path(element.file).resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                file = element.file
+            where = f" file={_escape(file, property=True)},line={element.line or 1}"
+        lines.append(f"::warning{where},title={_escape('archmem drift', property=True)}::{_escape(text)}")
+    return lines
+
+
+def summary(report: DriftReport) -> str:
+    counts = report.counts()
+    out = [
+        f"## archmem drift: {report.score}/100",
+        "",
+        f"{counts['in_sync']} in sync, {counts['drifted']} drifted, {counts['missing']} missing, "
+        f"{counts['no_paths']} without code; {counts['documented_elements']} of {counts['total_elements']} "
+        f"elements documented; {counts['stale_memories']} memories to verify.",
+        "",
+    ]
+    changed = [e for e in report.elements if e.status in ("drifted", "missing")]
+    if changed:
+        out += ["| element | status | since | stamp | churn | size |", "|---|---|---|---|---|---|"]
+        for e in changed:
+            stamp = e.stamp
+            out.append(
+                f"| {e.name} (`{e.id}`) | {e.status} | {e.since.date() if e.since else '—'} | "
+                f"{stamp.commit[:7] + ' ' + str(stamp.time.date()) if stamp else '—'} | "
+                f"{f'{stamp.lines} lines, {stamp.files} files, {stamp.commits} commits' if stamp else '—'} | "
+                f"{e.size.files} files, {e.size.lines} lines |"
+            )
+        out.append("")
+    if report.stale:
+        out += ["### Memories to verify", ""]
+        for memory, staleness in report.stale:
+            out.append(f"- **{memory.title or memory.id}** [{memory.kind.upper()}]: {staleness.reason}")
+        out.append("")
+    return "\n".join(out)
+
+
+def write_github(report: DriftReport, root: Path, env: dict[str, str]) -> dict[str, Any]:
+    """Append the summary and outputs to the files GitHub names; return what was written."""
+    written: dict[str, Any] = {"annotations": annotations(report, root), "outputs": outputs(report)}
+    summary_file = env.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(summary(report) + "\n")
+    output_file = env.get("GITHUB_OUTPUT")
+    if output_file:
+        with open(output_file, "a", encoding="utf-8") as handle:
+            for key, value in written["outputs"].items():
+                handle.write(f"{key}={value}\n")
+    return written

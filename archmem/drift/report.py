@@ -1,0 +1,135 @@
+"""The drift report: each element's status against when the model last described it,
+the memories that became VERIFY, and a score for the whole model.
+
+    no_paths   the element owns no code (people, external systems)
+    missing    its paths match nothing at HEAD (stamped where the last file went)
+    drifted    the change since it was described crossed the threshold
+    in_sync    otherwise
+
+score = 100 × in_sync / (in_sync + drifted + missing): the share of the elements that
+own code whose description still holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from archmem.clock import format_time
+from archmem.drift.index import DriftIndex
+from archmem.drift.staleness import Staleness
+from archmem.drift.types import DriftStamp, ElementSize, Thresholds
+from archmem.memory.types import Memory
+from archmem.model.types import ArchitectureModel
+
+
+@dataclass
+class ElementDrift:
+    id: str
+    name: str
+    status: str
+    since: datetime | None
+    stamp: DriftStamp | None
+    size: ElementSize
+    line: int | None = None
+    file: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "status": self.status,
+            "since": format_time(self.since) if self.since else None,
+            "stamp": stamp_dict(self.stamp),
+            "size": {"files": self.size.files, "lines": self.size.lines},
+        }
+
+
+@dataclass
+class DriftReport:
+    elements: list[ElementDrift] = field(default_factory=list)
+    stale: list[tuple[Memory, Staleness]] = field(default_factory=list)
+    documented: int = 0
+    commits: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for e in self.elements if e.status == status)
+
+    @property
+    def score(self) -> int:
+        owning = self.count("in_sync") + self.count("drifted") + self.count("missing")
+        return 100 if owning == 0 else round(100 * self.count("in_sync") / owning)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "total_elements": len(self.elements),
+            "documented_elements": self.documented,
+            "drifted": self.count("drifted"),
+            "missing": self.count("missing"),
+            "in_sync": self.count("in_sync"),
+            "no_paths": self.count("no_paths"),
+            "stale_memories": len(self.stale),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "counts": self.counts(),
+            "elements": [e.to_dict() for e in self.elements],
+            "stale_memories": [
+                {
+                    "id": memory.id,
+                    "title": memory.title,
+                    "elements": memory.elements,
+                    "verify_reason": staleness.reason,
+                    "stamp": stamp_dict(staleness.stamp),
+                }
+                for memory, staleness in self.stale
+            ],
+            "commits": self.commits,
+            "warnings": self.warnings,
+        }
+
+
+def stamp_dict(stamp: DriftStamp | None) -> dict[str, Any] | None:
+    if stamp is None:
+        return None
+    return {
+        "commit": stamp.commit,
+        "time": format_time(stamp.time),
+        "lines": stamp.lines,
+        "files": stamp.files,
+        "commits": stamp.commits,
+    }
+
+
+def element_drift(
+    model: ArchitectureModel,
+    index: DriftIndex,
+    *,
+    sizes: Mapping[str, ElementSize],
+    since: Mapping[str, datetime | None],
+    missing: set[str],
+    thresholds: Thresholds,
+) -> list[ElementDrift]:
+    """Every element's status, in the model's order."""
+    result = []
+    for _, element in model.walk():
+        size = sizes.get(element.id, ElementSize(0, 0))
+        described = since.get(element.id)
+        location = element.location
+        common = {
+            "id": element.id, "name": element.name, "since": described, "size": size,
+            "line": location.line if location else None, "file": location.file if location else None,
+        }
+        if not model.effective_paths(element.id):
+            result.append(ElementDrift(status="no_paths", stamp=None, **common))
+        elif element.id in missing:
+            result.append(ElementDrift(status="missing", stamp=index.missing(element.id), **common))
+        else:
+            stamp = index.drift(element.id, described, size, thresholds)
+            result.append(ElementDrift(status="drifted" if stamp else "in_sync", stamp=stamp, **common))
+    return result

@@ -1,0 +1,130 @@
+"""Bring the history cache up to date with HEAD, reading as little git history as possible.
+
+    shallow clone                  → RepositoryError (fetch full history), or deepen first
+    no commits                     → empty result
+    cache empty / other scope      → full read
+    cached head == HEAD            → nothing read
+    HEAD among the cached commits  → the newer ones dropped, nothing read (a reset,
+                                     an older checkout: HEAD moved back along the line)
+    cached head on HEAD's
+      first-parent line            → read only cached_head..HEAD
+    anything else (amend, rebase,
+      force-push, other branch)    → clear and rescan (``rescanned=True``)
+
+"On the first-parent line" is stricter than "an ancestor": a cache written on a
+feature branch that was later merged holds commits the first-parent history of HEAD
+does not list, so appending to it would mix histories. It is checked for free: the
+oldest commit of ``cached_head..HEAD`` must have the cached head as its first parent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from archmem.drift.types import Commit
+from archmem.errors import RepositoryError
+from archmem.history import SHALLOW_HINT, HistoryReader
+from archmem.repo import Repository
+from archmem.store.commits import CommitCache
+from archmem.store.sqlite import SQLiteStore
+
+CHUNK = 2000
+"""Commits per cache transaction: big enough to be fast, small enough not to hold the
+write lock for long while memories are being written."""
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """The whole first-parent history, oldest → newest, and what this scan had to do."""
+
+    commits: list[Commit]
+    new: int
+    rescanned: bool
+    head: str | None = None
+
+
+def reader_for(repository: Repository) -> HistoryReader:
+    """The history reader for a repository; a plain folder has no history to read."""
+    if not repository.is_git:
+        raise RepositoryError(
+            f"{repository.root} is not a git repository: drift needs its history",
+            hint="run archmem in a git checkout (or git init and commit)",
+        )
+    return HistoryReader(repository.root)
+
+
+def scan_history(
+    store: SQLiteStore,
+    reader: HistoryReader,
+    *,
+    deepen: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> ScanResult:
+    """Update the cache on ``store`` from ``reader`` and return the full history."""
+    if reader.is_shallow():
+        if not deepen:
+            raise RepositoryError(
+                f"{reader.top} is a shallow clone: drift needs the full git history", hint=SHALLOW_HINT
+            )
+        reader.deepen()
+    cache = CommitCache(store)
+    head = reader.head()
+    discarded = False
+    if cache.scope() != reader.scope:
+        discarded = cache.count() > 0
+        cache.clear(scope=reader.scope)
+    cached = cache.head()
+    if head is None:
+        if cached is not None:
+            cache.clear(scope=reader.scope)
+        return ScanResult([], 0, discarded or cached is not None, None)
+    if cached == head:
+        _remember_branch(cache, reader)
+        return ScanResult(cache.all(), 0, discarded, head)
+    if cached is not None and cache.truncate(head) is not None:
+        _remember_branch(cache, reader)
+        return ScanResult(cache.all(), 0, discarded, head)
+    if cached is not None and reader.is_ancestor(cached, head):
+        stream = reader.read(cached, until=head, progress=progress)
+        earlier = cache.all()  # while git computes the new commits' diffs
+        new = _read_into(cache, stream, follows=cached)
+        if new is not None:
+            _remember_branch(cache, reader)
+            return ScanResult(earlier + new, len(new), discarded, head)
+    if cached is not None:
+        discarded = True
+        cache.clear(scope=reader.scope)
+    new = _read_into(cache, reader.read(None, until=head, progress=progress), follows=None)
+    assert new is not None
+    _remember_branch(cache, reader)
+    return ScanResult(new, len(new), discarded, head)
+
+
+def _read_into(cache: CommitCache, commits: Iterator[Commit], *, follows: str | None) -> list[Commit] | None:
+    """Stream commits into the cache chunk by chunk; None (nothing written) when the
+    first one does not have ``follows`` as its first parent."""
+    read: list[Commit] = []
+    chunk: list[Commit] = []
+    try:
+        for commit in commits:
+            if follows is not None and not read and commit.parents[:1] != (follows,):
+                return None
+            read.append(commit)
+            chunk.append(commit)
+            if len(chunk) >= CHUNK:
+                cache.append(chunk)
+                chunk = []
+        cache.append(chunk)
+    finally:
+        close = getattr(commits, "close", None)
+        if close:
+            close()
+    return read
+
+
+def _remember_branch(cache: CommitCache, reader: HistoryReader) -> None:
+    """Record the branch the cache was last brought up to date on (for reports)."""
+    branch = reader.branch() or "(detached HEAD)"
+    if cache.meta().get("branch") != branch:
+        cache.set_meta(branch=branch)

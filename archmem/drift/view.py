@@ -1,0 +1,174 @@
+"""One repository's drift, computed lazily: history scan, index, sizes, and when the
+model last described each element. ``Workspace.drift`` hands this out; recall asks
+it for VERIFY reasons and ``archmem drift`` for the report.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from datetime import datetime
+from functools import cached_property
+from pathlib import Path
+
+from archmem.clock import Clock, format_time, parse_time
+from archmem.config import DriftConfig
+from archmem.drift.index import DriftIndex
+from archmem.drift.report import DriftReport, element_drift
+from archmem.drift.scan import ScanResult, reader_for, scan_history
+from archmem.drift.staleness import Staleness, memory_staleness, stale_memories
+from archmem.drift.symbols import Hunk, parse_unified_zero
+from archmem.drift.types import ElementSize, Thresholds
+from archmem.errors import RepositoryError
+from archmem.memory.types import Memory
+from archmem.model.ownership import Ownership
+from archmem.model.types import ArchitectureModel
+from archmem.repo import Repository
+from archmem.store.sqlite import SQLiteStore
+
+
+def thresholds_from(config: DriftConfig) -> Thresholds:
+    return Thresholds(
+        min_lines=config.min_lines,
+        churn_ratio=config.churn_ratio,
+        min_file_events=config.min_file_events,
+        file_event_ratio=config.file_event_ratio,
+        ignore=list(config.ignore),
+    )
+
+
+class DriftView:
+    def __init__(
+        self,
+        *,
+        store: SQLiteStore,
+        repository: Repository,
+        model: ArchitectureModel,
+        ownership: Ownership,
+        config: DriftConfig,
+        clock: Clock,
+        model_files: dict[str, Path] | None = None,
+        deepen: bool = False,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.repository = repository
+        self.model = model
+        self.ownership = ownership
+        self.thresholds = thresholds_from(config)
+        self.clock = clock
+        self.deepen = deepen
+        self.progress = progress
+        self._hunks: dict[tuple[str, str], list[Hunk]] = {}
+
+    @cached_property
+    def scan(self) -> ScanResult:
+        return scan_history(self.store, reader_for(self.repository), deepen=self.deepen, progress=self.progress)
+
+    @cached_property
+    def index(self) -> DriftIndex:
+        paths = {e.id: self.model.effective_paths(e.id) for e in self.model.elements}
+        return DriftIndex.build(self.scan.commits, paths, ignore=self.thresholds.ignore)
+
+    @cached_property
+    def sizes(self) -> dict[str, ElementSize]:
+        sizes = {}
+        for element in self.model.elements:
+            size = self.ownership.size(element.id)
+            sizes[element.id] = ElementSize(size.files, size.lines)
+        return sizes
+
+    @cached_property
+    def missing(self) -> set[str]:
+        return {
+            e.id for e in self.model.elements
+            if self.model.effective_paths(e.id) and not self.ownership.files.get(e.id)
+        }
+
+    @cached_property
+    def described(self) -> dict[str, datetime | None]:
+        """When the model last described each element: the newest commit among the
+        lines of its block (from one blame per model file), or a recorded accept."""
+        now = self.clock()
+        blames: dict[str, list[datetime | None] | None] = {}
+        since: dict[str, datetime | None] = {}
+        accepted = self.accepted()
+        for element in self.model.elements:
+            moment: datetime | None = None
+            location = element.location
+            if location is not None:
+                if location.file not in blames:
+                    blames[location.file] = self.repository.blame_line_times(Path(location.file))
+                times = blames[location.file]
+                if times is None:
+                    moment = now  # an uncommitted model describes the code as it is now
+                else:
+                    block = times[location.line - 1 : (location.end_line or location.line)]
+                    moment = max((t or now for t in block), default=None)
+            if element.id in accepted and (moment is None or accepted[element.id] > moment):
+                moment = accepted[element.id]
+            since[element.id] = moment
+        return since
+
+    def accepted(self) -> dict[str, datetime]:
+        rows = self.store.db.execute(
+            "SELECT element_id, MAX(at) FROM drift_accepts GROUP BY element_id"
+        ).fetchall()
+        return {row[0]: parse_time(row[1]) for row in rows}
+
+    def report(self, *, since: dict[str, datetime | None] | None = None) -> DriftReport:
+        elements = element_drift(
+            self.model, self.index, sizes=self.sizes, since=since or self.described,
+            missing=self.missing, thresholds=self.thresholds,
+        )
+        memories = self.store.list_memories(status="active")
+        stale = self.stale(memories)
+        documented = {e for m in memories for e in m.elements}
+        return DriftReport(
+            elements=elements,
+            stale=[(m, stale[m.id]) for m in memories if m.id in stale],
+            documented=sum(1 for e in self.model.elements if e.id in documented),
+            commits=len(self.scan.commits),
+        )
+
+    def stale(self, memories: list[Memory]) -> dict[str, Staleness]:
+        return stale_memories(memories, **self._staleness_args())
+
+    def verify_reason(self, memory: Memory) -> str | None:
+        found = memory_staleness(memory, **self._staleness_args())
+        return found.reason if found else None
+
+    def _staleness_args(self) -> dict[str, object]:
+        return {
+            "index": self.index, "model": self.model, "sizes": self.sizes, "thresholds": self.thresholds,
+            "now": self.clock(), "anchor_hunks": self._anchor_hunks, "file_text": self._file_text,
+            "missing": self.missing,
+        }
+
+    def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
+        key = (path, base)
+        if key not in self._hunks:
+            result = subprocess.run(
+                ["git", "diff", "-U0", "-w", "--relative", base, "HEAD", "--", path],
+                cwd=self.repository.root, capture_output=True, check=False,
+            )
+            if result.returncode != 0:
+                raise RepositoryError(f"git diff failed for {path}: {result.stderr.decode(errors='replace').strip()}")
+            parsed = parse_unified_zero(result.stdout.decode("utf-8", errors="replace"))
+            self._hunks[key] = parsed.get(path, [])
+        return self._hunks[key]
+
+    def _file_text(self, path: str) -> str | None:
+        try:
+            return (self.repository.root / path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def accept(self, element_id: str, note: str | None) -> datetime:
+        now = self.clock()
+        with self.store.transaction():
+            self.store.db.execute(
+                "INSERT INTO drift_accepts (element_id, at, note) VALUES (?, ?, ?)",
+                (element_id, format_time(now), note),
+            )
+        return now

@@ -1,0 +1,338 @@
+"""The git history adapter: one streamed ``git log`` pass, parsed into ``Commit`` values.
+
+Everything drift knows about the past comes through ``HistoryReader.read``, which runs
+a single ``git log`` through GitPython's command interface (``as_process=True``) and
+parses its stdout as it arrives, so 20k commits never sit in memory as text and no
+process is started per commit. The choices, and why:
+
+* **First-parent history.** ``--first-parent --diff-merges=first-parent``: the branch's
+  own line of commits, with a merge diffed against its first parent. A merged feature
+  branch counts once, at the merge, with the merge's committer time — the moment the
+  change reached the branch — and its individual commits are not listed (needs git
+  2.31+ for ``--diff-merges``).
+* **Whitespace ignored.** ``-w``: ``--numstat`` honours it (git 2.39 checked); a
+  whitespace-only change counts 0 lines. Git then omits the file from the numstat part,
+  so line counts default to 0 and the file is still listed from the raw part (status M).
+* **Status from ``--raw``.** Numstat alone cannot say added/deleted, so the same pass
+  prints ``--raw`` (full ids, no abbreviation lookups) before ``--numstat``; the two are
+  joined per commit by (old path, new path). Copies are reported as added files;
+  type changes and anything else as modified.
+* **Renames.** ``-M`` (whatever ``diff.renames`` says); status R with ``old_path``.
+* **NUL-separated.** ``-z`` everywhere: paths with spaces, tabs, newlines, quotes and
+  non-ASCII characters come through verbatim (undecodable bytes as surrogate escapes,
+  as ``Repository.files`` reads them).
+* **Binary files** (``-\t-``) count 0 lines; adding/deleting/renaming one is still an event.
+* **Time and author.** The committer time (``%ct``, UTC-aware): when the change landed.
+  The author as ``Name <email>`` *without* mailmap, so a cached commit never depends
+  on a file that may change later.
+* **A sub-folder as root.** When ``repo_root`` is below the git top level, ``--relative``
+  makes paths relative to it and drops files outside it; a rename across the boundary
+  becomes an add or a delete. Commits that touch nothing inside are still listed (with
+  no changes) so the newest commit read is always the tip and incremental reads chain.
+* **Determinism.** Options a user's git config could change are pinned on the command
+  line (colours, textconv, external diff, diff algorithm, signatures, output encoding),
+  because the output is cached and compared across runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterable, Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO
+
+import git
+from git.exc import (
+    GitCommandError,
+    GitCommandNotFound,
+    InvalidGitRepositoryError,
+    NoSuchPathError,
+)
+
+from archmem.drift.types import ChangeStatus, Commit, FileChange
+from archmem.errors import RepositoryError
+
+HISTORY_FORMAT = "1"
+"""Bump when the options or the parsing change: a cache written with another format is rescanned."""
+
+SHALLOW_HINT = (
+    "fetch the full history (git fetch --unshallow; in GitHub Actions: actions/checkout with "
+    "fetch-depth: 0), or pass --deepen to let archmem fetch it"
+)
+_HEADER = "\x1e"
+_FORMAT = "--format=%x1e%H%x1f%P%x1f%ct%x1f%an <%ae>"
+_LOG_OPTIONS = (
+    "-c", "log.showSignature=false",
+    "log", _FORMAT, "--reverse", "--first-parent", "--diff-merges=first-parent", "--root",
+    "-w", "-M", "--raw", "--no-abbrev", "--numstat", "-z", "--no-color", "--no-textconv",
+    "--no-ext-diff", "--diff-algorithm=myers", "--encoding=UTF-8",
+)
+_STATUS: dict[str, ChangeStatus] = {"A": "A", "D": "D", "M": "M", "R": "R", "C": "A"}
+_READ_SIZE = 1 << 18
+_PIPE_SIZE = 1 << 20
+_PROGRESS_EVERY = 256
+
+
+class HistoryReader:
+    """Reads the first-parent history of the git checkout holding ``repo_root``.
+
+    Raises ``RepositoryError`` when ``repo_root`` is not inside a git repository:
+    drift is computed from history and cannot be guessed without it.
+    """
+
+    def __init__(self, repo_root: Path) -> None:
+        self.root = Path(repo_root).resolve()
+        try:
+            repo = git.Repo(self.root, search_parent_directories=True)
+        except (InvalidGitRepositoryError, NoSuchPathError):
+            raise RepositoryError(
+                f"{self.root} is not a git repository: drift needs its history",
+                hint="run archmem in a git checkout (or git init and commit)",
+            ) from None
+        if repo.working_tree_dir is None:
+            raise RepositoryError(f"{self.root} is a bare git repository: drift needs a checkout")
+        self.top = Path(repo.working_tree_dir).resolve()
+        try:
+            prefix = self.root.relative_to(self.top).as_posix()
+        except ValueError:
+            prefix = "."
+        self.prefix = "" if prefix == "." else prefix + "/"
+        self.git = repo.git
+
+    @property
+    def scope(self) -> str:
+        """What a cache of this reader's output depends on: the sub-folder and the format."""
+        return f"format={HISTORY_FORMAT};prefix={self.prefix}"
+
+    # ---- questions ------------------------------------------------------------------
+
+    def is_shallow(self) -> bool:
+        return self._run("rev-parse", "--is-shallow-repository").strip() == "true"
+
+    def head(self) -> str | None:
+        """The sha HEAD points at, or None in a repository without commits."""
+        status, out, _ = self._status("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+        return out.strip() if status == 0 and out.strip() else None
+
+    def branch(self) -> str | None:
+        """The checked-out branch's short name (None when HEAD is detached)."""
+        status, out, _ = self._status("symbolic-ref", "--quiet", "--short", "HEAD")
+        return out.strip() if status == 0 else None
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        """Is commit ``a`` an ancestor of (or equal to) ``b``? False when ``a`` is unknown
+        (a rewritten history whose old commits were pruned)."""
+        status, _, _ = self._status("merge-base", "--is-ancestor", a, b)
+        return status == 0
+
+    def count(self, since_sha: str | None = None, until: str = "HEAD") -> int:
+        """How many commits ``read`` would yield (cheap: no diffs), for progress bars."""
+        if self.head() is None:
+            return 0
+        spec = f"{since_sha}..{until}" if since_sha else until
+        return int(self._run("rev-list", "--count", "--first-parent", spec).strip() or 0)
+
+    # ---- reading --------------------------------------------------------------------
+
+    def log_command(self, since_sha: str | None = None, until: str = "HEAD") -> list[str]:
+        """The exact ``git log`` command ``read`` runs (the benchmark times it bare)."""
+        relative = [f"--relative={self.prefix}"] if self.prefix else []
+        spec = f"{since_sha}..{until}" if since_sha else until
+        return [_git_executable(), *_LOG_OPTIONS, *relative, spec, "--"]
+
+    def read(
+        self,
+        since_sha: str | None = None,
+        *,
+        until: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> Generator[Commit, None, None]:
+        """Commits after ``since_sha`` (all when None) up to ``until`` (HEAD), oldest first.
+
+        git starts at once, so a caller can do other work (load its cache) while git
+        computes diffs; the commits stream from the running process as they are
+        iterated. Stop iterating (or close the iterator) and the process is ended.
+        ``progress`` is called with the number of commits read so far.
+        """
+        tip = until or self.head()
+        if tip is None:
+            return _nothing()
+        try:
+            process = self.git.execute(self.log_command(since_sha, tip), as_process=True)
+        except GitCommandNotFound:
+            raise RepositoryError("git is not installed, but drift needs it to read history") from None
+        _widen(process.proc.stdout if process.proc else None)
+        return self._stream(process, progress)
+
+    def _stream(
+        self, process: git.Git.AutoInterrupt, progress: Callable[[int], None] | None
+    ) -> Generator[Commit, None, None]:
+        finished = False
+        try:
+            assert process.proc is not None and process.proc.stdout is not None
+            count = 0
+            for commit in parse_log(_tokens(process.proc.stdout)):
+                count += 1
+                if progress and count % _PROGRESS_EVERY == 0:
+                    progress(count)
+                yield commit
+            try:
+                process.wait()
+            except GitCommandError as exc:
+                message = _stderr(exc)
+                raise RepositoryError(
+                    f"git log failed in {self.top}: {message}",
+                    hint="archmem needs git 2.31 or newer" if "diff-merges" in message else None,
+                ) from None
+            finished = True
+            if progress:
+                progress(count)
+        finally:
+            if not finished:
+                _stop(process)
+
+    def deepen(self) -> None:
+        """Turn a shallow clone into a full one (``git fetch --unshallow``)."""
+        if not self.is_shallow():
+            return
+        try:
+            self.git.execute([_git_executable(), "fetch", "--quiet", "--unshallow"])
+        except GitCommandError as exc:
+            raise RepositoryError(
+                f"could not fetch the full history of {self.top}: {_stderr(exc)}",
+                hint="check the remote (git remote -v) and your access to it, or fetch it yourself",
+            ) from None
+
+    # ---- plumbing -------------------------------------------------------------------
+
+    def _status(self, *args: str) -> tuple[int, str, str]:
+        try:
+            status, out, err = self.git.execute(
+                [_git_executable(), *args], with_extended_output=True, with_exceptions=False
+            )
+        except GitCommandNotFound:
+            raise RepositoryError("git is not installed, but drift needs it to read history") from None
+        return int(status or 0), str(out), str(err)
+
+    def _run(self, *args: str) -> str:
+        status, out, err = self._status(*args)
+        if status != 0:
+            raise RepositoryError(f"git {args[0]} failed in {self.top}: {err.strip()}")
+        return out
+
+
+def _git_executable() -> str:
+    """The git GitPython runs (``GIT_PYTHON_GIT_EXECUTABLE`` when set)."""
+    return str(git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git")
+
+
+def _nothing() -> Generator[Commit, None, None]:
+    yield from ()
+
+
+def _widen(pipe: IO[bytes] | None) -> None:
+    """Let git run ahead while the caller writes a chunk to the cache: a 1 MiB pipe
+    instead of 64 KiB (Linux; elsewhere the default stays, and git waits a little)."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_SIZE)  # type: ignore[union-attr, attr-defined]
+    except (ImportError, AttributeError, OSError, ValueError):
+        pass
+
+
+def _tokens(stream: IO[bytes]) -> Iterator[str]:
+    """NUL-separated fields of a byte stream, decoded; never splits a UTF-8 character
+    (a NUL byte is never part of one)."""
+    rest = b""
+    read = getattr(stream, "read1", stream.read)
+    while chunk := read(_READ_SIZE):
+        data = rest + chunk if rest else chunk
+        cut = data.rfind(b"\0")
+        if cut < 0:
+            rest = data
+            continue
+        rest = data[cut + 1:]
+        yield from data[:cut].decode("utf-8", "surrogateescape").split("\0")
+    if rest:
+        yield rest.decode("utf-8", "surrogateescape")
+
+
+def parse_log(tokens: Iterable[str]) -> Iterator[Commit]:
+    """Commits from the NUL-separated fields of ``git log --raw --numstat -z`` with
+    archmem's format. Per commit: a header field, raw records (``:modes ids STATUS``
+    then one or two paths), numstat records (``added\\tdeleted\\tpath``, or with an empty
+    path then old and new path)."""
+    fields = iter(tokens)
+    header: str | None = None
+    raw: list[tuple[str, str | None, str]] = []
+    counts: dict[tuple[str | None, str], tuple[int, int]] = {}
+    for field in fields:
+        if not field:
+            continue
+        if field[0] == "\n":
+            field = field[1:]
+            if not field:
+                continue
+        first = field[0]
+        if first == _HEADER:
+            if header is not None:
+                yield _commit(header, raw, counts)
+            header, raw, counts = field[1:], [], {}
+        elif first == ":":
+            letter = field[field.rindex(" ") + 1]
+            if letter in "RC":
+                old, path = next(fields), next(fields)
+                raw.append((letter, old, path))
+            else:
+                raw.append((letter, None, next(fields)))
+        else:
+            added, deleted, path = field.split("\t", 2)
+            old = None
+            if not path:
+                old, path = next(fields), next(fields)
+            counts[(old, path)] = (
+                int(added) if added != "-" else 0,
+                int(deleted) if deleted != "-" else 0,
+            )
+    if header is not None:
+        yield _commit(header, raw, counts)
+
+
+def _commit(
+    header: str, raw: list[tuple[str, str | None, str]], counts: dict[tuple[str | None, str], tuple[int, int]]
+) -> Commit:
+    sha, parents, stamp, author = header.split("\x1f", 3)
+    if not author.isascii():
+        # a name git could not re-encode (bytes without an encoding header): readable, storable
+        author = author.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    changes = []
+    for letter, old, path in raw:
+        added, deleted = counts.get((old, path), (0, 0))
+        status = _STATUS.get(letter, "M")
+        changes.append(FileChange(path, added, deleted, status, old if status == "R" else None))
+    return Commit(
+        sha=sha,
+        time=datetime.fromtimestamp(int(stamp), timezone.utc),
+        author=author,
+        parents=tuple(parents.split()),
+        changes=tuple(changes),
+    )
+
+
+def _stop(process: git.Git.AutoInterrupt) -> None:
+    """End a ``git log`` whose output is no longer wanted (the reader was closed early)."""
+    proc = process.proc
+    if proc is None:
+        return
+    if proc.poll() is None:
+        proc.kill()
+    for stream in (proc.stdout, proc.stderr):
+        if stream:
+            stream.close()
+    proc.wait()
+
+
+def _stderr(exc: GitCommandError) -> str:
+    text = exc.stderr if isinstance(exc.stderr, str) else str(exc.stderr or "")
+    return text.strip().removeprefix("stderr: ").strip("'").strip() or str(exc)

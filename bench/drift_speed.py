@@ -1,0 +1,261 @@
+"""Drift benchmark, history part: reading and caching git history.
+
+    python bench/drift_speed.py [--commits 20000] [--files 2000] [--keep DIR]
+
+A repository of N back-dated commits over F files is generated with ``git fast-import``
+(seconds, not N ``git commit`` calls): each commit touches 1–5 files with small edits
+(insert, delete, replace a few lines; now and then a rewrite), and files are added,
+deleted and renamed along the way. It is generated once per run in a temporary folder
+(or kept in ``--keep DIR`` and reused across runs). Reported:
+
+* bare ``git log``: the reader's exact command, its output drained from a pipe and
+  discarded (best of ``--repeat``) — the floor any reader pays;
+* full scan: ``scan_history`` into an empty store (read + parse + cache write), and its
+  ratio to the bare log (aim ≤ 1.5×); the parse-only time shows where the rest goes;
+* incremental scan after one new commit (aim < 0.3 s), and a scan with nothing new;
+  both include loading the whole cached history (``CommitCache.all``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from archmem.drift.scan import ScanResult, scan_history  # noqa: E402
+from archmem.history import HistoryReader  # noqa: E402
+from archmem.store import open_store  # noqa: E402
+from archmem.store.commits import CommitCache  # noqa: E402
+
+T = TypeVar("T")
+START = 1_546_300_800  # 2019-01-01T00:00:00Z
+AUTHORS = [f"Dev {i} <dev{i}@example.com>" for i in range(25)]
+WORDS = ("return value config request handler cache user token item index parse load save "
+         "retry timeout error result client server session query schema event").split()
+GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com",
+           "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@example.com"}
+
+
+def code_line(rng: random.Random) -> str:
+    indent = "    " * rng.randint(0, 3)
+    return indent + " ".join(rng.choices(WORDS, k=rng.randint(2, 7))) + "\n"
+
+
+def line_pool(rng: random.Random, size: int = 20_000) -> Callable[[], str]:
+    """Random code lines drawn from a pool: as varied for diffs, much faster to make."""
+    pool = [code_line(rng) for _ in range(size)]
+    return lambda: pool[int(rng.random() * size)]
+
+
+def edit(rng: random.Random, line: Callable[[], str], text: list[str]) -> None:
+    """One realistic edit: mostly a few lines inserted, deleted or replaced."""
+    roll = rng.random()
+    at = rng.randint(0, len(text))
+    if roll < 0.01:
+        text[:] = [line() for _ in range(rng.randint(20, 120))]
+    elif roll < 0.45:
+        text[at:at] = [line() for _ in range(rng.randint(1, 12))]
+    elif roll < 0.65 and len(text) > 8:
+        del text[at:at + rng.randint(1, 5)]
+    else:
+        n = rng.randint(1, 8)
+        text[at:at + n] = [line() for _ in range(n)]
+
+
+def generate(root: Path, commits: int, files: int, seed: int = 7) -> None:
+    """A repository of ``commits`` first-parent commits over about ``files`` files."""
+    rng = random.Random(seed)
+    line = line_pool(rng)
+    root.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, check=True, env=GIT_ENV)
+    importer = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=root, stdin=subprocess.PIPE, env=GIT_ENV)
+    assert importer.stdin is not None
+    out = importer.stdin
+    contents: dict[str, list[str]] = {}
+    live: list[str] = []
+    made = 0
+
+    def new_path() -> str:
+        nonlocal made
+        made += 1
+        return f"src/pkg{made % 60:02d}/module_{made:05d}.py"
+
+    stamp = START
+    for number in range(1, commits + 1):
+        stamp += rng.randint(600, 36_000)
+        ops: list[bytes] = []
+        if number == 1:
+            touched = [new_path() for _ in range(min(files, 200))]
+        else:
+            touched = []
+            for _ in range(rng.choice((1, 1, 1, 2, 2, 3, 4, 5))):
+                if len(live) < files and rng.random() < 0.12:
+                    touched.append(new_path())
+                else:
+                    touched.append(rng.choice(live))
+            roll = rng.random()
+            if roll < 0.004 and len(live) > 10:
+                gone = rng.choice(live)
+                live.remove(gone)
+                contents.pop(gone)
+                touched = [p for p in touched if p != gone]
+                ops.append(b"D " + gone.encode() + b"\n")
+            elif roll < 0.008 and len(live) > 10:
+                old = rng.choice(live)
+                new = new_path()
+                live[live.index(old)] = new
+                contents[new] = contents.pop(old)
+                touched = [new if p == old else p for p in touched]
+                ops.append(f"R {old} {new}\n".encode())
+        for path in dict.fromkeys(touched):
+            if path not in contents:
+                contents[path] = [line() for _ in range(rng.randint(10, 80))]
+                live.append(path)
+            else:
+                edit(rng, line, contents[path])
+            data = "".join(contents[path]).encode()
+            ops.append(b"M 100644 inline " + path.encode() + b"\ndata %d\n" % len(data) + data + b"\n")
+        who = AUTHORS[rng.randrange(len(AUTHORS))]
+        message = f"change {number}".encode()  # each commit continues the branch: no "from" needed
+        out.write(
+            b"commit refs/heads/main\nmark :%d\n" % number
+            + f"author {who} {stamp} +0000\ncommitter {who} {stamp} +0000\n".encode()
+            + b"data %d\n" % len(message) + message + b"\n" + b"".join(ops) + b"\n"
+        )
+    out.close()
+    if importer.wait() != 0:
+        raise SystemExit("git fast-import failed")
+    subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=root, check=True, env=GIT_ENV)
+
+
+def add_commit(root: Path, number: int) -> None:
+    """One more commit, back-dated after the generated history, the way a person makes one."""
+    target = next((root / "src" / "pkg01").glob("*.py"))
+    with target.open("a") as handle:
+        handle.write(f"extra line {number}\nanother {number}\n")
+    when = f"@{START + 10 * 365 * 86400 + number} +0000"
+    env = {**GIT_ENV, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    subprocess.run(["git", "commit", "-q", "-am", f"one more {number}"], cwd=root, check=True, env=env)
+
+
+def timed(function: Callable[[], T]) -> tuple[float, T]:
+    start = time.perf_counter()
+    value = function()
+    return time.perf_counter() - start, value
+
+
+def bare_log(reader: HistoryReader) -> int:
+    """The reader's exact git command, its output read from a pipe and thrown away."""
+    process = subprocess.Popen(reader.log_command(), cwd=reader.top, stdout=subprocess.PIPE, env=GIT_ENV)
+    assert process.stdout is not None
+    size = 0
+    while chunk := process.stdout.read(1 << 18):
+        size += len(chunk)
+    if process.wait() != 0:
+        raise SystemExit("git log failed")
+    return size
+
+
+def timed_scan(store_path: Path, reader: HistoryReader, cpu: list[tuple[float, float]] | None = None,
+               ) -> tuple[float, ScanResult]:
+    """One scan as a fresh ``archmem drift`` process would run it: open the store, scan.
+    Earlier results are freed first, so the heap holds one history, as in real use.
+    ``cpu`` collects (archmem's own CPU seconds, git's CPU seconds)."""
+    gc.collect()
+    own, children = time.process_time(), _children_cpu()
+    start = time.perf_counter()
+    with open_store(store_path) as store:
+        result = scan_history(store, reader)
+    seconds = time.perf_counter() - start
+    if cpu is not None:
+        cpu.append((time.process_time() - own, _children_cpu() - children))
+    return seconds, result
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(root: Path, repeat: int, work: Path) -> None:
+    reader = HistoryReader(root)
+    bare, parse, full, cpu = [], [], [], []  # type: ignore[var-annotated]
+    for attempt in range(repeat):  # interleaved, so a slower minute of the machine hits all three
+        seconds, size = timed(lambda: bare_log(reader))
+        bare.append(seconds)
+        seconds, commits = timed(lambda: sum(1 for _ in reader.read()))
+        parse.append(seconds)
+        seconds, result = timed_scan(work / f"full{attempt}.db", reader, cpu)
+        full.append(seconds)
+        changes = sum(len(c.changes) for c in result.commits)
+        del result
+    incremental, idle = [], []
+    store_path = work / f"full{repeat - 1}.db"
+    for number in range(5):
+        add_commit(root, number)
+        seconds, step = timed_scan(store_path, reader)
+        assert step.new == 1 and not step.rescanned, step
+        incremental.append(seconds)
+        del step
+        seconds, step = timed_scan(store_path, reader)
+        assert step.new == 0
+        idle.append(seconds)
+        del step
+    with open_store(store_path) as store:
+        load_s = min(timed(CommitCache(store).all)[0] for _ in range(3))
+    floor, scan, parse_s = min(bare), min(full), min(parse)
+    print(f"history: {commits:,} commits, {changes:,} file changes, git log output {size / 1e6:.1f} MB")
+    runs = ", ".join(f"{s:.2f}" for s in bare)
+    print(f"  bare git log (same flags, output discarded): {floor:.2f} s   (runs: {runs})")
+    print(f"  read + parse (HistoryReader.read):           {parse_s:.2f} s   ({parse_s / floor:.2f}x)")
+    print(f"  full scan (read + cache write):              {scan:.2f} s   ({scan / floor:.2f}x bare; aim <= 1.5x; "
+          f"runs: {', '.join(f'{s:.2f}' for s in full)})")
+    own, child = min(cpu)
+    print(f"    CPU of the best-CPU run: archmem {own:.2f} s (parse + cache write), git {child:.2f} s "
+          f"(on one core the ratio would be about {(own + child) / child:.2f}x)")
+    print(f"  incremental scan, one new commit:            {statistics.median(incremental):.3f} s median "
+          f"(max {max(incremental):.3f}; aim < 0.3 s)")
+    print(f"  scan with nothing new:                       {statistics.median(idle):.3f} s median")
+    print(f"    of which loading the cache (all()):        {load_s:.3f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--commits", type=int, default=20_000)
+    parser.add_argument("--files", type=int, default=2_000)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of the bare log and the full scan (best of each is kept)")
+    parser.add_argument("--keep", type=Path, help="generate into (or reuse) this folder instead of a temporary one")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="archmem-drift-") as tmp:
+        root = args.keep or Path(tmp) / f"repo-{args.commits}x{args.files}"
+        marker = root / ".git" / "archmem-bench"
+        expected = f"{args.commits} {args.files}"
+        if marker.exists() and marker.read_text().startswith(expected + " "):
+            tip = marker.read_text().split()[-1]  # drop the commits an earlier run added
+            subprocess.run(["git", "reset", "-q", "--hard", tip], cwd=root, check=True, env=GIT_ENV)
+            print(f"reusing {root}")
+        else:
+            if root.exists() and any(root.iterdir()):
+                raise SystemExit(f"{root} exists and is not a repository this benchmark generated")
+            seconds, _ = timed(lambda: generate(root, args.commits, args.files))
+            tip = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout
+            marker.write_text(f"{expected} {tip.strip()}")
+            print(f"generated {args.commits:,} commits over {args.files:,} files in {seconds:.1f} s ({root})")
+        run(root, max(1, args.repeat), Path(tmp))
+
+
+if __name__ == "__main__":
+    main()
