@@ -53,8 +53,10 @@ def drift(
         written = write_github(report, workspace.root, dict(os.environ))
         for line in written["annotations"]:
             click.echo(line)
+        from archmem.words import plural
+
         click.echo(f"archmem drift: score {report.score}/100, {report.count('drifted')} drifted, "
-                   f"{report.count('missing')} missing, {len(report.stale)} memories to verify")
+                   f"{report.count('missing')} missing, {plural(len(report.stale), 'memory', 'memories')} to verify")
     else:
         from archmem.cli_output import print_drift
 

@@ -6,16 +6,14 @@ from typing import Any
 
 import click
 
+from archmem.words import plural
+
 KIND_LABELS = {
     "person": "person",
     "softwareSystem": "system",
     "container": "container",
     "component": "component",
 }
-
-
-def _plural(count: int, word: str, plural: str | None = None) -> str:
-    return f"{count:,} {word if count == 1 else (plural or word + 's')}"
 
 
 def print_model_summary(summary: dict[str, Any]) -> None:
@@ -43,7 +41,7 @@ def print_model_summary(summary: dict[str, Any]) -> None:
         size = element["size"]
         if element["paths"] or element["paths_from_children"]:
             where = ", ".join(element["paths"]) if element["paths"] else "(its children's code)"
-            code = f"{_plural(size['files'], 'file')}, {_plural(size['lines'], 'line')}  {where}"
+            code = f"{plural(size['files'], 'file')}, {plural(size['lines'], 'line')}  {where}"
             code_style: dict[str, Any] = {}
         else:
             code = "no paths"
@@ -75,7 +73,7 @@ def print_model_summary(summary: dict[str, Any]) -> None:
     click.echo()
     if unowned:
         click.secho(
-            f"Code no element owns ({_plural(len(unowned), 'file')}, {_plural(summary['unowned_lines'], 'line')})",
+            f"Code no element owns ({plural(len(unowned), 'file')}, {plural(summary['unowned_lines'], 'line')})",
             bold=True,
         )
         for path in unowned[:30]:
@@ -189,9 +187,9 @@ def print_drift(report: Any, now: Any) -> None:
         click.secho(f"{element.status:<8}", fg=colours[element.status], nl=False)
         stamp = element.stamp
         if stamp is not None:
-            click.echo(f"  {_plural(stamp.lines, 'line')}, {_plural(stamp.files, 'file')} in "
-                       f"{_plural(stamp.commits, 'commit')}, {stamp.commit[:7]} {age_in_words(stamp.time, now)}", nl=False)
-        click.echo(f"  ({_plural(element.size.files, 'file')}, {_plural(element.size.lines, 'line')})")
+            click.echo(f"  {plural(stamp.lines, 'line')}, {plural(stamp.files, 'file')} in "
+                       f"{plural(stamp.commits, 'commit')}, {stamp.commit[:7]} {age_in_words(stamp.time, now)}", nl=False)
+        click.echo(f"  ({plural(element.size.files, 'file')}, {plural(element.size.lines, 'line')})")
     if report.stale:
         click.echo()
         click.secho(f"Memories to verify ({len(report.stale)})", bold=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archmem.drift.report import DriftReport
+from archmem.words import plural
 
 OUTPUTS = ("drift-score", "total-elements", "drifted-elements", "missing-elements", "stale-memories",
            "documented-elements")
@@ -39,8 +40,9 @@ def annotations(report: DriftReport, root: Path) -> list[str]:
             continue
         stamp = element.stamp
         if element.status == "drifted":
-            text = (f"{element.name} drifted since the model described it: {stamp.lines} lines in "
-                    f"{stamp.commits} commits ({stamp.commit[:7]}); update the model or run archmem drift accept {element.id}")
+            text = (f"{element.name} drifted since the model described it: {plural(stamp.lines, 'line')} in "
+                    f"{plural(stamp.commits, 'commit')} ({stamp.commit[:7]}); "
+                    f"update the model or run archmem drift accept {element.id}")
         else:
             text = f"{element.name}'s code is gone: its last file was removed in {stamp.commit[:7]}"
         where = ""
@@ -54,6 +56,10 @@ def annotations(report: DriftReport, root: Path) -> list[str]:
     return lines
 
 
+def churn(stamp: Any) -> str:
+    return f"{plural(stamp.lines, 'line')}, {plural(stamp.files, 'file')}, {plural(stamp.commits, 'commit')}"
+
+
 def summary(report: DriftReport) -> str:
     counts = report.counts()
     out = [
@@ -61,7 +67,7 @@ def summary(report: DriftReport) -> str:
         "",
         f"{counts['in_sync']} in sync, {counts['drifted']} drifted, {counts['missing']} missing, "
         f"{counts['no_paths']} without code; {counts['documented_elements']} of {counts['total_elements']} "
-        f"elements documented; {counts['stale_memories']} memories to verify.",
+        f"elements documented; {plural(counts['stale_memories'], 'memory', 'memories')} to verify.",
         "",
     ]
     changed = [e for e in report.elements if e.status in ("drifted", "missing")]
@@ -72,8 +78,7 @@ def summary(report: DriftReport) -> str:
             out.append(
                 f"| {e.name} (`{e.id}`) | {e.status} | {e.since.date() if e.since else '—'} | "
                 f"{stamp.commit[:7] + ' ' + str(stamp.time.date()) if stamp else '—'} | "
-                f"{f'{stamp.lines} lines, {stamp.files} files, {stamp.commits} commits' if stamp else '—'} | "
-                f"{e.size.files} files, {e.size.lines} lines |"
+                f"{churn(stamp) if stamp else '—'} | {plural(e.size.files, 'file')}, {plural(e.size.lines, 'line')} |"
             )
         out.append("")
     if report.stale:
