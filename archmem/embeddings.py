@@ -12,6 +12,8 @@ warning and carry on lexically.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -58,7 +60,7 @@ class _Failure(Exception):
         self.reason, self.retry, self.hint = reason, retry, hint
 
 
-class _ProviderEmbedder:
+class _ProviderEmbedder(ABC):
     """What every remote provider shares: retry, validation, normalization, identity."""
 
     provider = ""
@@ -100,8 +102,9 @@ class _ProviderEmbedder:
             self._client.close()
             self._client = None
 
+    @abstractmethod
     def _fetch(self, texts: list[str]) -> Any:
-        raise NotImplementedError
+        """Ask the provider for the raw vectors of ``texts``."""
 
     def _error(self, reason: str, hint: str | None = None) -> EmbeddingError:
         return EmbeddingError(f"{self.provider} embeddings at {self.where} failed: {reason}", hint=hint)
