@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from archmem.recall.semantic import SemanticScores, VectorIndex
 
 MAX_QUERY_TERMS = 64
+RANKED_TERMS = 12
 
 Staleness = Callable[[Memory], "str | None"]
 """The drift module's one interface to recall: a VERIFY reason for a memory, or None."""
@@ -101,7 +102,7 @@ def recall(
     candidate_ids = set(lexical) | {memory_id for memory_id, _ in (semantic.top(config.candidates) if semantic else [])}
     for element_id, match in matches.items():
         if config.element_weight * match.score >= config.min_relevance:
-            # an element's memories tie on relevance; its most recently confirmed come first
+            # an element's memories tie on element relevance; the most recent come first
             candidate_ids.update(ctx.store.element_memory_ids(element_id, limit=config.candidates))
     memories = ctx.store.get_memories(candidate_ids)
 
@@ -140,14 +141,16 @@ def _lexical(store: Store, query: str, limit: int, exponent: float = 1.0) -> dic
     if not terms:
         return {}
     counts = store.term_document_counts(terms)
-    total = store.count_memories(status=None)
+    total = store.memory_total()
     # a term no memory holds weighs in the ceiling as a term one memory holds: rare,
     # not infinitely telling (on a small store the difference would swamp everything)
     idfs = [idf(max(1, counts.get(term, 0)), max(total, 1)) for term in terms]
-    present = [term for term in terms if counts.get(term, 0) > 0]
+    present = sorted((counts[term], term) for term in terms if counts.get(term, 0) > 0)
     if not present:
         return {}
-    match = " OR ".join(f'"{term}"' for term in present)
+    # rank by the most telling terms: the common ones add little to BM25 but make
+    # FTS5 score most of the store (the ceiling above still counts every term)
+    match = " OR ".join(f'"{term}"' for _, term in present[:RANKED_TERMS])
     return {
         memory_id: lexical_relevance(bm25, idfs, exponent)
         for memory_id, bm25 in store.lexical_search(match, limit=limit)

@@ -59,7 +59,10 @@ class Store(Protocol):
         """Memories in the order they were written."""
 
     def element_memory_ids(self, element_id: str, *, limit: int) -> list[str]:
-        """Active memories of one element, the most recently confirmed first."""
+        """Active memories of one element, the most recently attached first."""
+
+    def memory_total(self) -> int:
+        """How many memories were ever written: N for IDF."""
 
     def count_memories(self, status: str | None = "active") -> int:
         """How many memories (of a status)."""
