@@ -184,3 +184,21 @@ def test_not_a_git_repository_and_shallow_clones(tmp_path: Path, repo: Path):
     deepened = run(shallow, "drift", "--deepen", "--json")
     assert deepened.exit_code == 0, deepened.output
     assert json.loads(deepened.output)["commits"] == 4
+
+
+def test_concurrent_scans_on_a_new_store_agree(repo: Path):
+    for i in range(60):
+        (repo / "services/orders/app.py").write_text(lines(41 + i))
+        commit(repo, f"orders {i}", f"2026-03-{1 + i % 28:02d}T{i % 24:02d}:00:00Z")
+    procs = [
+        subprocess.Popen(["archmem", "drift", "--json", "--repo", str(repo)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+        for _ in range(3)
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err for _, err in outputs]
+    reports = [json.loads(out) for out, _ in outputs]
+    assert all(r["commits"] == 61 for r in reports)
+    assert reports[0]["elements"] == reports[1]["elements"] == reports[2]["elements"]
+    again = json.loads(run(repo, "drift", "--json").output)
+    assert again["commits"] == 61 and again["elements"] == reports[0]["elements"]
