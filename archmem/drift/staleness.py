@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from archmem.clock import age_in_words
 from archmem.drift.index import DriftIndex, FileActivity, timestamp, whole_limits
@@ -40,91 +40,54 @@ class Staleness(NamedTuple):
     stamp: DriftStamp
 
 
-def memory_verify(
-    memory: Memory,
-    *,
-    index: DriftIndex,
-    model: ArchitectureModel | None,
-    sizes: Mapping[str, ElementSize],
-    thresholds: Thresholds,
-    now: datetime,
-    anchor_hunks: AnchorHunks | None = None,
-    file_text: FileText | None = None,
-    missing: Iterable[str] = frozenset(),
-) -> str | None:
-    """The VERIFY reason for one memory, or ``None`` when nothing moved since."""
-    found = memory_staleness(
-        memory,
-        index=index,
-        model=model,
-        sizes=sizes,
-        thresholds=thresholds,
-        now=now,
-        anchor_hunks=anchor_hunks,
-        file_text=file_text,
-        missing=missing,
-    )
-    return found.reason if found else None
+def memory_verify(memory: Memory, **checker: Any) -> str | None:
+    """The VERIFY reason for one memory, or ``None`` when nothing moved since
+    (``checker``: the keyword arguments of ``StalenessChecker``)."""
+    return StalenessChecker(**checker).reason(memory)
 
 
-def memory_staleness(
-    memory: Memory,
-    *,
-    index: DriftIndex,
-    model: ArchitectureModel | None,
-    sizes: Mapping[str, ElementSize],
-    thresholds: Thresholds,
-    now: datetime,
-    anchor_hunks: AnchorHunks | None = None,
-    file_text: FileText | None = None,
-    missing: Iterable[str] = frozenset(),
-) -> Staleness | None:
+def memory_staleness(memory: Memory, **checker: Any) -> Staleness | None:
     """(reason, stamp) for one memory, or ``None`` when nothing moved since."""
-    context = _Context(index, model, sizes, thresholds, now, anchor_hunks, file_text, missing)
-    return context.staleness(memory)
+    return StalenessChecker(**checker).staleness(memory)
 
 
-def stale_memories(
-    memories: Iterable[Memory],
-    *,
-    index: DriftIndex,
-    model: ArchitectureModel | None,
-    sizes: Mapping[str, ElementSize],
-    thresholds: Thresholds,
-    now: datetime,
-    anchor_hunks: AnchorHunks | None = None,
-    file_text: FileText | None = None,
-    missing: Iterable[str] = frozenset(),
-) -> dict[str, Staleness]:
+def stale_memories(memories: Iterable[Memory], **checker: Any) -> dict[str, Staleness]:
     """Memory id → (reason, stamp) for every memory that needs verifying."""
-    context = _Context(index, model, sizes, thresholds, now, anchor_hunks, file_text, missing)
-    result: dict[str, Staleness] = {}
-    for memory in memories:
-        found = context.staleness(memory)
-        if found is not None:
-            result[memory.id] = found
-    return result
+    return StalenessChecker(**checker).stale(memories)
 
 
-class _Context:
+class StalenessChecker:
     """What every question of one batch shares; each element's limits are worked out
     once, and only the first cause of a memory is put into words."""
 
     def __init__(
         self,
+        *,
         index: DriftIndex,
         model: ArchitectureModel | None,
         sizes: Mapping[str, ElementSize],
         thresholds: Thresholds,
         now: datetime,
-        anchor_hunks: AnchorHunks | None,
-        file_text: FileText | None,
-        missing: Iterable[str],
+        anchor_hunks: AnchorHunks | None = None,
+        file_text: FileText | None = None,
+        missing: Iterable[str] = frozenset(),
     ) -> None:
         self.index, self.model, self.sizes, self.thresholds, self.now = index, model, sizes, thresholds, now
         self.anchor_hunks, self.file_text = anchor_hunks, file_text
         self.missing = missing if isinstance(missing, AbstractSet) else frozenset(missing)
         self._limits: dict[str, tuple[int, int]] = {}
+
+    def reason(self, memory: Memory) -> str | None:
+        found = self.staleness(memory)
+        return found.reason if found else None
+
+    def stale(self, memories: Iterable[Memory]) -> dict[str, Staleness]:
+        result: dict[str, Staleness] = {}
+        for memory in memories:
+            found = self.staleness(memory)
+            if found is not None:
+                result[memory.id] = found
+        return result
 
     def limits(self, element_id: str) -> tuple[int, int]:
         found = self._limits.get(element_id)

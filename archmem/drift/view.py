@@ -16,7 +16,7 @@ from archmem.config import DriftConfig
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import ScanResult, reader_for, scan_history
-from archmem.drift.staleness import Staleness, memory_staleness, stale_memories
+from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import ElementSize, Thresholds
 from archmem.errors import RepositoryError
@@ -131,19 +131,18 @@ class DriftView:
             commits=len(self.scan.commits),
         )
 
+    @cached_property
+    def checker(self) -> StalenessChecker:
+        return StalenessChecker(
+            index=self.index, model=self.model, sizes=self.sizes, thresholds=self.thresholds, now=self.clock(),
+            anchor_hunks=self._anchor_hunks, file_text=self._file_text, missing=self.missing,
+        )
+
     def stale(self, memories: list[Memory]) -> dict[str, Staleness]:
-        return stale_memories(memories, **self._staleness_args())
+        return self.checker.stale(memories)
 
     def verify_reason(self, memory: Memory) -> str | None:
-        found = memory_staleness(memory, **self._staleness_args())
-        return found.reason if found else None
-
-    def _staleness_args(self) -> dict[str, object]:
-        return {
-            "index": self.index, "model": self.model, "sizes": self.sizes, "thresholds": self.thresholds,
-            "now": self.clock(), "anchor_hunks": self._anchor_hunks, "file_text": self._file_text,
-            "missing": self.missing,
-        }
+        return self.checker.reason(memory)
 
     def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         key = (path, base)
