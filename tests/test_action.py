@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import REPO_ROOT, git, write
-from .test_drift_cli import MODEL, commit, lines
+from .conftest import REPO_ROOT, git
+from .test_drift_cli import commit, lines, repo  # noqa: F401  (the repository fixture)
 
 ACTION = REPO_ROOT / "actions" / "drift" / "action.yml"
 WORKFLOW = REPO_ROOT / "examples" / "github" / "archmem-drift.yml"
@@ -64,20 +64,15 @@ def run_steps(inputs: dict[str, str], workspace: Path, tmp: Path) -> tuple[int, 
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "checkout"
-    root.mkdir()
-    git(root, "init", "-q")
-    write(root, {"workspace.dsl": MODEL, "services/api/router.go": lines(40), "services/orders/app.py": lines(40),
-                 "legacy/old.py": lines(10)})
-    commit(root, "initial", "2026-01-01T00:00:00Z")
-    (root / "services/api/router.go").write_text(lines(100))
-    commit(root, "api rewrite", "2026-02-01T00:00:00Z")
-    return root
+def drifted(repo: Path) -> Path:
+    """The drift tests' repository after the API was rewritten (ApiGateway and Shop drift)."""
+    (repo / "services/api/router.go").write_text(lines(100))
+    commit(repo, "api rewrite", "2026-02-01T00:00:00Z")
+    return repo
 
 
-def test_action_steps_write_outputs_summary_and_annotations(repo: Path, tmp_path: Path):
-    code, outputs, stdout, summary = run_steps({"archmem-spec": "archmem"}, repo, tmp_path)
+def test_action_steps_write_outputs_summary_and_annotations(drifted: Path, tmp_path: Path):
+    code, outputs, stdout, summary = run_steps({"archmem-spec": "archmem"}, drifted, tmp_path)
     assert code == 0, stdout
     assert outputs == {"drift-score": "50", "total-elements": "4", "drifted-elements": "2", "missing-elements": "0",
                        "stale-memories": "0", "documented-elements": "0"}
@@ -85,7 +80,8 @@ def test_action_steps_write_outputs_summary_and_annotations(repo: Path, tmp_path
     assert "::warning file=workspace.dsl,line=" in stdout
 
 
-def test_action_fails_on_threshold_and_takes_model_and_working_directory(repo: Path, tmp_path: Path):
+def test_action_fails_on_threshold_and_takes_model_and_working_directory(drifted: Path, tmp_path: Path):
+    repo = drifted
     code, _, _, _ = run_steps({"archmem-spec": "archmem", "fail-on": "2"}, repo, tmp_path)
     assert code == 1
     outer = tmp_path / "outer"
