@@ -115,6 +115,14 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
             }
 
+            render = container "Render" "Jinja2 templates: the briefing (and next, the knowledge map)." "Python, Jinja2" {
+                briefing = component "Briefing" "Task, elements, ranked memories with VERIFY and via neighbours, gaps, budget." {
+                    properties {
+                        "archmem.paths" "archmem/render/**"
+                    }
+                }
+            }
+
             adapters = container "Adapters" "The outside world: the repository on disk and its git history." "Python, git" {
                 repo = component "Repository" "Files in the working tree and their sizes." {
                     properties {
@@ -162,6 +170,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.recall.engine -> archmem.recall.elementmatch "Finds relevant elements with"
         archmem.recall.engine -> archmem.adapters.store "Searches"
         archmem.service.facade -> archmem.adapters.embeddings "Embeds memories and queries with"
+        archmem.service.facade -> archmem.render.briefing "Renders briefings with"
     }
 
     views {

@@ -102,6 +102,41 @@ def recall(
 
 
 @cli.command()
+@click.argument("task", required=False)
+@click.option("--element", "-e", "elements", multiple=True, help="An element the task is about (repeatable).")
+@click.option("--changed-file", "changed_files", multiple=True, help="A file the task changes (repeatable).")
+@click.option("--changed", is_flag=True, help="Use the files changed in git (working tree and staged).")
+@click.option("--session", "session_id", default=None, help="Record the memories shown as this session's exposures.")
+@click.option("--budget", type=click.IntRange(200), default=None, help="Budget in characters (default 8,000).")
+@click.option("--budget-tokens", type=click.IntRange(50), default=None, help="Budget in tokens (tiktoken if installed).")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE.")
+@click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True)
+@workspace_options
+def brief(
+    workspace: Workspace, task: str | None, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
+    session_id: str | None, budget: int | None, budget_tokens: int | None, out: Path | None, output_format: str,
+) -> None:
+    """Write the pre-session briefing for TASK (or for --changed files): what to know first."""
+    briefing = workspace.brief(
+        task, elements=elements, changed_files=changed_files, changed=changed, session_id=session_id,
+        budget=budget, budget_tokens=budget_tokens,
+    )
+    if output_format == "json":
+        import json
+
+        text = json.dumps(briefing.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = briefing.markdown
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {out} ({len(briefing.memory_ids)} memories" + (f", {briefing.cut} cut" if briefing.cut else "") + ")",
+               err=True)
+
+
+@cli.command()
 @click.option("--batch-size", default=32, show_default=True, type=click.IntRange(1, 2048), help="Texts per request.")
 @workspace_options
 @json_option

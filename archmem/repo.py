@@ -82,7 +82,7 @@ class Repository:
         diff = ["diff", "--name-only", "--relative", "-z"] + (["HEAD"] if has_head else ["--cached"])
         for args in (diff, ["ls-files", "-z", "--others", "--exclude-standard"]):
             out = self._git(*args).stdout.decode("utf-8", errors="surrogateescape")
-            changed += [p for p in out.split("\0") if p]
+            changed += [p for p in out.split("\0") if p and not _is_state(p)]
         return list(dict.fromkeys(changed))
 
     def commit_time(self, ref: str) -> datetime:
@@ -130,7 +130,7 @@ class Repository:
         result = self._git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
         paths = [p for p in result.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]
         # a tracked file deleted in the working tree is not there "now"
-        return [p for p in dict.fromkeys(paths) if (self.root / p).is_file()]
+        return [p for p in dict.fromkeys(paths) if not _is_state(p) and (self.root / p).is_file()]
 
     def _walk_files(self) -> list[str]:
         found: list[str] = []
@@ -143,6 +143,11 @@ class Repository:
 
 
 _NOT_COMMITTED = "0" * 40
+
+
+def _is_state(path: str) -> bool:
+    """archmem's own store, even where .gitignore does not list it yet."""
+    return path == ".archmem" or path.startswith(".archmem/")
 
 
 def parse_blame_times(porcelain: str) -> list[datetime | None]:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from archmem.memory.lifecycle import Embedding
     from archmem.recall.engine import RecallResult
     from archmem.recall.semantic import VectorIndex
+    from archmem.render.briefing import Briefing
     from archmem.store.base import Store
 
 GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*")
@@ -464,6 +465,45 @@ class Workspace:
             self.store, self.embedder, self.memory_embedding_text, now=format_time(self.clock()),
             batch_size=batch_size, progress=progress,
         )
+
+    # ---- briefing -----------------------------------------------------------------
+
+    def brief(
+        self,
+        task: str | None = None,
+        *,
+        elements: Sequence[str] = (),
+        changed_files: Sequence[str] = (),
+        changed: bool = False,
+        session_id: str | None = None,
+        budget: int | None = None,
+        budget_tokens: int | None = None,
+        limit: int = 20,
+    ) -> Briefing:
+        """The pre-session briefing for a task (or for the changed files), to a budget."""
+        from archmem.render.briefing import DEFAULT_BUDGET_CHARS, build_briefing, estimate_tokens
+
+        files = list(changed_files) + (self.repository.changed_files() if changed else [])
+        if not task or not task.strip():
+            if files:
+                task = "Work on " + ", ".join(files[:5]) + (f" and {len(files) - 5} more files" if len(files) > 5 else "")
+            elif elements:
+                task = "Work on " + ", ".join(elements)
+            else:
+                raise InvalidInputError("a briefing needs a TASK, --element or changed files (--changed)")
+        result = self.recall(task, elements=elements, changed_files=files, limit=limit)
+        briefing = build_briefing(
+            task.strip(), result, self.model_or_empty, now=self.clock(),
+            documented=set(self.store.element_memory_counts()),
+            budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
+            measure=estimate_tokens if budget_tokens is not None else len,
+            overrides=self.root / ".archmem" / "templates",
+        )
+        if session_id is not None and briefing.memory_ids:
+            from archmem.memory.sessions import record_exposures
+
+            record_exposures(self.memory_context, session_id, briefing.memory_ids)
+        return briefing
 
     # ---- set-up ------------------------------------------------------------------
 

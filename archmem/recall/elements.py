@@ -32,10 +32,11 @@ class ElementMatch:
 
 
 def element_terms(element: Element) -> set[str]:
+    """The words an element is known by. Only the last part of a hierarchical id: a
+    child's id (``shop.gateway.auth``) repeats its parent's words."""
+    own_id = element.id.rsplit(".", 1)[-1] if "://" not in element.id else ""
     return set(
-        textrules.query_tokens(
-            " ".join([element.id, element.name, element.description, element.technology, *element.tags])
-        )
+        textrules.query_tokens(" ".join([own_id, element.name, element.description, element.technology, *element.tags]))
     )
 
 

@@ -1,0 +1,1 @@
+"""Rendering: Jinja2 templates for briefings (and, next, the knowledge map)."""

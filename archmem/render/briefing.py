@@ -1,0 +1,148 @@
+"""The pre-session briefing: the task, its elements, the ranked memories with VERIFY
+warnings and their [[linked]] neighbours, and the gaps, cut to a budget.
+
+The budget cuts the lowest-ranked memories first and says how many were left out.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from archmem.clock import age_in_words, parse_time
+from archmem.model.types import ArchitectureModel
+from archmem.recall.engine import RecallResult
+from archmem.render.templates import render
+
+DEFAULT_BUDGET_CHARS = 8_000
+MAX_ELEMENTS = 6
+ELEMENT_FLOOR = 0.12
+"""An element below this relevance is not 'relevant' enough to be listed or be a gap."""
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens by tiktoken when installed, else about four characters a token."""
+    try:
+        import tiktoken
+    except ImportError:
+        return (len(text) + 3) // 4
+    return len(tiktoken.get_encoding("cl100k_base").encode(text))
+
+
+@dataclass
+class Briefing:
+    task: str
+    markdown: str
+    memory_ids: list[str] = field(default_factory=list)
+    cut: int = 0
+    gaps: list[str] = field(default_factory=list)
+    elements: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    mode: str = "lexical"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task, "markdown": self.markdown, "memories": self.memory_ids, "cut": self.cut,
+            "gaps": self.gaps, "elements": self.elements, "warnings": self.warnings, "mode": self.mode,
+        }
+
+
+def _verify_label(reason: str | None) -> str:
+    text = reason or ""
+    if "is gone" in text:
+        return "its code is gone since this was written"
+    if " drifted " in text:
+        return "the element drifted since this was written"
+    return "its code changed since this was written"
+
+
+def _memory_item(item: dict[str, Any], neighbours: list[dict[str, Any]], model: ArchitectureModel,
+                 now: datetime) -> dict[str, Any]:
+    names = [model.get(e).name if model.get(e) else e for e in item["elements"]]  # type: ignore[union-attr]
+    where = "Project" if not names else names[0] + (f" (+{len(names) - 1})" if len(names) > 1 else "")
+    return {
+        "where": where,
+        "kind": item["kind"].upper(),
+        "verify": item["verify"],
+        "verify_label": _verify_label(item["verify_reason"]),
+        "verify_reason": item["verify_reason"],
+        "author": item["author"] or "unknown author",
+        "age": age_in_words(parse_time(item["created_at"]), now),
+        "content": " ".join(item["content"].split()),
+        "label": item["title"] or item["id"],
+        "neighbours": [
+            {
+                "name": f"ADR-{n['id'].rsplit('/', 1)[-1]}" if n["kind"] == "decision" else (n["title"] or n["id"]),
+                "text": n["title"] if n["kind"] == "decision" else (" ".join((n["content"] or "").split())[:160]),
+            }
+            for n in neighbours
+        ],
+    }
+
+
+def _element_item(element_id: str, model: ArchitectureModel) -> dict[str, Any]:
+    element = model.get(element_id)
+    assert element is not None
+    outgoing, incoming = model.relationships_of(element_id)
+
+    def name(other: str) -> str:
+        found = model.get(other)
+        return found.name if found else other
+
+    return {
+        "name": element.name,
+        "kind": element.kind,
+        "technology": element.technology,
+        "description": element.description.split("\n")[0],
+        "outgoing": [name(r.destination) + (f" ({r.description})" if r.description else "") for r in outgoing],
+        "incoming": [name(r.source) + (f" ({r.description})" if r.description else "") for r in incoming],
+    }
+
+
+def build_briefing(
+    task: str,
+    result: RecallResult,
+    model: ArchitectureModel,
+    *,
+    now: datetime,
+    documented: set[str],
+    budget: int = DEFAULT_BUDGET_CHARS,
+    measure: Callable[[str], int] = len,
+    overrides: Path | None = None,
+) -> Briefing:
+    """Render the briefing for ``task`` from a recall, dropping the lowest-ranked
+    memories until it fits ``budget`` (measured by ``measure``: characters or tokens)."""
+    ranked = [r for r in result.results if r["via"] is None]
+    neighbours: dict[str, list[dict[str, Any]]] = {}
+    for item in result.results:
+        if item["via"] is not None:
+            neighbours.setdefault(item["via"]["id"], []).append(item)
+    relevant = [e for e in result.elements if e["score"] >= ELEMENT_FLOOR][:MAX_ELEMENTS]
+    gaps = [e["name"] for e in relevant if e["id"] not in documented]
+    items = [_memory_item(r, neighbours.get(r["id"], []), model, now) for r in ranked]
+
+    def draw(shown: int) -> str:
+        context = {
+            "task": task,
+            "task_quoted": shlex.quote(task),
+            "elements": [_element_item(e["id"], model) for e in relevant],
+            "memories": items[:shown],
+            "cut": len(items) - shown,
+            "more_limit": max(20, len(items)),
+            "gaps": gaps,
+        }
+        return render("briefing.md.j2", context, overrides=overrides)
+
+    shown = len(items)
+    text = draw(shown)
+    while shown > 0 and measure(text) > budget:
+        shown -= 1
+        text = draw(shown)
+    return Briefing(
+        task=task, markdown=text, memory_ids=[r["id"] for r in ranked[:shown]], cut=len(items) - shown,
+        gaps=gaps, elements=[e["id"] for e in relevant], warnings=list(result.warnings), mode=result.mode,
+    )

@@ -1,0 +1,111 @@
+"""archmem brief: the pre-session briefing, its shape, budget, gaps and templates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from archmem.cli import cli
+from archmem.errors import InvalidInputError
+from archmem.render.templates import TemplateError
+from archmem.workspace import Workspace
+
+from .test_drift_cli import commit, lines, repo  # noqa: F401  (the repository fixture)
+from .test_memory import FrozenClock
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    c = FrozenClock()
+    c.now = c.now.replace(year=2026, month=1, day=15)
+    return c
+
+
+def test_briefing_shape_with_verify_and_via(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        ws.remember("Routes are matched by prefix, longest first.", kind="pitfall", title="Prefix order",
+                    elements=["ApiGateway"], author="claude-code/sarah")
+        ws.remember("Keep request headers under 8KB, bodies carry the rest.", kind="convention",
+                    title="Header sizes", author="codex/kim")
+        ws.remember("The prefix order of routes is global for the project; see [[Header sizes]] too.", kind="note",
+                    author="codex/kim")
+    (repo / "services/api/router.go").write_text(lines(100))
+    commit(repo, "router rewrite", "2026-02-01T00:00:00Z")
+    clock.now = clock.now.replace(month=4, day=21)
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        text = ws.brief("prefix order of routes").markdown
+    assert text.startswith("# Briefing: prefix order of routes\n")
+    assert ("- **ApiGateway** [PITFALL] [VERIFY — the element drifted since this was written]\n"
+            "  (claude-code/sarah, 96 days ago): Routes are matched by prefix, longest first.\n"
+            "  ↳ verify: ApiGateway drifted since this was confirmed: ") in text
+    assert "- **Project** [NOTE]\n  (codex/kim, 96 days ago): The prefix order of routes is global for the project" in text
+    assert "  ↳ via [[m-" in text and "→ **Header sizes** Keep request headers under 8KB" in text
+
+
+def test_gaps_multi_element_and_empty_store(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        empty = ws.brief("work on the orders service").markdown
+        assert "Nothing archmem knows is relevant to this task yet" in empty
+        assert "No memory yet about: Orders" in empty
+        ws.remember("Orders and the gateway share one timeout budget of 10 seconds.", kind="convention",
+                    elements=["Orders", "ApiGateway"])
+        text = ws.brief("orders timeout budget").markdown
+    assert "- **Orders (+1)** [CONVENTION]" in text
+    assert "No memory yet about: Orders" not in text
+
+
+def test_budget_cuts_the_lowest_ranked_first_and_says_so(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        for i in range(8):
+            ws.remember(f"Orders retry number {i} waits {i + 1} seconds before the next attempt of order sync.",
+                        kind="note", elements=["Orders"])
+        full = ws.brief("orders retry waits before sync")
+        small = ws.brief("orders retry waits before sync", budget=900)
+        tokens = ws.brief("orders retry waits before sync", budget_tokens=200)
+    assert full.cut == 0 and len(full.memory_ids) == 8
+    assert 0 < len(small.memory_ids) < 8 and small.cut == 8 - len(small.memory_ids)
+    assert small.memory_ids == full.memory_ids[: len(small.memory_ids)]
+    assert len(small.markdown) <= 900
+    assert f"{small.cut} more memories not shown: `archmem recall 'orders retry waits before sync' --limit 20`" in small.markdown
+    assert tokens.cut > 0
+
+
+def test_changed_files_session_exposures_and_bad_input(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        m = ws.remember("Orders app keeps totals in cents.", kind="convention", elements=["Orders"])
+        (repo / "services/orders/app.py").write_text(lines(41))
+        session = ws.start_session("refactor")
+        briefing = ws.brief(changed=True, session_id=session.id)
+        assert briefing.task == "Work on services/orders/app.py"
+        assert briefing.memory_ids == [m.id]
+        assert ws.get_memory(m.id).exposures == 1
+        with pytest.raises(InvalidInputError):
+            ws.brief()
+
+
+def test_templates_can_be_overridden_and_errors_name_the_line(repo: Path, clock: FrozenClock):
+    override = repo / ".archmem" / "templates"
+    override.mkdir(parents=True)
+    (override / "briefing.md.j2").write_text("TASK={{ task }} <b>{{ memories | length }}</b>\n")
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        assert ws.brief("anything").markdown == "TASK=anything <b>0</b>\n"  # Markdown is not escaped
+        (override / "briefing.md.j2").write_text("line one\n{% for x in %}\n")
+        with pytest.raises(TemplateError, match=r"briefing.md.j2:2: template syntax error"):
+            ws.brief("anything")
+
+
+def test_brief_command_writes_a_file_and_json(repo: Path, tmp_path: Path):
+    runner = CliRunner()
+    runner.invoke(cli, ["remember", "Orders app keeps totals in cents.", "--kind", "convention", "-e", "Orders",
+                        "--repo", str(repo)])
+    out = tmp_path / "briefing.md"
+    result = runner.invoke(cli, ["brief", "orders totals in cents", "--out", str(out), "--repo", str(repo)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text().startswith("# Briefing: orders totals in cents")
+    data = json.loads(runner.invoke(cli, ["brief", "orders totals", "--format", "json", "--repo", str(repo)]).output)
+    assert data["task"] == "orders totals" and len(data["memories"]) == 1 and data["markdown"].startswith("# Briefing")
+    missing = runner.invoke(cli, ["brief", "--repo", str(repo)])
+    assert missing.exit_code == 8 and "needs a TASK" in missing.output
