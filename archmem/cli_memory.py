@@ -110,7 +110,8 @@ def recall(
 @click.option("--budget", type=click.IntRange(200), default=None, help="Budget in characters (default 8,000).")
 @click.option("--budget-tokens", type=click.IntRange(50), default=None, help="Budget in tokens (tiktoken if installed).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE.")
-@click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True,
+              help="md: the briefing file; json: it and the data behind it.")
 @workspace_options
 def brief(
     workspace: Workspace, task: str | None, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
