@@ -18,17 +18,14 @@ EXAMPLE = REPO_ROOT / "examples" / "shop"
 
 
 def run(*args: str, cwd: Path | None = None):
-    runner = CliRunner()
-    if cwd is None:
-        return runner.invoke(cli, list(args), catch_exceptions=False)
-    with runner.isolated_filesystem(temp_dir=cwd):
-        pass
+    """Invoke the CLI, from ``cwd`` when given (the default --repo is found from there)."""
     import os
 
     old = os.getcwd()
-    os.chdir(cwd)
+    if cwd is not None:
+        os.chdir(cwd)
     try:
-        return runner.invoke(cli, list(args), catch_exceptions=False)
+        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
     finally:
         os.chdir(old)
 
