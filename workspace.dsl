@@ -115,7 +115,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
             }
 
-            render = container "Render" "Jinja2 templates: the briefing (and next, the knowledge map)." "Python, Jinja2" {
+            render = container "Render" "Jinja2 templates: the briefing and the knowledge map." "Python, Jinja2" {
                 briefing = component "Briefing" "Task, elements, ranked memories with VERIFY and via neighbours, gaps, budget." {
                     properties {
                         "archmem.paths" "archmem/render/**"

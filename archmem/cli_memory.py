@@ -137,6 +137,23 @@ def brief(
                err=True)
 
 
+@cli.command("map")
+@click.option("--format", "output_format", type=click.Choice(["md", "html", "json"]), default="md", show_default=True,
+              help="md for reading, html for a self-contained page, json for machines.")
+@click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE.")
+@workspace_options
+def map_command(workspace: Workspace, output_format: str, out: Path | None) -> None:
+    """The knowledge map: per element what is known, how fresh, what to verify, and the gaps."""
+    knowledge = workspace.knowledge_map()
+    text = knowledge.render(output_format, overrides=workspace.root / ".archmem" / "templates")
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    click.echo(f"wrote {out}: {knowledge.coverage}", err=True)
+
+
 @cli.command()
 @click.option("--batch-size", default=32, show_default=True, type=click.IntRange(1, 2048), help="Texts per request.")
 @workspace_options

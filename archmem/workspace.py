@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from archmem.recall.engine import RecallResult
     from archmem.recall.semantic import VectorIndex
     from archmem.render.briefing import Briefing
+    from archmem.render.knowledge_map import KnowledgeMap
     from archmem.store.base import Store
 
 GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*")
@@ -504,6 +505,28 @@ class Workspace:
 
             record_exposures(self.memory_context, session_id, briefing.memory_ids)
         return briefing
+
+    def knowledge_map(self) -> KnowledgeMap:
+        """What the project knows per element, how fresh, what to verify, and the gaps."""
+        from archmem.render.knowledge_map import build_map
+
+        memories = self.store.list_memories(status="active")
+        verify: set[str] = set()
+        drift: dict[str, str] | None = None
+        note = None
+        view = self.drift
+        if view is not None:
+            report = view.report()
+            verify = {memory.id for memory, _ in report.stale}
+            drift = {element.id: element.status for element in report.elements}
+        else:
+            note = "Drift not checked: " + (
+                "not a git repository." if not self.repository.is_git else "; ".join(self._recall_warnings)
+            )
+        return build_map(
+            self.model, memories, ownership=self.ownership, now=self.clock(), verify=verify, drift=drift,
+            drift_note=note,
+        )
 
     # ---- set-up ------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from archmem.errors import ArchmemError
+from archmem.words import plural
 
 
 class TemplateError(ArchmemError):
@@ -28,12 +29,15 @@ def render(name: str, context: dict[str, Any], *, overrides: Path | None = None)
     folders = [str(p) for p in (overrides, shipped_templates()) if p is not None and p.is_dir()]
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(folders),
-        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "htm"), default_for_string=False),
+        autoescape=jinja2.select_autoescape(
+            enabled_extensions=("html", "htm", "html.j2", "htm.j2"), default_for_string=False
+        ),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    environment.filters["plural"] = plural
     try:
         return environment.get_template(name).render(**context)
     except jinja2.TemplateSyntaxError as exc:
