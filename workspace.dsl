@@ -15,7 +15,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command: flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/__main__.py"
                     }
                 }
             }
@@ -23,7 +23,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             service = container "Workspace" "The one façade: owns config, clock, repository and store." "Python" {
                 facade = component "Workspace" "Opens a repository, loads its model, answers every operation." {
                     properties {
-                        "archmem.paths" "archmem/workspace.py, archmem/__init__.py"
+                        "archmem.paths" "archmem/workspace.py, archmem/__init__.py, archmem/demo.py"
                     }
                 }
                 config = component "Config" "archmem.toml, [tool.archmem] and ARCHMEM_* settings with their defaults." {

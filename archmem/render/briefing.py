@@ -7,6 +7,7 @@ The budget cuts the lowest-ranked memories first and says how many were left out
 from __future__ import annotations
 
 import shlex
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -77,7 +78,7 @@ def _memory_item(item: dict[str, Any], neighbours: list[dict[str, Any]], model: 
         "neighbours": [
             {
                 "name": f"ADR-{n['id'].rsplit('/', 1)[-1]}" if n["kind"] == "decision" else (n["title"] or n["id"]),
-                "text": n["title"] if n["kind"] == "decision" else (" ".join((n["content"] or "").split())[:160]),
+                "text": n["title"] if n["kind"] == "decision" else textwrap.shorten(n["content"] or "", 160, placeholder=" …"),
             }
             for n in neighbours
         ],

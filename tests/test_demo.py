@@ -1,0 +1,42 @@
+"""archmem demo end to end: a real repository, memories, drift, a briefing and the map."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from archmem.cli import cli
+
+
+def test_demo_builds_the_example_with_history_and_writes_the_files(tmp_path: Path):
+    target = tmp_path / "demo"
+    result = CliRunner().invoke(cli, ["demo", "--dir", str(target)])
+    assert result.exit_code == 0, result.output
+    assert "archmem demo: a small web shop with history" in result.output and "Try next:" in result.output
+    log = subprocess.run(["git", "log", "--format=%s"], cwd=target, capture_output=True, text=True).stdout
+    assert log.splitlines() == ["Move migrations into the ORM", "Pricing: promotions engine rewrite",
+                                "Checkout: carts must carry a currency", "The shop, described in workspace.dsl"]
+    briefing = (target / "briefing.md").read_text()
+    assert briefing.startswith("# Briefing: speed up checkout and change how tax is rounded")
+    assert "[VERIFY — the element drifted since this was written]" in briefing
+    assert "↳ verify: PricingEngine drifted since this was confirmed" in briefing
+    assert "↳ via [[Tax rounding]] → **Money is integer cents**" in briefing
+    html = (target / "knowledge-map.html").read_text()
+    assert "7 of 13 elements documented" in html and 'data-drift="missing"' in html
+
+    drift = json.loads(CliRunner().invoke(cli, ["drift", "--json", "--repo", str(target)]).output)
+    status = {e["id"]: e["status"] for e in drift["elements"]}
+    assert status["shop.orders.pricing"] == "drifted" and status["shop.database"] == "missing"
+    assert drift["counts"]["stale_memories"] > 0
+    history = json.loads(CliRunner().invoke(cli, ["history", "Tax rounding", "--json", "--repo", str(target)]).output)
+    assert [m["status"] for m in history] == ["superseded", "active"]
+
+
+def test_demo_refuses_a_folder_that_is_not_empty(tmp_path: Path):
+    (tmp_path / "keep.txt").write_text("mine")
+    result = CliRunner().invoke(cli, ["demo", "--dir", str(tmp_path)])
+    assert result.exit_code == 8 and "not empty" in result.output
+    assert (tmp_path / "keep.txt").read_text() == "mine"
