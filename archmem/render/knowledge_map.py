@@ -6,6 +6,7 @@ It opens with the coverage sentence: ``3 of 19 elements documented``.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -88,6 +89,10 @@ class KnowledgeMap:
         return render(template, {"map": self.to_dict(), "kinds": MEMORY_KINDS}, overrides=overrides)
 
 
+def _label(memory: Memory, width: int = 60) -> str:
+    return memory.title or textwrap.shorten(memory.content, width, placeholder=" …")
+
+
 def build_map(
     model: ArchitectureModel,
     memories: list[Memory],
@@ -105,7 +110,7 @@ def build_map(
         for element in memory.elements:
             by_element.setdefault(element, []).append(memory)
         if not memory.elements:
-            project_wide.append({"id": memory.id, "title": memory.title or memory.content[:80], "kind": memory.kind})
+            project_wide.append({"id": memory.id, "title": _label(memory, 80), "kind": memory.kind})
     cells = []
     for depth, element in model.walk():
         mine = by_element.get(element.id, [])
@@ -113,7 +118,7 @@ def build_map(
         cells.append(
             Cell(
                 id=element.id, name=element.name, kind=element.kind, depth=depth, technology=element.technology,
-                memories={kind: [m.title or m.content[:60] for m in mine if m.kind == kind] for kind in MEMORY_KINDS},
+                memories={kind: [_label(m) for m in mine if m.kind == kind] for kind in MEMORY_KINDS},
                 newest_confirmation=max((m.last_confirmed for m in mine), default=None),
                 pitfalls=sum(1 for m in mine if m.kind == "pitfall"),
                 verify=sum(1 for m in mine if m.id in verify),
