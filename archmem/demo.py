@@ -111,7 +111,7 @@ def run_demo(target: Path, *, now: datetime, force: bool = False) -> DemoResult:
         engine = target / "services/orders/pricing/engine.py"
         rules = "".join(
             f"\n\ndef promotion_{i}(subtotal: int) -> int:\n    \"\"\"Promotion rule {i}.\"\"\"\n"
-            f"    return subtotal * {100 - i} // 100\n" for i in range(1, 13)
+            f"    return subtotal * {100 - i} // 100\n" for i in range(1, 17)
         )
         engine.write_text(engine.read_text() + PROMOTIONS.format(rules=rules))
         _git(target, "commit", "-q", "-am", "Pricing: promotions engine rewrite", when=now - timedelta(days=12))
