@@ -221,42 +221,20 @@ class Workspace:
     ) -> RememberResult:
         from archmem.memory.lifecycle import remember
 
-        embedding, warnings = self._embedding_for(content, title, elements)
-        result = remember(
+        return remember(
             self.memory_context, content, kind=kind, title=title, elements=elements, anchors=anchors,
-            supersedes=supersedes, author=author, session_id=session_id, embedding=embedding,
+            supersedes=supersedes, author=author, session_id=session_id, embed=self._embedder_for_writes(),
         )
-        result.warnings = warnings + result.warnings
-        return result
 
-    def _embedding_for(
-        self, content: str, title: str | None, elements: Sequence[str]
-    ) -> tuple[Embedding | None, list[str]]:
-        """The new memory's vector, or a warning: a provider failure never fails a write.
-
-        Bad input is refused before anything is sent to the provider (a secret must
-        never leave the machine in an embedding request)."""
+    def _embedder_for_writes(self) -> Callable[[str], Embedding] | None:
+        """Text → ``Embedding`` with the configured provider, or None without one."""
         index = self.vector_index
         if index is None:
-            return None, []
-        from archmem.embeddings import EmbeddingError, embedding_text, text_hash
-        from archmem.memory import links as linkrules
-        from archmem.memory.lifecycle import Embedding, resolve_elements
-        from archmem.memory.secrets import check_no_secret
+            return None
+        from archmem.embeddings import text_hash
+        from archmem.memory.lifecycle import Embedding
 
-        content = linkrules.validate_content(content)
-        check_no_secret(content)
-        if title:
-            title = linkrules.validate_title(title)
-            check_no_secret(title)
-        model = self.model_or_empty
-        names = [model.get(e).name for e in resolve_elements(model, elements) if model.get(e) is not None]  # type: ignore[union-attr]
-        text = embedding_text(title, content, names)
-        try:
-            vector = index.embed(text)
-        except EmbeddingError as exc:
-            return None, [f"not embedded ({exc.message}); stored for words only, `archmem embed` adds the vector later"]
-        return Embedding(index=index, vector=vector, text_hash=text_hash(text)), []
+        return lambda text: Embedding(index=index, vector=index.embed(text), text_hash=text_hash(text))
 
     def get_memory(self, ref: str) -> Memory:
         from archmem.memory.lifecycle import resolve_memory
@@ -446,9 +424,7 @@ class Workspace:
     def memory_embedding_text(self, memory: Memory) -> str:
         from archmem.embeddings import embedding_text
 
-        model = self.model_or_empty
-        names = [model.get(e).name if model.get(e) is not None else e for e in memory.elements]  # type: ignore[union-attr]
-        return embedding_text(memory.title, memory.content, names)
+        return embedding_text(memory.title, memory.content, self.model_or_empty.names(memory.elements))
 
     def embed_missing(
         self, *, batch_size: int = 32, progress: Callable[[int, int], None] | None = None

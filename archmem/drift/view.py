@@ -47,7 +47,6 @@ class DriftView:
         ownership: Ownership,
         config: DriftConfig,
         clock: Clock,
-        model_files: dict[str, Path] | None = None,
         deepen: bool = False,
         progress: Callable[[int], None] | None = None,
     ) -> None:

@@ -84,6 +84,15 @@ class RememberResult:
         }
 
 
+def search_fields(model: ArchitectureModel, title: str | None, content: str, elements: Sequence[str]) -> dict[str, str]:
+    """What the store indexes for BM25: the title, and the content with the names of
+    the attached elements (one place, for remember, restatement and import)."""
+    return {
+        "search_title": textrules.search_text(title or ""),
+        "search_body": textrules.search_text(content, *model.names(elements)),
+    }
+
+
 def new_id(prefix: str = "m") -> str:
     return f"{prefix}-{_random.token_hex(5)}"
 
@@ -233,12 +242,15 @@ def remember(
     supersedes: str | None = None,
     author: str | None = None,
     session_id: str | None = None,
-    embedding: Embedding | None = None,
+    embed: Callable[[str], Embedding] | None = None,
 ) -> RememberResult:
     """Store a memory, or confirm the one it restates; see DESIGN.md "Writing".
 
-    With an ``embedding``, restatement is judged by cosine (DESIGN's 0.94 / 0.82) and
-    the vector is stored with the memory; without one, by the lexical rule."""
+    ``embed`` (from the configured provider) turns the memory's embedding text into an
+    ``Embedding``; it is called only once every check has passed, so a secret never
+    reaches a provider. With a vector, restatement is judged by cosine (DESIGN's 0.94 /
+    0.82) and the vector is stored with the memory; a provider failure leaves a warning
+    and the lexical rule."""
     content = linkrules.validate_content(content)
     kind = parse_kind(kind)
     title = linkrules.validate_title(title) if title is not None and title.strip() else None
@@ -259,9 +271,16 @@ def remember(
         raise UnknownNameError("session", session_id, closest(session_id, ctx.store.session_ids()))
     now = ctx.clock()
     digest = content_hash(content)
-    search_title = textrules.search_text(title or "")
-    element_names = [ctx.model.get(e).name if ctx.model.get(e) else e for e in element_ids]
-    search_body = textrules.search_text(content, *element_names)
+    embedding: Embedding | None = None
+    if embed is not None:
+        from archmem.embeddings import EmbeddingError, embedding_text
+
+        try:
+            embedding = embed(embedding_text(title, content, ctx.model.names(element_ids)))
+        except EmbeddingError as exc:
+            warnings.append(
+                f"not embedded ({exc.message}); stored for words only, `archmem embed` adds the vector later"
+            )
 
     with ctx.store.transaction():
         old: Memory | None = None
@@ -307,8 +326,7 @@ def remember(
             memory,
             title_key=linkrules.normalize_title(title) if title else None,
             content_hash=digest,
-            search_title=search_title,
-            search_body=search_body,
+            **search_fields(ctx.model, title, content, element_ids),
         )
         if old is not None:
             ctx.store.retarget_links(old.id, memory.id)
@@ -415,9 +433,9 @@ def _confirm_restatement(
     added = ctx.store.add_elements(existing.id, element_ids)
     ctx.store.add_anchors(existing.id, anchors)
     if added:
-        names = [ctx.model.get(e).name if ctx.model.get(e) else e for e in existing.elements + added]
-        title = textrules.search_text(existing.title or "")
-        ctx.store.update_memory(existing.id, search_title=title, search_body=textrules.search_text(existing.content, *names))
+        ctx.store.update_memory(
+            existing.id, **search_fields(ctx.model, existing.title, existing.content, existing.elements + added)
+        )
     fresh = ctx.store.get_memory(existing.id)
     assert fresh is not None
     return RememberResult(

@@ -15,9 +15,15 @@ from typing import Any
 from archmem.clock import format_time, parse_time
 from archmem.errors import ArchmemError, InvalidInputError
 from archmem.memory import links as linkrules
-from archmem.memory import text as textrules
 from archmem.memory.kinds import parse_kind
-from archmem.memory.lifecycle import MemoryContext, content_hash, normalize_anchor, resolve_elements, write_links
+from archmem.memory.lifecycle import (
+    MemoryContext,
+    content_hash,
+    normalize_anchor,
+    resolve_elements,
+    search_fields,
+    write_links,
+)
 from archmem.memory.secrets import check_no_secret
 from archmem.memory.types import MEMORY_STATUSES, Memory
 
@@ -169,13 +175,11 @@ def import_lines(ctx: MemoryContext, lines: Iterable[str], *, partial: bool = Fa
                         {"line": number, "message": f"an active memory is already titled {memory.title!r} ({clash[0].id})"}
                     )
                     continue
-            names = [ctx.model.get(e).name if ctx.model.get(e) else e for e in memory.elements]
             ctx.store.insert_memory(
                 memory,
                 title_key=linkrules.normalize_title(memory.title) if memory.title else None,
                 content_hash=content_hash(memory.content),
-                search_title=textrules.search_text(memory.title or ""),
-                search_body=textrules.search_text(memory.content, *names),
+                **search_fields(ctx.model, memory.title, memory.content, memory.elements),
             )
             written.append(memory)
             report.imported.append(memory.id)

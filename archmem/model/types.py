@@ -6,7 +6,7 @@ these types, and everything else in archmem reads only these.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 import datetime as dt
 from functools import cached_property
 from typing import Any, ClassVar
@@ -171,6 +171,10 @@ class ArchitectureModel(BaseModel):
                 )
         names = [e.id for e in self.elements] + [e.name for e in self.elements]
         raise UnknownNameError("element", ref, closest(ref, names))
+
+    def names(self, ids: Iterable[str]) -> list[str]:
+        """Display names for element ids (an id the model no longer has stays as is)."""
+        return [self._by_id[i].name if i in self._by_id else i for i in ids]
 
     def children(self, id: str | None) -> list[Element]:
         """Direct children of an element (``None``: the top-level elements)."""

@@ -63,7 +63,7 @@ def _verify_label(reason: str | None) -> str:
 
 def _memory_item(item: dict[str, Any], neighbours: list[dict[str, Any]], model: ArchitectureModel,
                  now: datetime) -> dict[str, Any]:
-    names = [model.get(e).name if model.get(e) else e for e in item["elements"]]  # type: ignore[union-attr]
+    names = model.names(item["elements"])
     where = "Project" if not names else names[0] + (f" (+{len(names) - 1})" if len(names) > 1 else "")
     return {
         "where": where,
