@@ -67,11 +67,28 @@ def test_fts_follows_inserts_updates_and_deletes(store: SQLiteStore):
     assert store.db.execute("SELECT COUNT(*) FROM memory_fts").fetchone()[0] == 0
 
 
-def test_lexical_search_skips_inactive_by_default(store: SQLiteStore):
+def test_the_word_index_holds_active_memories_only(store: SQLiteStore):
     insert(store, memory("m1", "retry storms"))
+    insert(store, memory("m2", "retry budgets"))
+    assert store.term_document_counts(["retry"]) == {"retry": 2}
+    assert store.memory_total() == 2
     store.update_memory("m1", status="archived")
-    assert store.lexical_search('"retry"') == []
-    assert [i for i, _ in store.lexical_search('"retry"', status=None)] == ["m1"]
+    assert [i for i, _ in store.lexical_search('"retry"')] == ["m2"]
+    assert store.term_document_counts(["retry", "storms"]) == {"retry": 1, "storms": 0}
+    assert store.memory_total() == 1
+    store.update_memory("m1", status="active")
+    assert [i for i, _ in store.lexical_search('"storms"')] == ["m1"]
+    assert store.memory_total() == 2
+
+
+def test_term_statistics_see_another_connections_writes(store: SQLiteStore, tmp_path: Path):
+    insert(store, memory("m1", "retry storms"))
+    assert store.term_document_counts(["retry"]) == {"retry": 1}
+    with SQLiteStore(store.path) as other:
+        other.insert_memory(memory("m2", "retry budgets"), title_key=None, content_hash="h2",
+                            search_title="", search_body="retry budgets")
+    assert store.term_document_counts(["retry"]) == {"retry": 2}
+    assert store.memory_total() == 2
 
 
 def test_active_titles_are_unique_in_the_database(store: SQLiteStore):
@@ -211,6 +228,10 @@ def test_upgrade_from_the_first_schema_keeps_memories(tmp_path: Path):
         "INSERT INTO memories (id, kind, content, content_hash, created_at, search_body) "
         "VALUES ('m-old', 'note', 'kept across upgrades', 'h', '2026-01-01T00:00:00.000000Z', 'kept across upgrades')"
     )
+    db.execute(
+        "INSERT INTO memories (id, kind, content, content_hash, created_at, search_body, status) VALUES "
+        "('m-gone', 'note', 'archived upgrades', 'h2', '2026-01-01T00:00:00.000000Z', 'archived upgrades', 'archived')"
+    )
     db.execute("COMMIT")
     db.close()
     with open_store(path) as store:
@@ -218,6 +239,7 @@ def test_upgrade_from_the_first_schema_keeps_memories(tmp_path: Path):
         assert versions == [n for n, _, _ in MIGRATIONS]
         assert store.get_memory("m-old").content == "kept across upgrades"
         assert store.term_document_counts(["upgrades", "absent"]) == {"upgrades": 1, "absent": 0}
+        assert [i for i, _ in store.lexical_search('"upgrades"')] == ["m-old"]  # migration 5
 
 
 def test_two_processes_opening_a_new_store_migrate_once(tmp_path: Path):

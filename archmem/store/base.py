@@ -62,7 +62,7 @@ class Store(Protocol):
         """Active memories of one element, the most recently attached first."""
 
     def memory_total(self) -> int:
-        """How many memories were ever written: N for IDF."""
+        """How many active memories there are: N for IDF."""
 
     def count_memories(self, status: str | None = "active") -> int:
         """How many memories (of a status)."""
@@ -70,13 +70,11 @@ class Store(Protocol):
     def element_memory_counts(self) -> dict[str, int]:
         """Active memories per element id."""
 
-    def lexical_search(
-        self, match: str, *, limit: int = 50, status: str | None = "active", title_weight: float = 2.0
-    ) -> list[tuple[str, float]]:
-        """(id, BM25 relevance, higher is better) for a full-text query."""
+    def lexical_search(self, match: str, *, limit: int = 50, title_weight: float = 2.0) -> list[tuple[str, float]]:
+        """(id, BM25 relevance, higher is better) of active memories for a full-text query."""
 
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many memories hold each search term."""
+        """How many active memories hold each search term."""
 
     # links
     def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:

@@ -274,3 +274,27 @@ def _m004_drift_accepts(db: sqlite3.Connection) -> None:
         CREATE INDEX drift_accepts_element ON drift_accepts(element_id, at);
         """,
     )
+
+
+@migration(5, "the word index holds active memories only")
+def _m005_active_fts(db: sqlite3.Connection) -> None:
+    """Recall and restatement only ever rank active memories. With superseded and archived
+    ones out of the word index, a search needs no join to filter them, and term
+    statistics (IDF) describe what can actually be returned."""
+    run_script(
+        db,
+        """
+        DROP TRIGGER memories_fts_insert;
+        DROP TRIGGER memories_fts_update;
+        CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories WHEN new.status = 'active' BEGIN
+            INSERT INTO memory_fts(rowid, search_title, search_body)
+            VALUES (new.seq, new.search_title, new.search_body);
+        END;
+        CREATE TRIGGER memories_fts_update AFTER UPDATE OF search_title, search_body, status ON memories BEGIN
+            DELETE FROM memory_fts WHERE rowid = old.seq;
+            INSERT INTO memory_fts(rowid, search_title, search_body)
+            SELECT new.seq, new.search_title, new.search_body WHERE new.status = 'active';
+        END;
+        DELETE FROM memory_fts WHERE rowid IN (SELECT seq FROM memories WHERE status != 'active');
+        """,
+    )

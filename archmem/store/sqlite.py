@@ -42,6 +42,10 @@ _UPDATABLE = frozenset(
 )
 
 
+_TOTAL = "total"
+_TERM = "term:"
+
+
 class SQLiteStore:
     """archmem's memory store in one SQLite file (``.archmem/archmem.db`` by default)."""
 
@@ -49,6 +53,8 @@ class SQLiteStore:
         self.path = Path(path)
         self.busy_timeout_ms = busy_timeout_ms
         self._depth = 0
+        self._stats_version: tuple[int, int] | None = None
+        self._stats: dict[str, int] = {}
         self.db = self._connect()
         try:
             migrate(self.db, str(self.path), now=now or format_time_now())
@@ -289,8 +295,20 @@ class SQLiteStore:
         return [row[0] for row in rows]
 
     def memory_total(self) -> int:
-        """How many memories were ever written (purges aside): N for IDF, in O(1)."""
-        return int(self._execute("SELECT COALESCE(MAX(seq), 0) FROM memories").fetchone()[0])
+        """How many active memories there are: N for IDF (cached until the store changes)."""
+        return self._cached_stats().setdefault(_TOTAL, self._count_active())
+
+    def _count_active(self) -> int:
+        return int(self._execute("SELECT COUNT(*) FROM memories WHERE status = 'active'").fetchone()[0])
+
+    def _cached_stats(self) -> dict[str, int]:
+        """Term statistics that stay valid until any connection writes: counting them costs
+        milliseconds at 100k memories, and a warm process (the MCP server) asks often."""
+        version = (self.db.execute("PRAGMA data_version").fetchone()[0], self.db.total_changes)
+        if version != self._stats_version:
+            self._stats_version = version
+            self._stats = {}
+        return self._stats
 
     def count_memories(self, status: str | None = "active") -> int:
         if status is None:
@@ -306,33 +324,33 @@ class SQLiteStore:
 
     # ---- lexical search -----------------------------------------------------------
 
-    def lexical_search(
-        self, match: str, *, limit: int = 50, status: str | None = "active", title_weight: float = 2.0
-    ) -> list[tuple[str, float]]:
-        """(memory id, BM25 relevance ≥ 0, higher is better) for an FTS5 MATCH expression."""
+    def lexical_search(self, match: str, *, limit: int = 50, title_weight: float = 2.0) -> list[tuple[str, float]]:
+        """(memory id, BM25 relevance ≥ 0, higher is better) for an FTS5 MATCH expression.
+
+        The word index holds active memories only (migration 5), so the ranking runs on
+        the index alone and only the best ``limit`` rows are joined to their ids."""
         if not match:
             return []
-        status_clause = "AND m.status = ?" if status else ""
-        params: list[Any] = [match] + ([status] if status else []) + [limit]
         rows = self._execute(
-            f"SELECT m.id, -bm25(memory_fts, {float(title_weight)}, 1.0) AS score "
-            "FROM memory_fts JOIN memories m ON m.seq = memory_fts.rowid "
-            f"WHERE memory_fts MATCH ? {status_clause} ORDER BY score DESC LIMIT ?",
-            params,
+            "SELECT m.id, -f.score FROM (SELECT rowid, bm25(memory_fts, ?, 1.0) AS score FROM memory_fts "
+            "WHERE memory_fts MATCH ? ORDER BY score LIMIT ?) AS f JOIN memories m ON m.seq = f.rowid "
+            "ORDER BY f.score, m.seq",
+            (float(title_weight), match, limit),
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many memories hold each search term (0 for terms none holds)."""
-        counts = dict.fromkeys(terms, 0)
-        unique = list(counts)
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
+        """How many active memories hold each search term (0 for terms none holds)."""
+        stats = self._cached_stats()
+        unknown = [term for term in dict.fromkeys(terms) if _TERM + term not in stats]
+        for start in range(0, len(unknown), 500):
+            chunk = unknown[start : start + 500]
             rows = self._execute(
                 f"SELECT term, doc FROM memory_vocab WHERE term IN ({', '.join('?' * len(chunk))})", chunk
             ).fetchall()
-            counts.update((row[0], int(row[1])) for row in rows)
-        return counts
+            found = {row[0]: int(row[1]) for row in rows}
+            stats.update((_TERM + term, found.get(term, 0)) for term in chunk)
+        return {term: stats[_TERM + term] for term in terms}
 
     # ---- links --------------------------------------------------------------------
 
