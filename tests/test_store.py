@@ -45,7 +45,8 @@ def test_blank_database_is_migrated_with_tables_indexes_and_triggers(store: SQLi
     fks = {(row[2], row[3]) for row in db.execute("PRAGMA foreign_key_list(memory_elements)")}
     assert ("memories", "memory_id") in fks
     triggers = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    assert triggers == {"memories_fts_insert", "memories_fts_update", "memories_fts_delete"}
+    assert triggers == {"memories_fts_insert", "memories_fts_update", "memories_fts_delete",
+                        "embeddings_version_insert", "embeddings_version_update", "embeddings_version_delete"}
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
@@ -254,3 +255,20 @@ def test_two_processes_opening_a_new_store_migrate_once(tmp_path: Path):
 
 def _open_and_close(path: Path) -> None:
     open_store(path).close()
+
+
+def test_vector_version_moves_on_every_change_of_that_models_vectors(store: SQLiteStore):
+    insert(store, memory("m1"))
+    insert(store, memory("m2", "another"))
+    assert store.vector_version("a:m:2") == 0
+    store.put_vector("m1", "a:m:2", b"\0" * 8, 2, "h1", "2026-01-01T00:00:00.000000Z")
+    first = store.vector_version("a:m:2")
+    assert first > 0
+    store.put_vector("m2", "b:m:2", b"\0" * 8, 2, "h2", "2026-01-01T00:00:00.000000Z")
+    assert store.vector_version("a:m:2") == first  # another model's vectors never meet these
+    store.put_vector("m1", "a:m:2", b"\1" * 8, 2, "h1b", "2026-01-02T00:00:00.000000Z")
+    replaced = store.vector_version("a:m:2")
+    assert replaced > first
+    store.delete_memory("m1")  # the vector goes by cascade
+    assert store.vector_version("a:m:2") > replaced
+    assert store.vectors("a:m:2", status=None) == []

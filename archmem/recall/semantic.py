@@ -20,10 +20,10 @@ if TYPE_CHECKING:
 class SemanticScores:
     """Cosines of one query against every vector of one model."""
 
-    def __init__(self, ids: list[str], cosines: np.ndarray) -> None:
+    def __init__(self, ids: list[str], cosines: np.ndarray, rows: dict[str, int] | None = None) -> None:
         self._ids = ids
         self._cosines = cosines
-        self._row = {memory_id: row for row, memory_id in enumerate(ids)}
+        self._row = rows if rows is not None else {memory_id: row for row, memory_id in enumerate(ids)}
 
     def get(self, memory_id: str) -> float | None:
         row = self._row.get(memory_id)
@@ -46,8 +46,9 @@ class VectorIndex:
     def __init__(self, store: Store, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
-        self._version: tuple[int, int, str] | None = None
+        self._version: int | None = None
         self._ids: list[str] = []
+        self._rows: dict[str, int] = {}
         self._matrix: np.ndarray | None = None
 
     @property
@@ -62,6 +63,7 @@ class VectorIndex:
         if version != self._version:
             rows = self.store.vectors(identity, status=None)
             self._ids = [memory_id for memory_id, _, _ in rows]
+            self._rows = {memory_id: row for row, memory_id in enumerate(self._ids)}
             if rows:
                 dims = rows[0][2]
                 self._matrix = np.frombuffer(b"".join(blob for _, blob, _ in rows), dtype="<f4").reshape(len(rows), dims)
@@ -80,7 +82,7 @@ class VectorIndex:
         ids, matrix = self.matrix()
         if not ids:
             return SemanticScores([], np.zeros(0, dtype=np.float32))
-        return SemanticScores(ids, matrix @ vector.astype(np.float32))
+        return SemanticScores(ids, matrix @ vector.astype(np.float32), self._rows)
 
     def scores(self, text: str) -> SemanticScores:
         """Embed ``text`` (raises the provider's ``EmbeddingError``) and score it."""

@@ -105,8 +105,8 @@ class Store(Protocol):
     def vector_hashes(self, model: str) -> dict[str, str]:
         """{memory id: hash of the embedded text} for one model."""
 
-    def vector_version(self, model: str) -> tuple[int, int, str]:
-        """A value that changes whenever a vector of this model changes."""
+    def vector_version(self, model: str) -> int:
+        """Changes whenever a vector of this model is added, replaced or removed."""
 
     # sessions
     def insert_session(self, session: Session) -> None:

@@ -298,3 +298,31 @@ def _m005_active_fts(db: sqlite3.Connection) -> None:
         DELETE FROM memory_fts WHERE rowid IN (SELECT seq FROM memories WHERE status != 'active');
         """,
     )
+
+
+@migration(6, "a version number per embedding model")
+def _m006_embedding_versions(db: sqlite3.Connection) -> None:
+    """Recall keeps each model's vectors in memory; asking whether they changed by
+    counting them cost a scan of the table on every recall (tens of ms at 100k)."""
+    run_script(
+        db,
+        """
+        CREATE TABLE embedding_versions (
+            model TEXT PRIMARY KEY,
+            version INTEGER NOT NULL
+        );
+        INSERT INTO embedding_versions (model, version) SELECT model, 1 FROM embeddings GROUP BY model;
+        CREATE TRIGGER embeddings_version_insert AFTER INSERT ON embeddings BEGIN
+            INSERT INTO embedding_versions (model, version) VALUES (new.model, 1)
+            ON CONFLICT (model) DO UPDATE SET version = version + 1;
+        END;
+        CREATE TRIGGER embeddings_version_update AFTER UPDATE ON embeddings BEGIN
+            INSERT INTO embedding_versions (model, version) VALUES (new.model, 1)
+            ON CONFLICT (model) DO UPDATE SET version = version + 1;
+        END;
+        CREATE TRIGGER embeddings_version_delete AFTER DELETE ON embeddings BEGIN
+            INSERT INTO embedding_versions (model, version) VALUES (old.model, 1)
+            ON CONFLICT (model) DO UPDATE SET version = version + 1;
+        END;
+        """,
+    )

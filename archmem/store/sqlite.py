@@ -296,10 +296,10 @@ class SQLiteStore:
 
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF (cached until the store changes)."""
-        return self._cached_stats().setdefault(_TOTAL, self._count_active())
-
-    def _count_active(self) -> int:
-        return int(self._execute("SELECT COUNT(*) FROM memories WHERE status = 'active'").fetchone()[0])
+        stats = self._cached_stats()
+        if _TOTAL not in stats:
+            stats[_TOTAL] = self.count_memories("active")
+        return stats[_TOTAL]
 
     def _cached_stats(self) -> dict[str, int]:
         """Term statistics that stay valid until any connection writes: counting them costs
@@ -442,13 +442,10 @@ class SQLiteStore:
         rows = self._execute("SELECT memory_id, content_hash FROM embeddings WHERE model = ?", (model,)).fetchall()
         return {r[0]: r[1] for r in rows}
 
-    def vector_version(self, model: str) -> tuple[int, int, str]:
-        """Changes whenever a vector of this model is added or replaced (for caches)."""
-        row = self._execute(
-            "SELECT COUNT(*), COALESCE(MAX(rowid), 0), COALESCE(MAX(created_at), '') FROM embeddings WHERE model = ?",
-            (model,),
-        ).fetchone()
-        return int(row[0]), int(row[1]), str(row[2])
+    def vector_version(self, model: str) -> int:
+        """Changes whenever a vector of this model is added, replaced or removed (for caches)."""
+        row = self._execute("SELECT version FROM embedding_versions WHERE model = ?", (model,)).fetchone()
+        return int(row[0]) if row else 0
 
     # ---- sessions, exposures, citations -------------------------------------------
 
