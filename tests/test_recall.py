@@ -197,3 +197,32 @@ def test_default_factors_are_gentle():
     worst = S.kind_factor("session_outcome", config) * S.freshness_factor(NOW - timedelta(days=999), NOW, config)
     best = S.kind_factor("pitfall", config) * S.freshness_factor(NOW, NOW, config)
     assert best / worst < 1.25
+
+
+def test_terms_in_most_memories_go_unranked_when_rarer_ones_carry_the_query():
+    counts = {"checkout": 3, "pricing": 40, "service": 9_500}
+    ranked = S.terms_worth_ranking(counts, 10_000, min_relevance=0.2, exponent=1.0, cap=12)
+    assert ranked == ["checkout", "pricing"]  # rarest first; "service" has an IDF near 0
+    # what is left out could not lift a memory to min_relevance, nor move one by 5%
+    idfs = {t: S.idf(c, 10_000) for t, c in counts.items()}
+    assert idfs["service"] / sum(idfs.values()) < S.NEGLIGIBLE_SHARE
+
+
+def test_terms_that_matter_are_always_ranked():
+    counts = {"retry": 30, "loop": 45, "absent": 0}
+    assert S.terms_worth_ranking(counts, 1_000, min_relevance=0.2, exponent=1.0, cap=12) == ["retry", "loop"]
+    # the only term present is ranked however common it is
+    assert S.terms_worth_ranking({"the": 990}, 1_000, min_relevance=0.2, exponent=1.0, cap=12) == ["the"]
+    # with min_relevance 0 nothing may be left out, up to the cap
+    common = {"a1": 900, "b2": 950, "c3": 5}
+    assert S.terms_worth_ranking(common, 1_000, min_relevance=0.0, exponent=1.0, cap=12) == ["c3", "a1", "b2"]
+    assert S.terms_worth_ranking(common, 1_000, min_relevance=0.0, exponent=1.0, cap=2) == ["c3", "a1"]
+    assert S.terms_worth_ranking({"x": 0}, 1_000, min_relevance=0.2, exponent=1.0, cap=12) == []
+
+
+def test_a_word_in_every_memory_does_not_crowd_out_the_rare_match(ws: Workspace):
+    for i in range(30):
+        ws.remember(f"The gateway service handles request batch {i} normally", kind="note")
+    ws.remember("The gateway service drops idempotency keys on retry", kind="pitfall", title="Idempotency keys")
+    result = ws.recall("gateway service idempotency")
+    assert [r["title"] for r in result.results][:1] == ["Idempotency keys"]

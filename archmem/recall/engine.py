@@ -21,7 +21,14 @@ from archmem.memory.types import Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.recall.elements import ElementIndex, ElementMatch, relevant_elements
-from archmem.recall.score import Factors, idf, lexical_relevance, score_memory, semantic_relevance
+from archmem.recall.score import (
+    Factors,
+    idf,
+    lexical_relevance,
+    score_memory,
+    semantic_relevance,
+    terms_worth_ranking,
+)
 from archmem.store.base import Store
 
 if TYPE_CHECKING:
@@ -83,7 +90,7 @@ def recall(
         ctx.model, index, ctx.ownership, query=query, hints=elements, changed_files=changed_files,
         related_score=config.related_element_score,
     )
-    lexical = _lexical(ctx.store, query, config.candidates, config.lexical_exponent)
+    lexical = _lexical(ctx.store, query, config.candidates, config)
     semantic: SemanticScores | None = None
     mode = "lexical"
     if ctx.semantic is not None and query.strip():
@@ -135,7 +142,7 @@ def recall(
     return RecallResult(mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings)
 
 
-def _lexical(store: Store, query: str, limit: int, exponent: float = 1.0) -> dict[str, float]:
+def _lexical(store: Store, query: str, limit: int, config: RecallConfig) -> dict[str, float]:
     """{memory id: lexical relevance in [0, 1]} for the query's best BM25 matches."""
     terms = textrules.query_tokens(query)[:MAX_QUERY_TERMS]
     if not terms:
@@ -145,14 +152,14 @@ def _lexical(store: Store, query: str, limit: int, exponent: float = 1.0) -> dic
     # a term no memory holds weighs in the ceiling as a term one memory holds: rare,
     # not infinitely telling (on a small store the difference would swamp everything)
     idfs = [idf(max(1, counts.get(term, 0)), max(total, 1)) for term in terms]
-    present = sorted((counts[term], term) for term in terms if counts.get(term, 0) > 0)
-    if not present:
+    ranked = terms_worth_ranking(
+        counts, total, min_relevance=config.min_relevance, exponent=config.lexical_exponent, cap=RANKED_TERMS
+    )
+    if not ranked:
         return {}
-    # rank by the most telling terms: the common ones add little to BM25 but make
-    # FTS5 score most of the store (the ceiling above still counts every term)
-    match = " OR ".join(f'"{term}"' for _, term in present[:RANKED_TERMS])
+    match = " OR ".join(f'"{term}"' for term in ranked)
     return {
-        memory_id: lexical_relevance(bm25, idfs, exponent)
+        memory_id: lexical_relevance(bm25, idfs, config.lexical_exponent)
         for memory_id, bm25 in store.lexical_search(match, limit=limit)
     }
 

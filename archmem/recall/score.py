@@ -39,6 +39,35 @@ def lexical_relevance(bm25: float, query_idfs: list[float], exponent: float = 1.
     return min(1.0, bm25 / ceiling) ** exponent
 
 
+NEGLIGIBLE_SHARE = 0.05
+"""Query terms whose IDF adds up to less than this share of the ceiling may go unranked."""
+
+
+def terms_worth_ranking(
+    document_counts: dict[str, int], total: int, *, min_relevance: float, exponent: float, cap: int
+) -> list[str]:
+    """The query terms BM25 must rank by, rarest first.
+
+    A word in most memories makes FTS5 score most of the store for almost nothing: its
+    IDF is near zero. Terms are taken rarest first until those left out could not,
+    together, lift a memory to ``min_relevance`` on their own, nor move a ranked one by
+    more than ``NEGLIGIBLE_SHARE`` of the ceiling (the bound is IDF x (k1 + 1) per term,
+    the same ceiling ``lexical_relevance`` divides by).
+    """
+    idfs = {term: idf(max(1, count), max(total, 1)) for term, count in document_counts.items()}
+    ceiling = sum(idfs.values())
+    present = sorted((count, term) for term, count in document_counts.items() if count > 0)
+    limit = min(NEGLIGIBLE_SHARE, min_relevance ** (1 / exponent)) * ceiling
+    left_out = sum(idfs[term] for _, term in present)
+    chosen: list[str] = []
+    for _, term in present:
+        if len(chosen) == cap or (chosen and left_out < limit):
+            break
+        chosen.append(term)
+        left_out -= idfs[term]
+    return chosen
+
+
 def semantic_relevance(cosine: float, floor: float) -> float:
     """Cosine mapped to [0, 1]: at or below ``floor`` is unrelated."""
     if cosine <= floor:
