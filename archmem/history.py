@@ -36,21 +36,20 @@ process is started per commit. The choices, and why:
 
 from __future__ import annotations
 
+import os
+import subprocess
 from collections.abc import Callable, Generator, Iterable, Iterator
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
-from typing import IO
-
-import git
-from git.exc import (
-    GitCommandError,
-    GitCommandNotFound,
-    InvalidGitRepositoryError,
-    NoSuchPathError,
-)
+from typing import IO, TYPE_CHECKING
 
 from archmem.drift.types import ChangeStatus, Commit, FileChange
 from archmem.errors import RepositoryError
+
+if TYPE_CHECKING:
+    import git
+    from git.exc import GitCommandError
 
 HISTORY_FORMAT = "1"
 """Bump when the options or the parsing change: a cache written with another format is rescanned."""
@@ -82,22 +81,32 @@ class HistoryReader:
 
     def __init__(self, repo_root: Path) -> None:
         self.root = Path(repo_root).resolve()
-        try:
-            repo = git.Repo(self.root, search_parent_directories=True)
-        except (InvalidGitRepositoryError, NoSuchPathError):
+        if not self.root.is_dir():
+            raise RepositoryError(f"{self.root} is not a git repository: drift needs its history",
+                                  hint="run archmem in a git checkout (or git init and commit)")
+        status, out, _ = self._status("rev-parse", "--is-bare-repository", "--show-toplevel", cwd=self.root)
+        lines = out.splitlines()
+        if status != 0 or len(lines) < 2:
+            if lines[:1] == ["true"]:
+                raise RepositoryError(f"{self.root} is a bare git repository: drift needs a checkout")
             raise RepositoryError(
                 f"{self.root} is not a git repository: drift needs its history",
                 hint="run archmem in a git checkout (or git init and commit)",
-            ) from None
-        if repo.working_tree_dir is None:
-            raise RepositoryError(f"{self.root} is a bare git repository: drift needs a checkout")
-        self.top = Path(repo.working_tree_dir).resolve()
+            )
+        self.top = Path(lines[1]).resolve()
         try:
             prefix = self.root.relative_to(self.top).as_posix()
         except ValueError:
             prefix = "."
         self.prefix = "" if prefix == "." else prefix + "/"
-        self.git = repo.git
+
+    @cached_property
+    def git(self) -> git.Git:
+        """GitPython's command runner, for the streamed log and fetch (imported only
+        then: the quick questions a warm cache asks need no 50 ms import)."""
+        import git
+
+        return git.Git(self.top)
 
     @property
     def scope(self) -> str:
@@ -157,6 +166,8 @@ class HistoryReader:
         tip = until or self.head()
         if tip is None:
             return _nothing()
+        from git.exc import GitCommandNotFound
+
         try:
             process = self.git.execute(self.log_command(since_sha, tip), as_process=True)
         except GitCommandNotFound:
@@ -167,6 +178,8 @@ class HistoryReader:
     def _stream(
         self, process: git.Git.AutoInterrupt, progress: Callable[[int], None] | None
     ) -> Generator[Commit, None, None]:
+        from git.exc import GitCommandError
+
         finished = False
         try:
             assert process.proc is not None and process.proc.stdout is not None
@@ -193,6 +206,8 @@ class HistoryReader:
 
     def deepen(self) -> None:
         """Turn a shallow clone into a full one (``git fetch --unshallow``)."""
+        from git.exc import GitCommandError
+
         if not self.is_shallow():
             return
         try:
@@ -205,14 +220,16 @@ class HistoryReader:
 
     # ---- plumbing -------------------------------------------------------------------
 
-    def _status(self, *args: str) -> tuple[int, str, str]:
+    def _status(self, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:
         try:
-            status, out, err = self.git.execute(
-                [_git_executable(), *args], with_extended_output=True, with_exceptions=False
+            done = subprocess.run(
+                [_git_executable(), *args], cwd=cwd or self.top, capture_output=True, check=False,
+                stdin=subprocess.DEVNULL,
             )
-        except GitCommandNotFound:
+        except FileNotFoundError:
             raise RepositoryError("git is not installed, but drift needs it to read history") from None
-        return int(status or 0), str(out), str(err)
+        decode = lambda data: data.decode("utf-8", "surrogateescape").rstrip("\n")  # noqa: E731
+        return done.returncode, decode(done.stdout), decode(done.stderr)
 
     def _run(self, *args: str) -> str:
         status, out, err = self._status(*args)
@@ -223,7 +240,7 @@ class HistoryReader:
 
 def _git_executable() -> str:
     """The git GitPython runs (``GIT_PYTHON_GIT_EXECUTABLE`` when set)."""
-    return str(git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git")
+    return os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
 
 
 def _nothing() -> Generator[Commit, None, None]:
