@@ -62,7 +62,7 @@ EXAMPLE = ROOT / "examples" / "shop"
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 COMMIT_DATE = "2026-01-01T00:00:00+00:00"
 K = 5
-VARIANTS = ("baseline", "lexical", "hybrid")
+VARIANTS = ("baseline", "lexical", "hybrid", "unstemmed")
 MEMORY_KINDS = ("pitfall", "convention", "note", "session_outcome")
 
 BASELINE_STOP_WORDS = frozenset(
@@ -266,9 +266,11 @@ def _workspace_class() -> Any:
 
 
 def _run_archmem(run: VariantRun, root: Path, lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
-                 *, embed: bool = False) -> VariantRun:
+                 *, embed: bool = False, stem: bool = True) -> VariantRun:
     Workspace = _workspace_class()
     with Workspace.open(root, clock=lambda: NOW, env={}) as ws:
+        if not stem:
+            use_plain_words(ws.store)
         ws.import_memories(lines, source="memories.jsonl")
         if embed:
             if not hasattr(ws, "embed_missing"):
@@ -315,6 +317,33 @@ def run_hybrid(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[st
         embeddings = {"provider": "openai", "model": "fake", "base_url": server.openai_base_url}
         with shop_repo(recall_config_toml(weights, embeddings)) as root:
             return _run_archmem(run, root, lines, tasks, memory_ids, embed=True)
+
+
+def run_unstemmed(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
+                  weights: dict[str, Any] | None) -> VariantRun:
+    """archmem lexical over a word index without stemming: the experiment behind the
+    decision to stem (archmem/store/words.py), kept so it can be re-run."""
+    run = VariantRun("unstemmed" + ("+weights" if weights else ""))
+    with shop_repo(recall_config_toml(weights)) as root:
+        return _run_archmem(run, root, lines, tasks, memory_ids, stem=False)
+
+
+class _AsWritten:
+    """Index forms without a stemmer: every term as it is."""
+
+    def of(self, terms: Any) -> dict[str, str]:
+        return {term: term for term in terms}
+
+
+def use_plain_words(store: Any) -> None:
+    """Rebuild the store's (empty) word index with unicode61 alone, and look term
+    statistics up by the terms as written."""
+    db = store.db
+    db.execute("DROP TABLE memory_vocab")
+    db.execute("DROP TABLE memory_fts")
+    db.execute("CREATE VIRTUAL TABLE memory_fts USING fts5(search_title, search_body, tokenize = 'unicode61')")
+    db.execute("CREATE VIRTUAL TABLE memory_vocab USING fts5vocab(memory_fts, 'row')")
+    store._forms = _AsWritten()
 
 
 # ---- output -------------------------------------------------------------------------
@@ -399,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
                 run = run_baseline(memories, tasks)
             elif name == "lexical":
                 run = run_lexical(lines, tasks, memory_ids, weights)
+            elif name == "unstemmed":
+                run = run_unstemmed(lines, tasks, memory_ids, weights)
             else:
                 run = run_hybrid(lines, tasks, memory_ids, weights)
         except Skipped as exc:

@@ -226,3 +226,13 @@ def test_a_word_in_every_memory_does_not_crowd_out_the_rare_match(ws: Workspace)
     ws.remember("The gateway service drops idempotency keys on retry", kind="pitfall", title="Idempotency keys")
     result = ws.recall("gateway service idempotency")
     assert [r["title"] for r in result.results][:1] == ["Idempotency keys"]
+
+
+def test_one_word_in_two_forms_counts_once(ws: Workspace):
+    ws.remember("The importer retries failed rows: one retry per row, then a retry of the batch", kind="pitfall",
+                title="Importer retries")
+    ws.remember("The importer skips blank rows", kind="note")
+    once = ws.recall("importer retry", explain=True).results[0]
+    twice = ws.recall("importer retry retries retrying", explain=True).results[0]
+    assert once["title"] == twice["title"] == "Importer retries"
+    assert twice["factors"] == once["factors"]  # the ceiling counts "retry" once, like the match

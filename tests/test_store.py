@@ -272,3 +272,15 @@ def test_vector_version_moves_on_every_change_of_that_models_vectors(store: SQLi
     store.delete_memory("m1")  # the vector goes by cascade
     assert store.vector_version("a:m:2") > replaced
     assert store.vectors("a:m:2", status=None) == []
+
+
+def test_the_word_index_stems_and_statistics_ask_by_stem(store: SQLiteStore):
+    from archmem.store.words import WORD_TOKENIZER
+
+    sql = store.db.execute("SELECT sql FROM sqlite_master WHERE name = 'memory_fts'").fetchone()[0]
+    assert WORD_TOKENIZER in sql  # the stemmer for statistics is the index's own tokenizer
+    insert(store, memory("m1", "the client retries twice"))
+    insert(store, memory("m2", "one retry only"))
+    assert {i for i, _ in store.lexical_search('"retrying"')} == {"m1", "m2"}
+    assert store.index_forms(["retries", "retry", "Naïve"]) == {"retries": "retri", "retry": "retri", "Naïve": "naiv"}
+    assert store.term_document_counts(["retries", "retrying", "absent"]) == {"retries": 2, "retrying": 2, "absent": 0}

@@ -147,6 +147,12 @@ def _lexical(store: Store, query: str, limit: int, config: RecallConfig) -> dict
     terms = textrules.query_tokens(query)[:MAX_QUERY_TERMS]
     if not terms:
         return {}
+    # one term per stem: "retry retries" asks about one word, not two
+    forms = store.index_forms(terms)
+    first_of_form: dict[str, str] = {}
+    for term in terms:
+        first_of_form.setdefault(forms[term], term)
+    terms = list(first_of_form.values())
     counts = store.term_document_counts(terms)
     total = store.memory_total()
     # a term no memory holds weighs in the ceiling as a term one memory holds: rare,

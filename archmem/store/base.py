@@ -73,6 +73,9 @@ class Store(Protocol):
     def lexical_search(self, match: str, *, limit: int = 50, title_weight: float = 2.0) -> list[tuple[str, float]]:
         """(id, BM25 relevance, higher is better) of active memories for a full-text query."""
 
+    def index_forms(self, terms: Sequence[str]) -> dict[str, str]:
+        """The form the word index stores each term under (its stem)."""
+
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many active memories hold each search term."""
 

@@ -326,3 +326,20 @@ def _m006_embedding_versions(db: sqlite3.Connection) -> None:
         END;
         """,
     )
+
+
+@migration(7, "the word index stems words (Porter)")
+def _m007_porter(db: sqlite3.Connection) -> None:
+    """Stemming won on the recall quality set once term statistics were looked up by
+    stem too (archmem/store/words.py). The index is rebuilt from the active memories."""
+    run_script(
+        db,
+        """
+        DROP TABLE memory_vocab;
+        DROP TABLE memory_fts;
+        CREATE VIRTUAL TABLE memory_fts USING fts5(search_title, search_body, tokenize = 'porter unicode61');
+        CREATE VIRTUAL TABLE memory_vocab USING fts5vocab(memory_fts, 'row');
+        INSERT INTO memory_fts(rowid, search_title, search_body)
+            SELECT seq, search_title, search_body FROM memories WHERE status = 'active';
+        """,
+    )

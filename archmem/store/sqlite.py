@@ -21,6 +21,7 @@ from archmem.clock import format_time, parse_time
 from archmem.errors import StoreError
 from archmem.memory.types import Link, Memory, Session
 from archmem.store.migrations import migrate
+from archmem.store.words import IndexForms
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 _MEMORY_COLUMNS = (
@@ -55,6 +56,7 @@ class SQLiteStore:
         self._depth = 0
         self._stats_version: tuple[int, int] | None = None
         self._stats: dict[str, int] = {}
+        self._forms = IndexForms()
         self.db = self._connect()
         try:
             migrate(self.db, str(self.path), now=now or format_time_now())
@@ -339,18 +341,24 @@ class SQLiteStore:
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 
+    def index_forms(self, terms: Sequence[str]) -> dict[str, str]:
+        """The form the word index stores each term under ("retries" → "retri")."""
+        return self._forms.of(terms)
+
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many active memories hold each search term (0 for terms none holds)."""
+        """How many active memories hold each search term, looked up by its index form
+        (0 for terms none holds)."""
+        forms = self._forms.of(terms)
         stats = self._cached_stats()
-        unknown = [term for term in dict.fromkeys(terms) if _TERM + term not in stats]
+        unknown = [form for form in dict.fromkeys(forms.values()) if _TERM + form not in stats]
         for start in range(0, len(unknown), 500):
             chunk = unknown[start : start + 500]
             rows = self._execute(
                 f"SELECT term, doc FROM memory_vocab WHERE term IN ({', '.join('?' * len(chunk))})", chunk
             ).fetchall()
             found = {row[0]: int(row[1]) for row in rows}
-            stats.update((_TERM + term, found.get(term, 0)) for term in chunk)
-        return {term: stats[_TERM + term] for term in terms}
+            stats.update((_TERM + form, found.get(form, 0)) for form in chunk)
+        return {term: stats[_TERM + forms[term]] for term in terms}
 
     # ---- links --------------------------------------------------------------------
 
