@@ -18,6 +18,16 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/__main__.py"
                     }
                 }
+                mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
+                    properties {
+                        "archmem.paths" "archmem/cli_mcp.py, archmem/mcp_server.py, archmem/mcp_tools.py"
+                    }
+                }
+                install = component "Agent integration" "archmem install: the MCP entry, SessionStart hook and habits section for Claude Code, Codex and other clients." {
+                    properties {
+                        "archmem.paths" "archmem/cli_install.py, archmem/install.py"
+                    }
+                }
             }
 
             service = container "Workspace" "The one façade: owns config, clock, repository and store." "Python" {
@@ -66,7 +76,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 codepaths = component "Code ownership" "Path globs, element ownership, discovery of the model file." {
                     properties {
-                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py"
+                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py, archmem/model/summary.py"
                     }
                 }
             }
@@ -152,7 +162,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
         }
 
-        agent -> archmem.interfaces "Asks for briefings and recall through"
+        agent -> archmem.interfaces.mcp "Starts sessions, recalls and remembers through"
+        developer -> archmem.interfaces.install "Connects an agent with"
+        archmem.interfaces.mcp -> archmem.service.facade "Calls"
         developer -> archmem.interfaces.cli "Runs"
         archmem.interfaces.cli -> archmem.service.facade "Calls"
         archmem.service.facade -> archmem.service.config "Reads settings with"

@@ -143,7 +143,8 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
     print_model_summary(summary)
 
 
-from archmem import cli_demo, cli_drift, cli_memory  # noqa: E402,F401  (register their commands)
+from archmem import cli_demo, cli_drift, cli_mcp, cli_memory  # noqa: E402,F401  (register their commands)
+from archmem import cli_install  # noqa: E402,F401
 
 
 def main() -> None:

@@ -112,51 +112,27 @@ class Workspace:
     def model_summary(self) -> dict[str, Any]:
         """The model as data: elements (with the size of their code now), relationships,
         decisions, and the code that no element owns."""
-        model, ownership = self.model, self.ownership
-        elements = []
-        for depth, element in model.walk():
-            size = ownership.size(element.id)
-            elements.append(
-                {
-                    "id": element.id,
-                    "name": element.name,
-                    "kind": element.kind,
-                    "parent": element.parent,
-                    "depth": depth,
-                    "paths": element.paths,
-                    "paths_from_children": not element.paths and bool(model.effective_paths(element.id)),
-                    "anchors": element.anchors,
-                    "tags": element.tags,
-                    "description": element.description,
-                    "technology": element.technology,
-                    "properties": element.properties,
-                    "size": {"files": size.files, "lines": size.lines},
-                }
-            )
-        return {
-            "model": self._display(self.model_path),
-            "format": model.format,
-            "name": model.name,
-            "git": self.repository.is_git,
-            "elements": elements,
-            "relationships": [
-                {
-                    "source": r.source,
-                    "destination": r.destination,
-                    "description": r.description,
-                    "technology": r.technology,
-                }
-                for r in model.relationships
-            ],
-            "decisions": [
-                {"id": d.id, "title": d.title, "status": d.status, "path": d.path, "element": d.element}
-                for d in model.decisions
-            ],
-            "deployment_nodes": len(model.deployment),
-            "unowned": ownership.unowned,
-            "unowned_lines": ownership.unowned_lines,
-            "warnings": list(model.warnings),
-        }
+        from archmem.model.summary import model_summary
+
+        return model_summary(
+            self.model, self.ownership, model_file=self._display(self.model_path), git=self.repository.is_git
+        )
+
+    @property
+    def loaded_model_path(self) -> Path | None:
+        """The model file read so far (None before the model is read, or without one)."""
+        return self.__dict__.get("model_path")
+
+    def refresh(self) -> None:
+        """Forget what was read from the repository (model, ownership, files, drift) so
+        the next call reads it again; the store stays open. For long-running processes
+        (``archmem mcp``) after the model file or git HEAD changed."""
+        from archmem.repo import find_root
+
+        for name in ("model_path", "model", "ownership", "model_or_empty", "element_index", "drift"):
+            self.__dict__.pop(name, None)
+        self._recall_warnings = ()
+        self.repository = Repository(root=self.root, is_git=find_root(self.root)[1])
 
     def _display(self, path: Path) -> str:
         try:
@@ -308,6 +284,22 @@ class Workspace:
         from archmem.recall.elements import ElementIndex
 
         return ElementIndex(self.model_or_empty)
+
+    def find_elements(self, task: str, *, limit: int = 10) -> list[dict[str, Any]]:
+        """The elements a task is about, as recall scores them (words of the task against
+        each element's name, description, tags, technology), with their code and how
+        many active memories each holds."""
+        from archmem.recall.elements import describe_matches, relevant_elements
+
+        if not task or not task.strip():
+            raise InvalidInputError("finding elements needs a task: what are you about to work on?")
+        if limit < 1:
+            raise InvalidInputError(f"limit must be at least 1, not {limit}")
+        model = self.model_or_empty
+        matches = relevant_elements(
+            model, self.element_index, None, query=task, related_score=self.config.recall.related_element_score
+        )
+        return describe_matches(model, matches, self.store.element_memory_counts(), limit=limit)
 
     def drift_view(self, *, deepen: bool = False, progress: Callable[[int], None] | None = None) -> DriftView:
         """Drift for this repository (history scan, index, sizes), computed lazily."""

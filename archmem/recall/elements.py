@@ -123,3 +123,23 @@ def relevant_elements(
     for element_id, score in index.match(query).items():
         lift(element_id, score, "matches the task")
     return matches
+
+
+def describe_matches(
+    model: ArchitectureModel, matches: dict[str, ElementMatch], memory_counts: dict[str, int], *, limit: int
+) -> list[dict[str, object]]:
+    """The best ``limit`` matches with what an agent needs to act on them: description,
+    technology, parent, the code each owns and how many memories it holds."""
+    found: list[dict[str, object]] = []
+    for match in sorted(matches.values(), key=lambda m: (-m.score, m.id))[:limit]:
+        element = model.get(match.id)
+        assert element is not None
+        found.append({
+            **match.to_dict(),
+            "description": element.description,
+            "technology": element.technology,
+            "parent": element.parent,
+            "paths": model.effective_paths(element.id),
+            "memories": memory_counts.get(element.id, 0),
+        })
+    return found

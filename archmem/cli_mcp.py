@@ -1,0 +1,33 @@
+"""``archmem mcp``: serve the workspace to an agent over MCP (stdio).
+
+The SDK is imported only when the command runs, so ``archmem --help`` stays light.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from archmem.cli import cli, workspace_options
+
+if TYPE_CHECKING:
+    from archmem.workspace import Workspace
+
+
+@cli.command("mcp")
+@click.option(
+    "--log-level",
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+    default="warning",
+    show_default=True,
+    help="What the server logs (to stderr; stdout is the protocol).",
+)
+@workspace_options
+def mcp_command(workspace: Workspace, log_level: str) -> None:
+    """Serve this repository's memory to an agent over MCP (stdio): sessions, recall,
+    remember, confirm, briefing, elements, knowledge map, review. See docs/mcp.md."""
+    from archmem.mcp_server import require_sdk, serve
+
+    require_sdk()
+    serve(workspace, log_level=log_level.upper())

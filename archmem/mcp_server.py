@@ -1,0 +1,291 @@
+"""``archmem mcp``: archmem as a stdio MCP server, built on the official SDK (``MCPServer``).
+
+Every tool (``archmem.mcp_tools``) is a thin call into one ``Workspace``, opened once
+for the server's life. A tool answers with structured content (the JSON the CLI's
+``--json`` prints) and a short text; a user's mistake (an unknown element, a title
+clash, a secret, an unknown session, a bad kind, content over 20,000 characters) is a
+tool error (``isError``) whose text is the CLI's message, ``str(ArchmemError)``, and
+whose structured content is ``ArchmemError.to_dict()``. Wrong or missing arguments are
+tool errors too (the SDK checks them against each tool's input schema). The server
+never dies on bad input.
+
+Which repository. The server's working directory, up to its git top level, as for
+every archmem command; ``archmem mcp --repo DIR`` names it (clients that start servers
+elsewhere, such as desktop apps, need it) and ``--model FILE`` picks the model file.
+Settings come from the repository's ``archmem.toml`` (or ``[tool.archmem]`` in
+``pyproject.toml``), overridden by ``ARCHMEM_<SECTION>_<KEY>`` variables.
+
+The environment. The SDK's stdio client hands a server only an allow-list of the
+caller's environment (``HOME``, ``LOGNAME``, ``PATH``, ``SHELL``, ``TERM``, ``USER``,
+see ``mcp.client.stdio.get_default_environment``) plus the ``env`` of the client's
+server entry. So put there whatever archmem must see:
+
+- ``ARCHMEM_*`` overrides, e.g. ``ARCHMEM_EMBEDDINGS_PROVIDER``, ``ARCHMEM_EMBEDDINGS_MODEL``,
+  ``ARCHMEM_EMBEDDINGS_BASE_URL``, ``ARCHMEM_EMBEDDINGS_DIMENSIONS``,
+  ``ARCHMEM_EMBEDDINGS_API_KEY_ENV``, ``ARCHMEM_STORE_PATH``, ``ARCHMEM_MODEL`` (an
+  unknown ``ARCHMEM_`` name stops the server at start with the closest names);
+- the embedding provider's API key, in the variable ``embeddings.api_key_env`` names
+  (``OPENAI_API_KEY`` by default), and ``OLLAMA_HOST`` for Ollama without a base URL;
+- variables the model reads through ``${NAME}`` in ``workspace.dsl``.
+
+Settings written in ``archmem.toml`` need nothing in ``env``; the key does. See
+``docs/mcp.md`` for client configuration.
+
+Long-running process. Before each call the server compares the model file (mtime and
+size) and git HEAD with what it last read; when either moved (or after an hour) the
+Workspace forgets its model, ownership and drift and reads them again (the store
+stays open). Edits to ``archmem.toml`` or the environment need a restart. Memories
+written by other processes are always seen: the store is read live (SQLite, WAL).
+
+All Workspace calls run on one worker thread, in arrival order: SQLite connections
+belong to the thread that opened them, and the Workspace's caches are not shared.
+Logging goes to stderr, never stdout (stdout is the protocol).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from archmem import __version__
+from archmem.errors import ArchmemError, ConfigError, ModelError
+
+if TYPE_CHECKING:
+    from mcp.server import MCPServer
+
+    from archmem.mcp_tools import Answer
+    from archmem.workspace import Workspace
+
+log = logging.getLogger("archmem.mcp")
+
+MAX_AGE_SECONDS = 3600.0
+"""Re-read model and drift at least this often (VERIFY wording ages with the clock)."""
+
+
+def require_sdk() -> None:
+    """The MCP SDK is an extra: say how to install it instead of a traceback."""
+    try:
+        import mcp.server  # noqa: F401
+    except ImportError:
+        raise ConfigError(
+            "archmem mcp needs the MCP SDK (the `mcp` package), which is not installed",
+            hint="pip install 'archmem[mcp]'",
+        ) from None
+
+
+# ---- git HEAD without a subprocess --------------------------------------------------
+
+
+def git_dirs(root: Path) -> tuple[Path, Path] | None:
+    """(git dir, common dir) of the checkout holding ``root`` (worktrees included)."""
+    for folder in (root, *root.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            gitdir = dot
+            break
+        if dot.is_file():
+            text = dot.read_text(encoding="utf-8", errors="replace").strip()
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = (folder / text[len("gitdir:"):].strip()).resolve()
+            break
+    else:
+        return None
+    common = gitdir
+    pointer = gitdir / "commondir"
+    if pointer.is_file():
+        common = (gitdir / pointer.read_text(encoding="utf-8").strip()).resolve()
+    return gitdir, common
+
+
+def git_head(root: Path) -> str | None:
+    """The commit HEAD points at (or HEAD's text for an unborn branch); a few file reads."""
+    dirs = git_dirs(root)
+    if dirs is None:
+        return None
+    gitdir, common = dirs
+    try:
+        head = (gitdir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not head.startswith("ref:"):
+        return head
+    ref = head[len("ref:"):].strip()
+    for base in (gitdir, common):
+        try:
+            return (base / ref).read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+    try:
+        packed = (common / "packed-refs").read_text(encoding="utf-8")
+    except OSError:
+        return head
+    for line in packed.splitlines():
+        if line.endswith(" " + ref):
+            return line.split(" ", 1)[0]
+    return head
+
+
+# ---- the workspace, on one thread ---------------------------------------------------
+
+
+class WorkspaceHost:
+    """One ``Workspace`` for the server's life, used from one worker thread."""
+
+    def __init__(self, workspace: Workspace, *, max_age: float = MAX_AGE_SECONDS) -> None:
+        self.workspace = workspace
+        self.max_age = max_age
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="archmem-mcp")
+        self._seen: tuple[Any, ...] | None = None
+        self._read_at = time.monotonic()
+
+    async def run(self, function: Callable[..., Answer], /, **arguments: Any) -> Answer:
+        """``function(workspace, **arguments)`` on the worker thread, model refreshed first."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, partial(self._call, function, arguments))
+
+    def _call(self, function: Callable[..., Answer], arguments: dict[str, Any]) -> Answer:
+        self._refresh_if_moved()
+        try:
+            return function(self.workspace, **arguments)
+        finally:
+            self._seen = self._state()
+
+    def _state(self) -> tuple[Any, ...]:
+        path = self.workspace.loaded_model_path
+        model: Any = None
+        if path is not None:
+            try:
+                stat = path.stat()
+                model = (stat.st_mtime_ns, stat.st_size)
+            except OSError:
+                model = "gone"
+        return (model, git_head(self.workspace.root))
+
+    def _refresh_if_moved(self) -> None:
+        if self._seen is None:
+            return
+        too_old = time.monotonic() - self._read_at > self.max_age
+        if too_old or self._state() != self._seen:
+            log.info("the model or git HEAD moved: reading them again")
+            self.workspace.refresh()
+            self._read_at = time.monotonic()
+
+    def warm_up(self) -> None:
+        """Open the store, read the model and scan history in the background, so the
+        first call does not pay for them (it waits for them if it comes early)."""
+        self._executor.submit(self._warm)
+
+    def _warm(self) -> None:
+        ws = self.workspace
+        try:
+            ws.store  # noqa: B018
+            ws.model_or_empty  # noqa: B018
+            ws.element_index  # noqa: B018
+            ws.drift  # noqa: B018
+        except ModelError:
+            pass  # every call will say what is wrong with the model
+        except Exception:  # a warm-up never stops the server; the call that needs it reports it
+            log.debug("warm-up failed", exc_info=True)
+        self._seen = self._state()
+
+    async def close(self) -> None:
+        """Close the store (on its own thread); a later call opens it again."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self.workspace.close)
+
+    def shutdown(self) -> None:
+        self._executor.submit(self.workspace.close)
+        self._executor.shutdown(wait=True)
+
+
+# ---- the server ---------------------------------------------------------------------
+
+
+def _as_tool(host: WorkspaceHost, function: Callable[..., Answer]) -> Callable[..., Any]:
+    """An async tool with ``function``'s parameters (less the workspace) and docstring,
+    answering a ``CallToolResult``: structured content and a text, or an error."""
+    from mcp_types import CallToolResult, TextContent
+
+    signature = inspect.signature(function, eval_str=True)
+    parameters = list(signature.parameters.values())[1:]
+
+    async def tool(**arguments: Any) -> CallToolResult:
+        try:
+            answer = await host.run(function, **arguments)
+        except ArchmemError as exc:
+            return CallToolResult(
+                content=[TextContent(type="text", text=str(exc))], structured_content=exc.to_dict(), is_error=True
+            )
+        except Exception as exc:  # a bug must not take the server down
+            log.exception("%s failed unexpectedly", function.__name__)
+            message = f"archmem failed unexpectedly ({type(exc).__name__}: {exc}); the server keeps running"
+            return CallToolResult(
+                content=[TextContent(type="text", text=message)],
+                structured_content={"error": "internal", "message": message},
+                is_error=True,
+            )
+        return CallToolResult(content=[TextContent(type="text", text=answer.text)], structured_content=answer.data)
+
+    tool.__name__ = tool.__qualname__ = function.__name__
+    tool.__doc__ = function.__doc__
+    tool.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=parameters, return_annotation=CallToolResult
+    )
+    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
+    return tool
+
+
+def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARNING") -> MCPServer:
+    """The archmem MCP server for one workspace (not started)."""
+    require_sdk()
+    from mcp.server import MCPServer
+    from mcp_types import ToolAnnotations
+
+    from archmem import mcp_tools
+
+    host = workspace if isinstance(workspace, WorkspaceHost) else WorkspaceHost(workspace)
+
+    @asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncIterator[None]:
+        host.warm_up()
+        try:
+            yield None
+        finally:
+            await host.close()
+
+    server: MCPServer = MCPServer(
+        "archmem", title="archmem", version=__version__, instructions=mcp_tools.INSTRUCTIONS,
+        lifespan=lifespan, log_level=log_level,  # type: ignore[arg-type]
+    )
+    for function in mcp_tools.TOOLS:
+        server.add_tool(
+            _as_tool(host, function),
+            name=function.__name__,
+            description=inspect.cleandoc(function.__doc__ or ""),
+            annotations=ToolAnnotations(read_only_hint=True) if function.__name__ in mcp_tools.READ_ONLY else None,
+        )
+    return server
+
+
+def serve(workspace: Workspace, *, log_level: str = "WARNING") -> None:
+    """Serve ``workspace`` over stdio until the client closes stdin."""
+    require_sdk()
+    logging.basicConfig(
+        stream=sys.stderr, level=log_level, format="archmem mcp %(levelname)s %(name)s: %(message)s", force=True
+    )
+    host = WorkspaceHost(workspace)
+    server = build_server(host, log_level=log_level)
+    try:
+        server.run("stdio")
+    finally:
+        host.shutdown()

@@ -1,0 +1,298 @@
+"""The MCP tools of ``archmem mcp``: each a thin call into ``Workspace`` that answers
+with data (the same JSON the CLI's ``--json`` prints) and a short text for the model.
+
+No ``mcp`` import here: ``archmem.mcp_server`` turns these functions into tools. Each
+function's docstring is the tool's description and its ``Annotated`` parameters are the
+input schema, so both are written for an agent: short, concrete, teaching the habits the
+ranking depends on (sessions, citations, supersede, titles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from archmem.workspace import Workspace
+
+INSTRUCTIONS = """\
+archmem is this repository's memory: pitfalls, conventions, notes and session outcomes,
+attached to the elements of its architecture model, with VERIFY flags where the code
+moved since a memory was confirmed. Its ranking learns from these habits:
+1. start_session(task) first: you get a session_id and a briefing. Pass session_id to
+   recall and remember.
+2. recall before changing code. A VERIFY memory may be out of date: check it against the
+   code, then confirm_memory it, or remember a successor with supersedes=its title.
+3. remember what the next agent needs, with a title (it becomes linkable as [[Title]])
+   and the elements it is about (find_elements names them). Supersede rather than
+   contradict: a second memory that disagrees with an old one confuses everyone.
+4. end_session(session_id, used_memories=[titles or ids you relied on], outcome=...).
+   Cited memories rise in recall; memories shown but never cited sink.
+"""
+
+MemoryRef = Annotated[str, Field(description="A memory's id (m-...) or its title.")]
+SessionId = Annotated[
+    str | None, Field(description="The session_id from start_session: records what you were shown.")
+]
+ElementList = Annotated[
+    list[str] | None,
+    Field(description="Element identifiers or names (find_elements lists them)."),
+]
+ChangedFiles = Annotated[list[str] | None, Field(description="Repo-relative paths the task changes.")]
+Changed = Annotated[bool, Field(description="Also take the changed files from git diff (working tree, staged, new).")]
+
+
+@dataclass
+class Answer:
+    """A tool's result: ``data`` is the structured content, ``text`` what a model reads."""
+
+    data: dict[str, Any]
+    text: str
+
+
+# ---- writing ----------------------------------------------------------------------
+
+
+def remember(
+    ws: Workspace,
+    content: Annotated[
+        str, Field(description="The fact, in a few sentences. [[Title]] links another memory, an element or an ADR.")
+    ],
+    kind: Annotated[str, Field(description="pitfall (a trap), convention (how we do it), note, or session_outcome.")],
+    title: Annotated[str | None, Field(description="A short unique title: makes it addressable as [[Title]].")] = None,
+    element: Annotated[str | None, Field(description="The element it is about (identifier or name).")] = None,
+    elements: ElementList = None,
+    supersedes: Annotated[str | None, Field(description="Title or id of the memory this one replaces.")] = None,
+    anchors: Annotated[list[str] | None, Field(description="Repo paths it is about, optionally path#Symbol.")] = None,
+    session_id: SessionId = None,
+    author: Annotated[str | None, Field(description="Who writes it, as client/name (e.g. claude-code/sarah).")] = None,
+) -> Answer:
+    """Store what the next agent should know about this code.
+
+    Attach it to the elements it is about (none = project-wide) and give it a title so
+    others can link it as [[Title]]. If it replaces an existing memory, pass
+    supersedes=that title or id: never write a memory that contradicts an active one.
+    Restating an existing memory confirms it instead (deduplicated: true). similar_to
+    lists near memories: supersede one of them on purpose? Pass your session_id.
+    """
+    result = ws.remember(
+        content, kind=kind, title=title, elements=[*([element] if element else []), *(elements or [])],
+        anchors=anchors or [], supersedes=supersedes, author=author, session_id=session_id,
+    )
+    data = result.to_dict()
+    label = f"{result.title!r} " if result.title else ""
+    if result.deduplicated:
+        lines = [f"confirmed {label}({result.id}): this restates it"]
+    elif result.supersedes:
+        lines = [f"remembered {label}({result.id}), superseding {result.supersedes}"]
+    else:
+        lines = [f"remembered {label}({result.id})"]
+    for similar in result.similar_to:
+        lines.append(f"similar to {similar['title'] or similar['id']!r} ({similar['id']}, {similar['score']:.2f}): "
+                     "supersede it on purpose?")
+    lines += [f"linked [[{link['target']}]] -> {link['kind']} {link['id']}" for link in result.links]
+    lines += [f"pending link [[{p}]]: attaches when a memory with that title is written" for p in result.pending_links]
+    lines += [f"warning: {w}" for w in result.warnings]
+    return Answer(data, "\n".join(lines))
+
+
+def confirm_memory(ws: Workspace, memory: MemoryRef) -> Answer:
+    """Vouch that a memory is still true now: clears its VERIFY flag and refreshes it.
+
+    Use it after checking a VERIFY memory against the code. If it is no longer true,
+    remember a successor with supersedes=its title instead.
+    """
+    confirmed = ws.confirm(memory)
+    return Answer(
+        confirmed.model_dump(mode="json"),
+        f"confirmed {confirmed.label!r} ({confirmed.id}), {confirmed.confirmations} confirmation(s)",
+    )
+
+
+# ---- sessions -----------------------------------------------------------------------
+
+
+def start_session(
+    ws: Workspace,
+    task: Annotated[str, Field(description="What this session is about to do, in a sentence.")],
+    agent: Annotated[str | None, Field(description="Who runs it, as client/name.")] = None,
+    elements: ElementList = None,
+) -> Answer:
+    """Start here, once per task: opens a session and returns its session_id and the
+    Markdown briefing for the task (relevant elements, ranked memories with VERIFY
+    warnings, gaps). Pass session_id to recall and remember; finish with end_session.
+    """
+    session = ws.start_session(task, elements=elements or [], agent=agent)
+    briefing = ws.brief(session.task, elements=session.elements, session_id=session.id)
+    data = {"session_id": session.id, "session": session.model_dump(mode="json"), "briefing": briefing.to_dict()}
+    text = (f"session_id: {session.id} (pass it to recall and remember; finish with end_session)\n\n"
+            + briefing.markdown)
+    return Answer(data, text)
+
+
+def end_session(
+    ws: Workspace,
+    session_id: Annotated[str, Field(description="The session_id from start_session.")],
+    used_memories: Annotated[
+        list[str], Field(description="Titles or ids of the memories you actually relied on ([] if none).")
+    ],
+    outcome: Annotated[
+        str | None, Field(description="What changed and what the next agent should know (one session_outcome memory).")
+    ] = None,
+    author: Annotated[str | None, Field(description="Who writes the outcome, as client/name.")] = None,
+) -> Answer:
+    """Close a session. used_memories are recorded as citations: that is how useful
+    memories rise in recall (shown but never cited ones sink). Names that match no
+    memory come back in unknown, the rest still count. outcome, if given, is remembered
+    as one session_outcome memory on the session's elements.
+    """
+    ended = ws.end_session(session_id, used=used_memories, outcome=outcome, author=author)
+    lines = [f"ended {ended.session_id}: {len(ended.cited)} memory citation(s)"]
+    lines += [f"no memory matches {name!r} (not recorded)" for name in ended.unknown]
+    if ended.outcome:
+        lines.append(f"outcome remembered as {ended.outcome.id}")
+    return Answer(ended.to_dict(), "\n".join(lines))
+
+
+# ---- reading ------------------------------------------------------------------------
+
+
+def recall(
+    ws: Workspace,
+    query: Annotated[str, Field(description="The task or question, in words.")],
+    elements: ElementList = None,
+    changed_files: ChangedFiles = None,
+    changed: Changed = False,
+    session_id: SessionId = None,
+    limit: Annotated[int, Field(ge=1, le=200, description="How many memories (link neighbours come on top).")] = 5,
+    explain: Annotated[bool, Field(description="Add every factor of each score.")] = False,
+) -> Answer:
+    """The memories that matter for a task, best first, plus the relevant elements.
+
+    An empty list means archmem knows nothing relevant. Pass your session_id: what you
+    are shown is recorded, and what you cite at end_session lifts it for the next agent.
+    verify: true means the code under a memory changed since it was confirmed: check
+    it, then confirm_memory it or supersede it. A result with via came along through a
+    [[link]] of a higher one.
+    """
+    result = ws.recall(
+        query, elements=elements or [], changed_files=changed_files or [], changed=changed,
+        session_id=session_id, limit=limit, explain=explain,
+    ).to_dict()
+    return Answer(result, recall_text(result))
+
+
+def recall_text(result: dict[str, Any]) -> str:
+    lines = [f"warning: {w}" for w in result["warnings"]]
+    ranked = [r for r in result["results"] if r["via"] is None]
+    if not ranked:
+        lines.append("Nothing archmem knows is relevant to this task.")
+    neighbours: dict[str, list[dict[str, Any]]] = {}
+    for item in result["results"]:
+        if item["via"] is not None:
+            neighbours.setdefault(item["via"]["id"], []).append(item)
+    for position, item in enumerate(ranked, start=1):
+        name = item["title"] or item["id"]
+        where = ", ".join(item["elements"]) or "project-wide"
+        verify = " [VERIFY]" if item["verify"] else ""
+        shown = f"{item['title']} " if item["title"] else ""
+        kind = item["kind"].upper()
+        lines.append(f"{position}. [{kind}]{verify} {shown}({item['id']}; {where}; score {item['score']})")
+        lines += [f"   {line}" for line in item["content"].splitlines()]
+        if item["verify"]:
+            lines.append(f"   verify: {item['verify_reason']}")
+        for other in neighbours.get(item["id"], []):
+            lines.append(f"   via [[{name}]] -> {other['kind']} {other['title'] or other['id']}: "
+                         + " ".join((other.get("content") or "").split())[:300])
+        if "factors" in item:
+            lines.append("   " + " · ".join(f"{k} {v:.3f}" for k, v in item["factors"].items() if v is not None))
+    if result["elements"]:
+        shown_elements = [f"{e['name']} ({e['id']}, {e['score']:.2f})" for e in result["elements"][:5]]
+        lines.append("elements: " + ", ".join(shown_elements))
+    return "\n".join(lines)
+
+
+def brief(
+    ws: Workspace,
+    task: Annotated[
+        str | None, Field(description="The task; may be left out when elements or changed files say it.")
+    ] = None,
+    elements: ElementList = None,
+    changed_files: ChangedFiles = None,
+    changed: Changed = False,
+    budget: Annotated[int | None, Field(ge=200, description="Budget in characters (default 8,000).")] = None,
+    session_id: SessionId = None,
+) -> Answer:
+    """The Markdown briefing for a task, within a character budget: relevant elements,
+    ranked memories with VERIFY warnings and [[linked]] neighbours, and the gaps nobody
+    has written about. start_session already returns one for its task.
+    """
+    briefing = ws.brief(
+        task, elements=elements or [], changed_files=changed_files or [], changed=changed, session_id=session_id,
+        budget=budget,
+    )
+    return Answer(briefing.to_dict(), briefing.markdown)
+
+
+def find_elements(
+    ws: Workspace,
+    task: Annotated[str, Field(description="The task, in words.")],
+    limit: Annotated[int, Field(ge=1, le=100, description="How many elements at most.")] = 10,
+) -> Answer:
+    """The architecture elements a task is about, best first: identifier, name, kind,
+    score with reasons, code paths and how many memories each holds. Use the
+    identifiers in remember and recall.
+    """
+    found = ws.find_elements(task, limit=limit)
+    lines = [
+        f"{e['name']} ({e['id']}, {e['kind']}, {e['score']:.2f}): {', '.join(e['paths']) or 'no code paths'}; "
+        f"{e['memories']} memories" for e in found
+    ] or ["No element of the model matches this task."]
+    return Answer({"elements": found}, "\n".join(lines))
+
+
+def knowledge_map(ws: Workspace) -> Answer:
+    """What the project knows per element: coverage ("3 of 13 elements documented"),
+    memory titles by kind, freshness, pitfalls, VERIFY count and drift, the code no
+    element owns. Shows where knowledge is missing.
+    """
+    knowledge = ws.knowledge_map()
+    data = knowledge.to_dict()
+    lines = [data["coverage"]]
+    for cell in data["elements"]:
+        count = sum(len(titles) for titles in cell["memories"].values())
+        state = (f"{count} memories ({cell['pitfalls']} pitfalls, {cell['verify']} VERIFY), {cell['freshness']}"
+                 if count else "nothing known")
+        drift = f", drift: {cell['drift']}" if cell["drift"] else ""
+        lines.append(f"{'  ' * cell['depth']}- {cell['name']} ({cell['id']}): {state}{drift}")
+    if data["unowned"]:
+        lines.append(f"code no element owns: {len(data['unowned'])} files")
+    if data["drift_note"]:
+        lines.append(data["drift_note"])
+    return Answer(data, "\n".join(lines))
+
+
+def review_queue(ws: Workspace) -> Answer:
+    """What needs a person: memories shown to many sessions and never cited, near-
+    duplicates (supersede one?), and [[links]] no memory answers yet.
+    """
+    queue = ws.review().to_dict()
+    lines = [] if queue["total"] else ["Nothing to review."]
+    lines += [f"VERIFY: {i.get('title') or i['id']}: {i.get('verify_reason', '')}" for i in queue["verify"]]
+    lines += [f"ignored: {i['title'] or i['id']} ({i['id']}, shown to {i['exposures']} sessions, never cited)"
+              for i in queue["ignored"]]
+    for pair in queue["near_duplicates"]:
+        a, b = pair["a"], pair["b"]
+        lines.append(f"near-duplicates: {a['title'] or a['id']} ~ {b['title'] or b['id']} ({pair['score']:.2f})")
+    lines += [f"pending link: [[{p['target']}]] in {p['source']['title'] or p['source']['id']}"
+              for p in queue["pending_links"]]
+    return Answer(queue, "\n".join(lines))
+
+
+TOOLS: list[Callable[..., Answer]] = [
+    start_session, recall, remember, confirm_memory, end_session, brief, find_elements, knowledge_map, review_queue,
+]
+READ_ONLY = {"find_elements", "knowledge_map", "review_queue"}
+"""Tools that change nothing (recall and brief record exposures when given a session_id)."""

@@ -1,0 +1,330 @@
+"""``archmem mcp`` driven by the MCP SDK's own client: in memory and over real stdio
+(``python -m archmem mcp`` in a copy of the demo repository), no mocks."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import random
+import shutil
+import subprocess
+import sys
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp_types import CallToolResult  # noqa: E402
+
+from archmem.demo import run_demo  # noqa: E402
+from archmem.mcp_server import build_server, git_head  # noqa: E402
+from archmem.workspace import Workspace  # noqa: E402
+
+from .conftest import REPO_ROOT, git, write  # noqa: E402
+
+TOOLS = {
+    "start_session": ["task"],
+    "recall": ["query"],
+    "remember": ["content", "kind"],
+    "confirm_memory": ["memory"],
+    "end_session": ["session_id", "used_memories"],
+    "brief": [],
+    "find_elements": ["task"],
+    "knowledge_map": [],
+    "review_queue": [],
+}
+
+
+class Connected:
+    """An MCP client session kept open on a background event loop, so plain test
+    functions (and a module-scoped fixture) can call tools one after the other."""
+
+    def __init__(self, target: Any, *, mode: str = "auto") -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        ready: concurrent.futures.Future[Client] = concurrent.futures.Future()
+        self._stop: asyncio.Event | None = None
+        self._main = asyncio.run_coroutine_threadsafe(self._serve(target, mode, ready), self.loop)
+        self.client = ready.result(timeout=60)
+        self.root: Path | None = None
+
+    async def _serve(self, target: Any, mode: str, ready: concurrent.futures.Future[Client]) -> None:
+        self._stop = asyncio.Event()
+        try:
+            async with Client(target, mode=mode) as client:
+                ready.set_result(client)
+                await self._stop.wait()
+        except BaseException as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            raise
+
+    def run(self, coroutine: Any, timeout: float = 60) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+        return self.run(self.client.call_tool(name, arguments or {}))
+
+    def ok(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        result = self.call(name, arguments)
+        assert not result.is_error, result.content[0].text
+        assert result.content[0].type == "text" and result.content[0].text
+        return result.structured_content
+
+    def close(self) -> None:
+        assert self._stop is not None
+        self.loop.call_soon_threadsafe(self._stop.set)
+        try:
+            self._main.result(timeout=30)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(10)
+            self.loop.close()
+
+
+def stdio_server(root: Path, errlog: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> Any:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "archmem", "mcp"], cwd=str(cwd or root),
+        env={"PYTHONPATH": str(REPO_ROOT), **(env or {})},
+    )
+    return stdio_client(params, errlog=errlog.open("a", encoding="utf-8"))
+
+
+def build_demo(factory: pytest.TempPathFactory) -> Path:
+    """The demo repository: real git history, 41 memories, drifted elements."""
+    root = factory.mktemp("mcp") / "shop"
+    run_demo(root, now=datetime.now(timezone.utc))
+    return root
+
+
+@pytest.fixture(scope="module")
+def over_stdio(tmp_path_factory: pytest.TempPathFactory):
+    """One ``python -m archmem mcp`` subprocess for the module, started in a sub-folder
+    (the repository is the git top level of the working directory)."""
+    root = build_demo(tmp_path_factory)
+    connected = Connected(stdio_server(root, root.parent / "server.log", cwd=root / "services"))
+    connected.root = root
+    yield connected
+    connected.close()
+
+
+@pytest.fixture(scope="module")
+def in_memory(tmp_path_factory: pytest.TempPathFactory):
+    """The same server in this process, through the SDK's in-memory transport (its own
+    copy of the demo, so each store sees only its own transport's writes)."""
+    root = build_demo(tmp_path_factory)
+    connected = Connected(build_server(Workspace.open(root, env={})), mode="legacy")
+    connected.root = root
+    yield connected
+    connected.close()
+
+
+@pytest.fixture(params=["in_memory", "over_stdio"])
+def server(request: pytest.FixtureRequest) -> Connected:
+    return request.getfixturevalue(request.param)
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error, f"expected a tool error, got {result.structured_content}"
+    return result.content[0].text
+
+
+# ---- the tools ----------------------------------------------------------------------
+
+
+def test_tools_schemas_and_descriptions_teach_the_habits(server: Connected):
+    tools = {tool.name: tool for tool in server.run(server.client.list_tools()).tools}
+    assert set(tools) == set(TOOLS)
+    for name, required in TOOLS.items():
+        schema = tools[name].input_schema
+        assert schema["type"] == "object"
+        assert sorted(schema.get("required", [])) == sorted(required), name
+        assert tools[name].description and len(tools[name].description) < 700, name
+    assert tools["recall"].input_schema["properties"]["limit"]["maximum"] == 200
+    assert "session_id" in tools["recall"].description
+    assert "supersedes" in tools["remember"].description and "[[Title]]" in tools["remember"].description
+    assert "cited" in tools["end_session"].description or "citations" in tools["end_session"].description
+    assert "start_session" in server.client.instructions and "used_memories" in server.client.instructions
+    assert tools["knowledge_map"].annotations.read_only_hint is True
+
+
+def test_a_whole_session_lands_in_the_store(server: Connected, request: pytest.FixtureRequest):
+    tag = request.node.callspec.id
+    started = server.ok("start_session", {"task": "change how tax is rounded", "agent": f"test/{tag}",
+                                         "elements": ["PricingEngine"]})
+    session_id = started["session_id"]
+    assert session_id.startswith("s-") and started["briefing"]["markdown"].startswith("# Briefing")
+    assert "session_id" in server.call("start_session", {"task": "x"}).content[0].text
+
+    recalled = server.ok("recall", {"query": "tax rounding", "session_id": session_id, "explain": True})
+    top = recalled["results"][0]
+    assert top["title"] == "Tax rounding" and top["verify"] is True and "drifted" in top["verify_reason"]
+    assert "factors" in top and any(r["via"] for r in recalled["results"])
+    assert recalled["elements"][0]["id"] == "shop.orders.pricing"
+
+    written = server.ok("remember", {
+        "content": f"Refund tax is recomputed on the refunded lines ({tag}), rounding as [[Tax rounding]] says.",
+        "kind": "pitfall", "title": f"Refund tax {tag}", "element": "PricingEngine", "session_id": session_id,
+        "author": f"test/{tag}",
+    })
+    assert written["deduplicated"] is False
+    assert [link["target"] for link in written["links"]] == ["Tax rounding"]
+
+    confirmed = server.ok("confirm_memory", {"memory": "Flat tax rate"})
+    assert confirmed["confirmations"] >= 1
+
+    ended = server.ok("end_session", {
+        "session_id": session_id, "used_memories": ["Tax rounding", f"Refund tax {tag}", "No such memory"],
+        "outcome": f"Tax is still rounded once per cart; refunds now follow it ({tag}).",
+    })
+    assert ended["unknown"] == ["No such memory"] and len(ended["cited"]) == 2 and ended["outcome_id"]
+
+    with Workspace.open(server.root, env={}) as ws:
+        session = ws.store.get_session(session_id)
+        assert session is not None and session.ended_at is not None
+        outcome = ws.get_memory(ended["outcome_id"])
+        assert outcome.kind == "session_outcome" and outcome.session_id == session_id
+        assert outcome.elements == ["shop.orders.pricing"] and outcome.author == f"test/{tag}"
+        assert ws.get_memory("Tax rounding").citations >= 1 and ws.get_memory("Tax rounding").exposures >= 1
+        assert ws.get_memory(written["id"]).citations == 1
+
+
+def test_reading_tools(server: Connected):
+    found = server.ok("find_elements", {"task": "speed up checkout"})["elements"]
+    assert found[0]["id"] == "shop.orders.checkout" and found[0]["paths"] == ["services/orders/checkout/**"]
+    assert found[0]["score"] > 0 and found[0]["reasons"] == ["matches the task"] and found[0]["memories"] > 0
+    briefing = server.call("brief", {"elements": ["PricingEngine"], "budget": 1500})
+    assert briefing.content[0].text.startswith("# Briefing") and len(briefing.structured_content["markdown"]) <= 1500
+    knowledge = server.call("knowledge_map")
+    assert knowledge.structured_content["coverage"].endswith("of 13 elements documented")
+    assert knowledge.content[0].text.splitlines()[0] == knowledge.structured_content["coverage"]
+    assert {"ignored", "near_duplicates", "pending_links", "total"} <= set(server.ok("review_queue"))
+    nothing = server.ok("recall", {"query": "configure kubernetes ingress"})
+    assert nothing["results"] == []
+    assert "Nothing archmem knows" in server.call("recall", {"query": "configure kubernetes ingress"}).content[0].text
+
+
+# ---- mistakes -----------------------------------------------------------------------
+
+
+def test_mistakes_are_tool_errors_and_the_server_answers_the_next_call(server: Connected):
+    def still_answers() -> None:
+        assert server.ok("recall", {"query": "tax rounding", "limit": 1})["results"]
+
+    mistakes = [
+        ("remember", {"kind": "note"}, "content"),  # missing argument (the SDK's schema check)
+        ("recall", {}, "query"),
+        ("end_session", {"session_id": "s-0"}, "used_memories"),
+        ("recall", {"query": "tax", "limit": "many"}, "limit"),  # wrong types
+        ("recall", {"query": "tax", "limit": 0}, "limit"),
+        ("remember", {"content": ["a", "list"], "kind": "note"}, "content"),
+        ("remember", {"content": "Prices are cached.", "kind": "note", "element": "PricingEngin"},
+         "unknown element 'PricingEngin'; did you mean 'PricingEngine'"),
+        ("remember", {"content": "x" * 20_001, "kind": "note"}, "20,000"),
+        ("remember", {"content": "The key is AKIA" + "Z7QW4RTX9MBN2KLP for staging.", "kind": "note"}, "AWS"),
+        ("remember", {"content": "A fact about queues.", "kind": "gotcha"}, "unknown memory kind 'gotcha'"),
+        ("remember", {"content": "Something else entirely about caches.", "kind": "note", "title": "tax rounding"},
+         "already titled 'Tax rounding'"),
+        ("recall", {"query": "tax", "session_id": "s-nope"}, "unknown session 's-nope'"),
+        ("end_session", {"session_id": "s-nope", "used_memories": []}, "unknown session"),
+        ("confirm_memory", {"memory": "no such memory"}, "unknown memory"),
+        ("find_elements", {"task": "  "}, "needs a task"),
+        ("no_such_tool", {}, "no_such_tool"),
+    ]
+    for name, arguments, expected in mistakes:
+        result = server.call(name, arguments)
+        assert expected in error_text(result), (name, arguments, result.content[0].text)
+        assert "Traceback" not in result.content[0].text
+        still_answers()
+    secret = server.call("remember", {"content": "AKIA" + "Z7QW4RTX9MBN2KLP", "kind": "note"})
+    assert secret.structured_content["error"] == "secret_found" and "AKIA" not in error_text(secret)
+    assert server.call("remember", {"content": "x", "kind": "note", "element": "gatway"}).structured_content[
+        "candidates"]
+
+
+# ---- two servers, one store ---------------------------------------------------------
+
+
+WORDS = ("gateway cache ledger token retry queue invoice cart refund stock price webhook session header "
+         "batch index shard replica cursor timeout lock audit export schema tenant quota").split()
+
+
+def test_two_servers_write_to_one_store_at_once(tmp_path: Path):
+    root = tmp_path / "shop"
+    shutil.copytree(REPO_ROOT / "examples" / "shop", root, ignore=shutil.ignore_patterns("demo"))
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "shop")
+    rng = random.Random(3)
+    texts = {(w, i): " ".join(rng.sample(WORDS, 7)) + f" ({w}-{i})" for w in (1, 2) for i in range(30)}
+    servers = [Connected(stdio_server(root, tmp_path / f"server{w}.log")) for w in (1, 2)]
+    try:
+        async def write_all(connected: Connected, writer: int) -> list[CallToolResult]:
+            return await asyncio.gather(*(
+                connected.client.call_tool("remember", {"content": texts[writer, i], "kind": "note",
+                                                         "title": f"Fact {writer}-{i}", "element": "shop.gateway"})
+                for i in range(30)
+            ))
+
+        futures = [asyncio.run_coroutine_threadsafe(write_all(s, w), s.loop) for s, w in zip(servers, (1, 2))]
+        results = [r for future in futures for r in future.result(timeout=120)]
+        assert not [r.content[0].text for r in results if r.is_error]
+        ids = {r.structured_content["id"] for r in results}
+        assert len(ids) == 60 and not any(r.structured_content["deduplicated"] for r in results)
+        assert servers[0].ok("recall", {"query": "Fact 2-7", "limit": 3})["results"]  # sees the other's writes
+    finally:
+        for connected in servers:
+            connected.close()
+    with Workspace.open(root, env={}) as ws:
+        stored = {m.id: m for m in ws.list_memories()}
+    assert ids <= set(stored) and {stored[i].title for i in ids} == {f"Fact {w}-{i}" for w in (1, 2) for i in range(30)}
+
+
+# ---- refresh, start-up, environment -------------------------------------------------
+
+
+MODEL = ("elements:\n"
+         "  - {id: api, kind: softwareSystem, name: Api, description: Serves the public API., paths: [api/**]}\n")
+
+
+def test_a_changed_model_or_head_is_read_again(git_repo):
+    root = git_repo({"archmem.yaml": MODEL, "api/app.py": "x = 1\n"})
+    head = git_head(root)
+    assert head and len(head) == 40
+    connected = Connected(build_server(Workspace.open(root, env={})))
+    try:
+        assert connected.ok("find_elements", {"task": "billing invoices"})["elements"] == []
+        write(root, {"archmem.yaml": MODEL + "  - {id: billing, kind: softwareSystem, name: Billing, "
+                                             "description: Sends invoices., paths: [billing/**]}\n"})
+        assert [e["id"] for e in connected.ok("find_elements", {"task": "billing invoices"})["elements"]] == ["billing"]
+        written = connected.ok("remember", {"content": "Invoices go out at 02:00 UTC.", "kind": "note",
+                                            "element": "Billing"})
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "billing")
+        assert git_head(root) != head
+        assert connected.ok("recall", {"query": "when do invoices go out"})["results"][0]["id"] == written["id"]
+    finally:
+        connected.close()
+
+
+def test_without_the_sdk_the_command_says_what_to_install(tmp_path: Path):
+    code = ("import sys; sys.modules['mcp'] = None\n"
+            "from archmem.cli import main\nsys.argv = ['archmem', 'mcp', '--repo', sys.argv[1]]\nmain()")
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=False,
+                            env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert result.returncode == 3 and "archmem[mcp]" in result.stderr and result.stdout == ""
+
+
+def test_a_bad_setting_stops_the_server_at_start_with_its_message(tmp_path: Path):
+    result = subprocess.run([sys.executable, "-m", "archmem", "mcp", "--repo", str(tmp_path)],
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False,
+                            env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "ARCHMEM_EMBEDINGS_PROVIDER": "openai"})
+    assert result.returncode == 3 and "ARCHMEM_EMBEDDINGS_PROVIDER" in result.stderr and result.stdout == ""
