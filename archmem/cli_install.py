@@ -1,0 +1,160 @@
+"""``archmem install``: connect a coding agent (Claude Code, Codex, any stdio MCP client)
+to archmem. Parses flags, asks ``archmem.install`` for the plan, prints or writes it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from archmem.cli import cli, emit_json, json_option
+
+if TYPE_CHECKING:
+    from archmem.install import FileChange
+
+TARGETS = ["claude-code", "codex"]
+VERBS = {"created": "would create", "updated": "would update", "unchanged": "unchanged"}
+
+
+@cli.command()
+@click.argument("target", type=click.Choice(TARGETS), required=False)
+@click.option("--print", "print_only", is_flag=True,
+              help="Print the snippets for any stdio MCP client (JSON, Codex TOML, the AGENTS.md section); write nothing.")
+@click.option("--dry-run", is_flag=True, help="Show what would change, as diffs; write nothing.")
+@click.option("--force", is_flag=True, help="Replace an existing archmem entry that differs from what install writes.")
+@click.option("--global", "global_", is_flag=True,
+              help="codex: write the server to $CODEX_HOME/config.toml (~/.codex) instead of the project's .codex/.")
+@click.option("--budget", type=click.IntRange(200), default=None,
+              help="Characters of briefing the Claude Code SessionStart hook adds to the context (default 6,000).")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Project folder (default: the git top level of the current folder).")
+@json_option
+def install(target: str | None, print_only: bool, dry_run: bool, force: bool, global_: bool, budget: int | None,
+            repo: Path | None, as_json: bool) -> None:
+    """Connect an agent to archmem: TARGET claude-code writes .mcp.json, a SessionStart
+    hook in .claude/settings.json and a CLAUDE.md section; codex writes .codex/config.toml
+    and an AGENTS.md section. Merges, never clobbers; run it again safely."""
+    from archmem import install as plan
+
+    budget = budget if budget is not None else plan.DEFAULT_BUDGET
+    if print_only:
+        if as_json:
+            emit_json(plan.snippets(target, budget=budget))
+        else:
+            click.echo(plan.print_document(target, budget=budget), nl=False)
+        return
+    if target is None:
+        raise click.UsageError("name a TARGET (claude-code or codex), or use --print for any other client")
+    if global_ and target != "codex":
+        raise click.UsageError("--global is for codex (Claude Code's hook and .mcp.json belong to the project)")
+
+    root = _project_root(repo)
+    if target == "claude-code":
+        changes = plan.plan_claude_code(root, budget=budget)
+    else:
+        config_path, config_name = _codex_config(global_)
+        changes = plan.plan_codex(root, config_path=config_path, config_name=config_name)
+    conflicts = [c for change in changes for c in change.conflicts]
+    if not dry_run and not force:
+        plan.check_conflicts(changes)  # refuse before printing "created …"
+    if not dry_run:
+        plan.apply_changes(changes, force=force)
+    hints = _hints(target, root, global_)
+    if as_json:
+        emit_json({
+            "target": target, "root": str(root), "dry_run": dry_run, "written": not dry_run,
+            "changes": [change.to_dict() for change in changes], "hints": hints,
+        })
+    else:
+        _print_changes(target, root, changes, dry_run=dry_run, hints=hints)
+    if dry_run and conflicts and not force:
+        plan.check_conflicts(changes)  # say so, with the exit code a real run would have
+
+
+def _project_root(repo: Path | None) -> Path:
+    from archmem.repo import find_root
+
+    if repo is not None:
+        find_root(repo)  # exists, is a folder: the same errors as every other command
+        return repo.resolve()
+    return find_root(Path.cwd())[0]
+
+
+def _codex_config(global_: bool) -> tuple[Path | None, str | None]:
+    """Codex's user config (``$CODEX_HOME``, default ``~/.codex``) when ``--global``."""
+    if not global_:
+        return None, None
+    home = os.environ.get("CODEX_HOME")
+    folder = Path(home).expanduser() if home else Path.home() / ".codex"
+    path = folder / "config.toml"
+    try:
+        shown = "~/" + path.relative_to(Path.home()).as_posix()
+    except ValueError:
+        shown = str(path)
+    return path, shown
+
+
+def _hints(target: str, root: Path, global_: bool) -> list[str]:
+    import shutil
+
+    hints = []
+    if target == "claude-code":
+        hints.append("Claude Code asks once to approve the project's MCP server 'archmem' (see /mcp); "
+                     "the hook and CLAUDE.md apply from the next session.")
+    elif not global_:
+        hints.append("Codex reads .codex/config.toml only in a trusted project; "
+                     "if it does not list archmem (/mcp), run: archmem install codex --global")
+    if shutil.which("archmem") is None:
+        hints.append("archmem is not on PATH here: the agent starts `archmem mcp` by name, "
+                     "so install it where the agent runs (e.g. pipx install archmem).")
+    if not _has_model(root):
+        hints.append("No architecture model yet: run `archmem init`, then write workspace.dsl (or archmem.yaml).")
+    return hints
+
+
+def _has_model(root: Path) -> bool:
+    from archmem.errors import ArchmemError
+    from archmem.model.loader import discover_model
+
+    if (root / "archmem.toml").exists():
+        return True
+    try:
+        discover_model(root, None)
+    except ArchmemError:
+        return False
+    return True
+
+
+def _print_changes(target: str, root: Path, changes: list[FileChange], *, dry_run: bool, hints: list[str]) -> None:
+    click.echo(f"archmem install {target}{' --dry-run' if dry_run else ''} in {root}")
+    width = max(len(VERBS[c.action] if dry_run else c.action) for c in changes)
+    for change in changes:
+        verb = VERBS[change.action] if dry_run else change.action
+        line = f"  {verb:<{width}}  {change.name}"
+        if change.conflicts:
+            line += "  (replaces a different archmem entry" + ("" if dry_run else ", --force") + ")"
+        click.echo(line)
+    for change in changes:
+        if change.action == "updated" or (dry_run and change.action == "created"):
+            click.echo()
+            _print_diff(change.diff())
+    if hints:
+        click.echo()
+        for hint in hints:
+            click.echo(f"note: {hint}")
+
+
+def _print_diff(diff: str) -> None:
+    for line in diff.splitlines():
+        colour: dict[str, Any] = {}
+        if line.startswith(("+++", "---")):
+            colour = {"bold": True}
+        elif line.startswith("+"):
+            colour = {"fg": "green"}
+        elif line.startswith("-"):
+            colour = {"fg": "red"}
+        elif line.startswith("@@"):
+            colour = {"fg": "cyan"}
+        click.secho(line, **colour)

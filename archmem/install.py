@@ -1,0 +1,614 @@
+"""``archmem install``: the snippets that connect a coding agent to archmem, and merging
+them into a project's own files without clobbering what is already there.
+
+Pure logic, no click: the builders return the exact text each target writes (the
+docs quote them, and a test keeps the two equal); ``plan_*`` reads the files and
+returns one :class:`FileChange` per file (created / updated / unchanged, with its
+unified diff) without writing; :func:`apply_changes` writes them atomically.
+
+The rules a careful user expects:
+
+- every other key, server, hook and line of text is kept;
+- an ``archmem`` entry that is already what install writes is left alone, so a second
+  run changes nothing, byte for byte;
+- an ``archmem`` entry that differs (you edited it, or an older install wrote it) is a
+  conflict: nothing is written unless ``force`` says to replace it, and the diff shows
+  exactly what would change;
+- a file that does not parse is an error with ``file:line:col``, and nothing is written;
+- the CLAUDE.md / AGENTS.md section sits between ``<!-- archmem:start … -->`` and
+  ``<!-- archmem:end -->`` and is rewritten in place (it is archmem's own text).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import secrets
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from archmem.errors import ConfigError, ConflictError
+
+SERVER_NAME = "archmem"
+DEFAULT_BUDGET = 6000
+"""Characters of briefing the SessionStart hook puts into the context (about 1,500 tokens)."""
+HOOK_MATCHER = "startup|clear|compact"
+"""When the context starts empty: a new session, after /clear, after compaction. A resumed
+session (``resume``) still holds the briefing it was given."""
+HOOK_TIMEOUT = 30
+"""Seconds Claude Code waits for the hook before cancelling it."""
+HOOK_MARK = "archmem brief"
+"""A SessionStart command that contains this is archmem's hook."""
+SECTION_START = "<!-- archmem:start"
+SECTION_END = "<!-- archmem:end -->"
+
+CLAUDE_MCP_FILE = ".mcp.json"
+CLAUDE_SETTINGS_FILE = ".claude/settings.json"
+CLAUDE_MEMORY_FILE = "CLAUDE.md"
+CODEX_CONFIG_FILE = ".codex/config.toml"
+AGENTS_FILE = "AGENTS.md"
+
+SESSION_HABITS = """\
+## Project memory (archmem)
+
+This repository keeps what agents and people learn about its architecture in archmem,
+as memories attached to the elements of its model (MCP server `archmem`).
+
+- A briefing (`# Briefing: …`) for the files being changed may already be in your
+  context. Once you know the task, call `start_session` with it (and the elements it
+  touches): you get a `session_id` and the briefing for the task.
+- Before you change code, `recall` with the task and your `session_id`.
+- Learned something the next agent must know? `remember` it with your `session_id`:
+  kind `pitfall` or `convention`, a short title, and the element it is about.
+- A remembered fact changed? `remember` the new one with `supersedes` naming the old
+  title. Never leave two memories that contradict each other.
+- You checked a memory marked VERIFY and it still holds: `confirm_memory` it.
+- At the end, `end_session` with `used_memories` (the titles you relied on) and a
+  one-line `outcome`.
+"""
+
+
+# ---- the snippets --------------------------------------------------------------------
+
+
+def server_entry() -> dict[str, Any]:
+    """The ``archmem`` entry of an ``mcpServers`` map (Claude Code, Cursor, most clients)."""
+    return {"type": "stdio", "command": "archmem", "args": ["mcp"], "env": {}}
+
+
+def codex_server_entry() -> dict[str, Any]:
+    """The ``[mcp_servers.archmem]`` table of Codex's config.toml, as data."""
+    return {"command": "archmem", "args": ["mcp"]}
+
+
+def hook_command(budget: int = DEFAULT_BUDGET) -> str:
+    """The SessionStart command: prints a briefing for the changed files on stdout (which
+    Claude Code adds to the context) and always exits 0, quietly, whatever happens: no
+    archmem on PATH, no changed files, no model, a broken store."""
+    return f'cd "${{CLAUDE_PROJECT_DIR:-.}}" && archmem brief --changed --budget {budget} 2>/dev/null || true'
+
+
+def hook_group(budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
+    """One matcher group of ``hooks.SessionStart`` in ``.claude/settings.json``."""
+    return {
+        "matcher": HOOK_MATCHER,
+        "hooks": [{"type": "command", "command": hook_command(budget), "timeout": HOOK_TIMEOUT}],
+    }
+
+
+def mcp_json_snippet() -> str:
+    """What ``.mcp.json`` holds after install in a project that had none."""
+    return _dump_json({"mcpServers": {SERVER_NAME: server_entry()}}, 2)
+
+
+def settings_snippet(budget: int = DEFAULT_BUDGET) -> str:
+    """What ``.claude/settings.json`` holds after install in a project that had none."""
+    return _dump_json({"hooks": {"SessionStart": [hook_group(budget)]}}, 2)
+
+
+def codex_toml_snippet() -> str:
+    """The ``[mcp_servers.archmem]`` table install adds to Codex's config.toml."""
+    entry = codex_server_entry()
+    args = ", ".join(_toml_string(arg) for arg in entry["args"])
+    return f"[mcp_servers.{SERVER_NAME}]\ncommand = {_toml_string(entry['command'])}\nargs = [{args}]\n"
+
+
+def habits_section() -> str:
+    """The CLAUDE.md / AGENTS.md section, with the markers that let a second run find it."""
+    return (
+        f"{SECTION_START} (written by `archmem install`, which rewrites this block: edit outside it) -->\n"
+        f"{SESSION_HABITS}"
+        f"{SECTION_END}\n"
+    )
+
+
+# ---- planned changes -----------------------------------------------------------------
+
+
+@dataclass
+class FileChange:
+    """One file install would touch: its text before (None: it does not exist) and after."""
+
+    path: Path
+    name: str
+    before: str | None
+    after: str
+    conflicts: list[str] = field(default_factory=list)
+    """Existing archmem entries that differ from what install writes: replacing them
+    needs ``force``."""
+
+    @property
+    def action(self) -> str:
+        if self.before is None:
+            return "created"
+        return "unchanged" if self.before == self.after else "updated"
+
+    def diff(self) -> str:
+        """The unified diff from before to after ('' when unchanged)."""
+        if self.before == self.after:
+            return ""
+        lines = difflib.unified_diff(
+            (self.before or "").splitlines(keepends=True),
+            self.after.splitlines(keepends=True),
+            fromfile="/dev/null" if self.before is None else f"a/{self.name}",
+            tofile=f"b/{self.name}",
+        )
+        return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.name,
+            "file": str(self.path),
+            "action": self.action,
+            "conflicts": self.conflicts,
+            "diff": self.diff(),
+        }
+
+
+def plan_claude_code(root: Path, *, budget: int = DEFAULT_BUDGET) -> list[FileChange]:
+    """``.mcp.json`` (the server), ``.claude/settings.json`` (the SessionStart hook) and
+    the CLAUDE.md section, for the project at ``root``. Reads, never writes."""
+    changes = []
+    for relative, merge in (
+        (CLAUDE_MCP_FILE, merge_mcp_json),
+        (CLAUDE_SETTINGS_FILE, lambda text, name: merge_settings_hook(text, name, budget=budget)),
+        (CLAUDE_MEMORY_FILE, merge_section),
+    ):
+        path = root / relative
+        before = _read(path, relative)
+        after, conflicts = merge(before, relative)
+        changes.append(FileChange(path, relative, before, after, conflicts))
+    return changes
+
+
+def plan_codex(root: Path, *, config_path: Path | None = None, config_name: str | None = None) -> list[FileChange]:
+    """Codex's config.toml (``.codex/config.toml`` of the project, or ``config_path``) and
+    the AGENTS.md section. Reads, never writes."""
+    toml_path = config_path if config_path is not None else root / CODEX_CONFIG_FILE
+    toml_name = config_name or (CODEX_CONFIG_FILE if config_path is None else str(config_path))
+    before = _read(toml_path, toml_name)
+    after, conflicts = merge_codex_toml(before, toml_name)
+    changes = [FileChange(toml_path, toml_name, before, after, conflicts)]
+    agents = root / AGENTS_FILE
+    before = _read(agents, AGENTS_FILE)
+    after, conflicts = merge_section(before, AGENTS_FILE)
+    changes.append(FileChange(agents, AGENTS_FILE, before, after, conflicts))
+    return changes
+
+
+def check_conflicts(changes: list[FileChange]) -> None:
+    """Refuse (nothing written) when an existing archmem entry differs and would be replaced."""
+    found = [f"{change.name}: {conflict}" for change in changes for conflict in change.conflicts]
+    if found:
+        raise ConflictError(
+            "an archmem entry already exists and differs from what install writes; nothing was written\n  "
+            + "\n  ".join(found),
+            hint="see the change with --dry-run, then run again with --force to replace it",
+        )
+
+
+def apply_changes(changes: list[FileChange], *, force: bool = False) -> None:
+    """Write every created or updated file atomically; refuse conflicts unless ``force``."""
+    if not force:
+        check_conflicts(changes)
+    written: list[str] = []
+    for change in changes:
+        if change.action == "unchanged":
+            continue
+        try:
+            write_atomic(change.path, change.after)
+        except OSError as exc:
+            done = f" (already written: {', '.join(written)})" if written else "; nothing was written"
+            raise ConfigError(f"cannot write {change.name}: {exc.strerror or exc}{done}") from None
+        written.append(change.name)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path`` and move it over ``path``: a
+    reader sees the old file or the new one, never half of one. Follows a symlink (a
+    CLAUDE.md that points at AGENTS.md stays a link) and keeps the file's mode."""
+    target = path.resolve() if path.is_symlink() else path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.archmem-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    mode = target.stat().st_mode & 0o7777 if target.exists() else None
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+# ---- merging JSON --------------------------------------------------------------------
+
+
+def merge_mcp_json(text: str | None, name: str = CLAUDE_MCP_FILE) -> tuple[str, list[str]]:
+    """Add the archmem server to an ``mcpServers`` file (Claude Code's .mcp.json, Cursor's
+    .cursor/mcp.json), keeping every other key and server."""
+    if text is None or not text.strip():
+        return mcp_json_snippet(), []
+    data, style = _load_json(text, name)
+    servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{name}: \"mcpServers\" is not an object; nothing was written")
+    conflicts = []
+    existing = servers.get(SERVER_NAME)
+    if existing is not None:
+        if _same_server(existing, server_entry()):
+            return text, []
+        conflicts.append(f'the "{SERVER_NAME}" server is {_short(existing)}, install writes {_short(server_entry())}')
+    servers[SERVER_NAME] = server_entry()
+    return _dump_json(data, *style, source=text), conflicts
+
+
+def merge_settings_hook(text: str | None, name: str = CLAUDE_SETTINGS_FILE, *, budget: int = DEFAULT_BUDGET
+                        ) -> tuple[str, list[str]]:
+    """Add archmem's SessionStart hook to Claude Code settings, keeping every other setting,
+    event and hook (also other SessionStart hooks); never a second archmem hook."""
+    ours = hook_group(budget)
+    if text is None or not text.strip():
+        return settings_snippet(budget), []
+    data, style = _load_json(text, name)
+    hooks = data.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ConfigError(f'{name}: "hooks" is not an object; nothing was written')
+    groups = hooks.setdefault("SessionStart", [])
+    if not isinstance(groups, list):
+        raise ConfigError(f'{name}: "hooks.SessionStart" is not a list; nothing was written')
+    found = [
+        (group, handler)
+        for group in groups
+        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+        for handler in group["hooks"]
+        if isinstance(handler, dict) and HOOK_MARK in str(handler.get("command", ""))
+    ]
+    if len(found) == 1:
+        group, handler = found[0]
+        if group.get("matcher", "") == ours["matcher"] and handler == ours["hooks"][0]:
+            return text, []
+    conflicts = [
+        f"a SessionStart hook runs {handler.get('command')!r} (matcher {group.get('matcher', '')!r}); "
+        f"install writes {ours['hooks'][0]['command']!r} (matcher {ours['matcher']!r})"
+        for group, handler in found
+    ]
+    emptied = set()
+    for group, handler in found:  # replaced: drop the old handler, and its group when it held no other
+        group["hooks"].remove(handler)
+        if not group["hooks"]:
+            emptied.add(id(group))
+    groups[:] = [group for group in groups if id(group) not in emptied]
+    groups.append(ours)
+    return _dump_json(data, *style, source=text), conflicts
+
+
+def _same_server(existing: Any, ours: dict[str, Any]) -> bool:
+    """The same server, reading an absent ``type`` as stdio and an absent ``env`` as empty."""
+    if not isinstance(existing, dict):
+        return False
+    defaults = {"type": "stdio", "env": {}, "args": []}
+    return {**defaults, **existing} == {**defaults, **ours}
+
+
+def _short(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _load_json(text: str, name: str) -> tuple[dict[str, Any], tuple[int | str, bool, bool, str]]:
+    """The object in ``text`` and how it is written (indent, trailing newline, BOM, line
+    ending), so the rewrite looks like the original."""
+    bom = text.startswith("\ufeff")
+    body = text[1:] if bom else text
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}; nothing was written",
+            hint="fix the file (or move it aside) and run archmem install again",
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{name}: expected a JSON object at the top, found {type(data).__name__}; nothing was written")
+    newline = "\r\n" if "\r\n" in body else "\n"
+    return data, (_indent_of(body), body.endswith(("\n", "\r")), bom, newline)
+
+
+def _dump_value(value: Any, unit: str, level: int, source: str, *, top: bool = False) -> str:
+    if not isinstance(value, (dict, list)) or not value:
+        return json.dumps(value, ensure_ascii=False)
+    if not top and source:
+        for separators in ((", ", ": "), (",", ":")):
+            compact = json.dumps(value, ensure_ascii=False, separators=separators)
+            if compact in source:
+                return compact
+    inner, outer = unit * (level + 1), unit * level
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(key, ensure_ascii=False)}: {_dump_value(item, unit, level + 1, source)}"
+                 for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + outer + "}"
+    items = [inner + _dump_value(item, unit, level + 1, source) for item in value]
+    return "[\n" + ",\n".join(items) + "\n" + outer + "]"
+
+
+def _indent_of(text: str) -> int | str:
+    """The indentation unit of pretty-printed JSON: that of its first indented line."""
+    for line in text.splitlines()[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            prefix = line[: len(line) - len(stripped)]
+            return "\t" if prefix.startswith("\t") else len(prefix)
+    return 2
+
+
+def _dump_json(data: Any, indent: int | str = 2, newline_at_end: bool = True, bom: bool = False,
+               newline: str = "\n", source: str = "") -> str:
+    """``json.dumps(data, indent=indent)``, except that an array or object written on one
+    line in ``source`` (the file as it was) stays on one line: a merge changes the lines
+    it must and no others."""
+    unit = indent if isinstance(indent, str) else " " * indent
+    text = _dump_value(data, unit, 0, source, top=True)
+    if newline_at_end:
+        text += "\n"
+    if newline != "\n":
+        text = text.replace("\n", newline)
+    return ("\ufeff" if bom else "") + text
+
+
+# ---- merging Markdown ----------------------------------------------------------------
+
+
+def merge_section(text: str | None, name: str = CLAUDE_MEMORY_FILE) -> tuple[str, list[str]]:
+    """Put the session-habits section into CLAUDE.md / AGENTS.md: in place of the one
+    between the markers, or appended after the user's text, never twice."""
+    section = habits_section()
+    if text is None or not text.strip():
+        return section, []
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if newline != "\n":
+        section = section.replace("\n", newline)
+    lines = text.splitlines(keepends=True)
+    starts = [i for i, line in enumerate(lines) if line.lstrip().startswith(SECTION_START)]
+    ends = [i for i, line in enumerate(lines) if line.strip() == SECTION_END]
+    if not starts and not ends:
+        separator = "" if text.endswith(("\n", "\r")) else newline
+        return text + separator + newline + section, []
+    if len(starts) != 1 or len(ends) != 1 or ends[0] < starts[0]:
+        where = (starts or ends)[0] + 1
+        raise ConfigError(
+            f"{name}:{where}:1: the archmem section's markers ({SECTION_START} … -->, {SECTION_END}) are not one "
+            "start followed by one end; nothing was written",
+            hint="remove the stray marker lines (or the whole section) and run archmem install again",
+        )
+    after_end = "".join(lines[ends[0] + 1:])
+    if not lines[ends[0]].endswith(("\n", "\r")) and not after_end:
+        section = section.rstrip("\r\n")  # the file ended right after the marker: keep it so
+    return "".join(lines[: starts[0]]) + section + after_end, []
+
+
+# ---- merging Codex TOML --------------------------------------------------------------
+
+
+def merge_codex_toml(text: str | None, name: str = CODEX_CONFIG_FILE) -> tuple[str, list[str]]:
+    """Add ``[mcp_servers.archmem]`` to a Codex config.toml, textually (comments and
+    layout stay as they are), and parse the result to prove nothing else changed."""
+    block = codex_toml_snippet()
+    if text is None or not text.strip():
+        return block, []
+    original = _load_toml(text, name)
+    servers = original.get("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{name}: mcp_servers is not a table; nothing was written")
+    existing = servers.get(SERVER_NAME)
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if newline != "\n":
+        block = block.replace("\n", newline)
+    conflicts: list[str] = []
+    if existing is None:
+        separator = "" if text.endswith(("\n", "\r")) else newline
+        merged = text + separator + newline + block
+    elif _same_codex_server(existing):
+        return text, []
+    else:
+        conflicts.append(
+            f"[mcp_servers.{SERVER_NAME}] is {_short(existing)}, install writes {_short(codex_server_entry())}"
+        )
+        merged = _replace_toml_table(text, block, name)
+    _verify_toml(original, merged, name, block)
+    return merged, conflicts
+
+
+def _same_codex_server(existing: Any) -> bool:
+    if not isinstance(existing, dict):
+        return False
+    defaults: dict[str, Any] = {"env": {}, "args": []}
+    return {**defaults, **existing} == {**defaults, **codex_server_entry()}
+
+
+_HEADER = re.compile(r"^\s*\[\[?[^\[\]\n]+\]\]?\s*(#.*)?$")
+
+
+def _header_path(line: str) -> tuple[list[str], bool] | None:
+    """The key path of a table header line (``[a."b".c]`` → a, b, c) and whether it is an
+    array of tables; None when the line is not a header."""
+    if not _HEADER.match(line.rstrip("\r\n")):
+        return None
+    try:
+        parsed: Any = tomllib.loads(line.strip() + "\n")
+    except tomllib.TOMLDecodeError:
+        return None
+    path = []
+    while isinstance(parsed, dict) and len(parsed) == 1:
+        key, parsed = next(iter(parsed.items()))
+        path.append(key)
+        if isinstance(parsed, list):
+            return path, True
+    return path, False
+
+
+def _replace_toml_table(text: str, block: str, name: str) -> str:
+    """``text`` with every ``[mcp_servers.archmem]`` (and ``[mcp_servers.archmem.*]``)
+    table removed and ``block`` where the first one was."""
+    lines = text.splitlines(keepends=True)
+    kept: list[str] = []
+    inserted_at: int | None = None
+    inside = False
+    for line in lines:
+        header = _header_path(line)
+        if header is not None:
+            path, is_array = header
+            inside = not is_array and path[:2] == ["mcp_servers", SERVER_NAME]
+            if inside and inserted_at is None:
+                inserted_at = len(kept)
+        if not inside:
+            kept.append(line)
+    if inserted_at is None:
+        raise ConfigError(
+            f"{name}: mcp_servers.{SERVER_NAME} is not written as a [mcp_servers.{SERVER_NAME}] table, so install "
+            "cannot replace it safely; nothing was written",
+            hint=f"replace it by hand with:\n{block}",
+        )
+    newline = "\r\n" if "\r\n" in text else "\n"
+    if inserted_at > 0 and not kept[inserted_at - 1].endswith(("\n", "\r")):
+        kept[inserted_at - 1] += newline
+    tail = [block]
+    if inserted_at < len(kept):
+        tail.append(newline)
+    return "".join(kept[:inserted_at] + tail + kept[inserted_at:])
+
+
+def _verify_toml(original: dict[str, Any], merged: str, name: str, block: str) -> None:
+    """The merged text parses, holds our table, and everything else is what it was."""
+    try:
+        result = tomllib.loads(merged)
+    except tomllib.TOMLDecodeError:
+        result = None
+    if result is not None and _without_ours(result) == _without_ours(original) \
+            and result.get("mcp_servers", {}).get(SERVER_NAME) == codex_server_entry():
+        return
+    raise ConfigError(
+        f"{name}: install could not add [mcp_servers.{SERVER_NAME}] without changing the rest of the file "
+        "(mcp_servers written inline, or a table header inside a multi-line string); nothing was written",
+        hint=f"add it by hand:\n{block}",
+    )
+
+
+def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
+    data = dict(data)
+    servers = data.get("mcp_servers")
+    if isinstance(servers, dict):
+        servers = {key: value for key, value in servers.items() if key != SERVER_NAME}
+        if servers:
+            data["mcp_servers"] = servers
+        else:
+            data.pop("mcp_servers")
+    return data
+
+
+def _load_toml(text: str, name: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text.lstrip("\ufeff"))
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        where = f"{name}:{match.group(1)}:{match.group(2)}" if match else name
+        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise ConfigError(
+            f"{where}: not valid TOML: {reason}; nothing was written",
+            hint="fix the file (or move it aside) and run archmem install again",
+        ) from None
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's)."""
+    return json.dumps(value)
+
+
+# ---- reading -------------------------------------------------------------------------
+
+
+def _read(path: Path, name: str) -> str | None:
+    """The file's text, exactly (line endings kept); None when it does not exist."""
+    if not path.exists():
+        return None
+    if path.is_dir():
+        raise ConfigError(f"{name} is a folder, not a file; nothing was written")
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{name}: not UTF-8 text (byte {exc.start}); nothing was written") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {name}: {exc.strerror}") from None
+
+
+# ---- --print -------------------------------------------------------------------------
+
+
+def snippets(target: str | None = None, *, budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
+    """The snippets for ``target`` (all of them when None), as data for ``--print --json``."""
+    found: dict[str, Any] = {}
+    if target in (None, "claude-code"):
+        found["mcp_json"] = json.loads(mcp_json_snippet())
+        found["claude_settings"] = json.loads(settings_snippet(budget))
+        found["hook_command"] = hook_command(budget)
+    if target in (None, "codex"):
+        found["codex_toml"] = codex_toml_snippet()
+    found["section"] = habits_section()
+    return found
+
+
+def print_document(target: str | None = None, *, budget: int = DEFAULT_BUDGET) -> str:
+    """What ``archmem install --print`` shows: each snippet in a fenced block, with where
+    it goes. Paste them yourself into any stdio MCP client."""
+    parts = [(
+        "# archmem for your MCP client\n\n"
+        "The server speaks MCP over stdio: the client starts `archmem mcp` in the repository\n"
+        "(`archmem mcp --repo PATH` for another folder).\n"
+    )]
+    if target in (None, "claude-code"):
+        parts.append(
+            "## JSON: Claude Code `.mcp.json`, Cursor `.cursor/mcp.json` or `~/.cursor/mcp.json`, other clients' `mcpServers`\n\n"
+            f"```json\n{mcp_json_snippet()}```\n"
+        )
+        parts.append(
+            "## Claude Code SessionStart hook: `.claude/settings.json`\n\n"
+            "Its output (the briefing for the changed files) is added to the agent's context.\n\n"
+            f"```json\n{settings_snippet(budget)}```\n"
+        )
+    if target in (None, "codex"):
+        parts.append(
+            "## TOML: Codex `.codex/config.toml` (trusted projects) or `~/.codex/config.toml`\n\n"
+            f"```toml\n{codex_toml_snippet()}```\n"
+        )
+    parts.append(
+        "## Session habits: AGENTS.md, CLAUDE.md, or your client's rules file\n\n"
+        f"```markdown\n{habits_section()}```\n"
+    )
+    return "\n".join(parts)
