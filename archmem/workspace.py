@@ -265,7 +265,11 @@ class Workspace:
     def review(self) -> ReviewQueue:
         from archmem.memory.review import review_queue
 
-        return review_queue(self.memory_context, ignored_after=self.config.recall.ignored_after)
+        drift = self.drift
+        return review_queue(
+            self.memory_context, ignored_after=self.config.recall.ignored_after,
+            staleness=drift.verify_reason if drift is not None else None,
+        )
 
     def export_memories(self) -> Iterator[str]:
         from archmem.memory.transfer import export_lines

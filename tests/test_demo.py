@@ -34,6 +34,14 @@ def test_demo_builds_the_example_with_history_and_writes_the_files(tmp_path: Pat
     history = json.loads(CliRunner().invoke(cli, ["history", "Tax rounding", "--json", "--repo", str(target)]).output)
     assert [m["status"] for m in history] == ["superseded", "active"]
 
+    # the review queue lists the memories drift marked VERIFY, with the reason in words
+    review = json.loads(CliRunner().invoke(cli, ["review", "--json", "--repo", str(target)]).output)
+    assert len(review["verify"]) == drift["counts"]["stale_memories"]
+    tax = next(item for item in review["verify"] if item["title"] == "Tax rounding")
+    assert tax["verify_reason"].startswith("PricingEngine drifted since this was confirmed")
+    text = CliRunner().invoke(cli, ["review", "--repo", str(target)]).output
+    assert f"VERIFY ({len(review['verify'])})" in text and "Tax rounding: PricingEngine drifted" in text
+
 
 def test_demo_refuses_a_folder_that_is_not_empty(tmp_path: Path):
     (tmp_path / "keep.txt").write_text("mine")

@@ -206,7 +206,9 @@ def test_reading_tools(server: Connected):
     knowledge = server.call("knowledge_map")
     assert knowledge.structured_content["coverage"].endswith("of 13 elements documented")
     assert knowledge.content[0].text.splitlines()[0] == knowledge.structured_content["coverage"]
-    assert {"ignored", "near_duplicates", "pending_links", "total"} <= set(server.ok("review_queue"))
+    queue = server.ok("review_queue")
+    assert {"ignored", "near_duplicates", "pending_links", "verify", "total"} <= set(queue)
+    assert any(item["title"] == "Tax rounding" for item in queue["verify"])  # the demo's pricing rewrite
     nothing = server.ok("recall", {"query": "configure kubernetes ingress"})
     assert nothing["results"] == []
     assert "Nothing archmem knows" in server.call("recall", {"query": "configure kubernetes ingress"}).content[0].text

@@ -3,16 +3,18 @@
 - ignored: shown to many sessions and never cited (recall also lowers them);
 - near-duplicates: pairs close enough that one may supersede the other;
 - pending links: ``[[targets]]`` no memory, element or decision answers yet;
-- VERIFY: memories whose code drifted (added once drift lands).
+- VERIFY: memories whose code drifted since they were confirmed (from drift).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from archmem.memory import text as textrules
 from archmem.memory.lifecycle import MemoryContext, neighbour_ids
+from archmem.memory.types import Memory
 
 NEIGHBOURS_PER_MEMORY = 8
 
@@ -34,11 +36,21 @@ class ReviewQueue:
         }
 
 
-def review_queue(ctx: MemoryContext, *, ignored_after: int) -> ReviewQueue:
-    """``ignored_after`` is ``[recall] ignored_after``: the number recall lowers by too."""
+def review_queue(
+    ctx: MemoryContext, *, ignored_after: int, staleness: Callable[[Memory], str | None] | None = None
+) -> ReviewQueue:
+    """``ignored_after`` is ``[recall] ignored_after``: the number recall lowers by too;
+    ``staleness`` is drift's VERIFY reason for a memory (None where drift is unknown)."""
     queue = ReviewQueue()
     active = ctx.store.list_memories(status="active")
     by_id = {m.id: m for m in active}
+    for memory in active:
+        reason = staleness(memory) if staleness is not None else None
+        if reason is not None:
+            queue.verify.append(
+                {"id": memory.id, "title": memory.title, "kind": memory.kind, "elements": memory.elements,
+                 "verify_reason": reason}
+            )
     for memory in active:
         if memory.exposures >= ignored_after and memory.citations == 0:
             queue.ignored.append(
