@@ -298,7 +298,10 @@ def remember(
             if clash and (old is None or clash[0].id != old.id):
                 raise ConflictError(
                     f"an active memory is already titled {clash[0].title!r} ({clash[0].id})",
-                    hint=f"to replace it, pass --supersedes {clash[0].id!r}; to keep both, choose another title",
+                    hint=(
+                        f"to replace it, supersede it: supersedes={clash[0].id!r} (--supersedes on the command "
+                        "line); to keep both, choose another title"
+                    ),
                 )
         similar: list[dict[str, Any]] = []
         if old is None:
