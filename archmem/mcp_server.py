@@ -211,15 +211,33 @@ class WorkspaceHost:
 # ---- the server ---------------------------------------------------------------------
 
 
+def client_name(ctx: Any) -> str | None:
+    """The client's name from its ``initialize`` (``clientInfo.name``), if it sent one."""
+    try:
+        params = ctx.request_context.session.client_params
+    except (AttributeError, LookupError, ValueError):
+        return None
+    info = getattr(params, "client_info", None) if params is not None else None
+    name = getattr(info, "name", None)
+    return name.strip() or None if isinstance(name, str) else None
+
+
 def _as_tool(host: WorkspaceHost, function: Callable[..., Answer]) -> Callable[..., Any]:
     """An async tool with ``function``'s parameters (less the workspace) and docstring,
-    answering a ``CallToolResult``: structured content and a text, or an error."""
+    answering a ``CallToolResult``: structured content and a text, or an error. Where the
+    function takes an ``author`` and the agent names none (and no session, whose agent
+    signs), the client's own name from ``initialize`` is the author: a memory says which
+    agent wrote it."""
+    from mcp.server.mcpserver import Context
     from mcp_types import CallToolResult, TextContent
 
     signature = inspect.signature(function, eval_str=True)
     parameters = list(signature.parameters.values())[1:]
+    takes_author = "author" in signature.parameters
 
-    async def tool(**arguments: Any) -> CallToolResult:
+    async def tool(context: Context, **arguments: Any) -> CallToolResult:
+        if takes_author and not arguments.get("author") and not arguments.get("session_id"):
+            arguments["author"] = client_name(context)  # in a session, the session's agent signs
         try:
             answer = await host.run(function, **arguments)
         except ArchmemError as exc:
@@ -236,12 +254,15 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer]) -> Callable[.
             )
         return CallToolResult(content=[TextContent(type="text", text=answer.text)], structured_content=answer.data)
 
+    injected = inspect.Parameter("context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     tool.__name__ = tool.__qualname__ = function.__name__
     tool.__doc__ = function.__doc__
     tool.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=parameters, return_annotation=CallToolResult
+        parameters=[*parameters, injected], return_annotation=CallToolResult
     )
-    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": CallToolResult}
+    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {
+        "context": Context, "return": CallToolResult,
+    }
     return tool
 
 

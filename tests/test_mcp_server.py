@@ -21,7 +21,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from mcp_types import CallToolResult  # noqa: E402
+from mcp_types import CallToolResult, Implementation  # noqa: E402
 
 from archmem.demo import run_demo  # noqa: E402
 from archmem.mcp_server import build_server, git_head  # noqa: E402
@@ -46,7 +46,8 @@ class Connected:
     """An MCP client session kept open on a background event loop, so plain test
     functions (and a module-scoped fixture) can call tools one after the other."""
 
-    def __init__(self, target: Any, *, mode: str = "auto") -> None:
+    def __init__(self, target: Any, *, mode: str = "auto", client_info: Any = None) -> None:
+        self.client_info = client_info
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -59,7 +60,7 @@ class Connected:
     async def _serve(self, target: Any, mode: str, ready: concurrent.futures.Future[Client]) -> None:
         self._stop = asyncio.Event()
         try:
-            async with Client(target, mode=mode) as client:
+            async with Client(target, mode=mode, client_info=self.client_info) as client:
                 ready.set_result(client)
                 await self._stop.wait()
         except BaseException as exc:
@@ -121,7 +122,8 @@ def in_memory(tmp_path_factory: pytest.TempPathFactory):
     """The same server in this process, through the SDK's in-memory transport (its own
     copy of the demo, so each store sees only its own transport's writes)."""
     root = build_demo(tmp_path_factory)
-    connected = Connected(build_server(Workspace.open(root, env={})), mode="legacy")
+    connected = Connected(build_server(Workspace.open(root, env={})), mode="legacy",
+                          client_info=Implementation(name="probe-agent", version="1.0"))
     connected.root = root
     yield connected
     connected.close()
@@ -195,6 +197,14 @@ def test_a_whole_session_lands_in_the_store(server: Connected, request: pytest.F
         assert outcome.elements == ["shop.orders.pricing"] and outcome.author == f"test/{tag}"
         assert ws.get_memory("Tax rounding").citations >= 1 and ws.get_memory("Tax rounding").exposures >= 1
         assert ws.get_memory(written["id"]).citations == 1
+
+
+def test_a_memory_without_an_author_is_signed_by_the_client(in_memory: Connected):
+    written = in_memory.ok("remember", {"content": "The probe agent ran the pricing tests twice.", "kind": "note"})
+    assert Workspace.open(in_memory.root, env={}).get_memory(written["id"]).author == "probe-agent"
+    named = in_memory.ok("remember", {"content": "Named authors are kept as given.", "kind": "note",
+                                      "author": "probe-agent/sarah"})
+    assert Workspace.open(in_memory.root, env={}).get_memory(named["id"]).author == "probe-agent/sarah"
 
 
 def test_reading_tools(server: Connected):

@@ -196,6 +196,14 @@ def test_sessions_record_citations_unknown_names_and_one_outcome(ws: Workspace):
         ws.end_session(session.id, outcome="again")
 
 
+def test_what_a_session_learns_is_signed_by_its_agent(ws: Workspace):
+    session = ws.start_session("fix double charges", agent="codex/kim")
+    learned = ws.remember("Charges retry with one idempotency key per order.", kind="pitfall", session_id=session.id)
+    assert ws.get_memory(learned.id).author == "codex/kim"
+    named = ws.remember("Refunds never retry.", kind="pitfall", session_id=session.id, author="codex/li")
+    assert ws.get_memory(named.id).author == "codex/li"
+
+
 def test_unknown_session_lists_candidates(ws: Workspace):
     with pytest.raises(UnknownNameError):
         ws.end_session("s-nope")

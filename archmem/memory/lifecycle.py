@@ -267,8 +267,11 @@ def remember(
             continue
         if ctx.exists(clean.partition("#")[0]) and clean not in anchor_list:
             anchor_list.append(clean)
-    if session_id is not None and ctx.store.get_session(session_id) is None:
-        raise UnknownNameError("session", session_id, closest(session_id, ctx.store.session_ids()))
+    if session_id is not None:
+        session = ctx.store.get_session(session_id)
+        if session is None:
+            raise UnknownNameError("session", session_id, closest(session_id, ctx.store.session_ids()))
+        author = author or session.agent  # what the session's agent learned is signed by it
     now = ctx.clock()
     digest = content_hash(content)
     embedding: Embedding | None = None
