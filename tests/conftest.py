@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,89 @@ def git_repo(tmp_path: Path):
         return root
 
     return make
+
+
+# ---- shared by several test modules ------------------------------------------------
+
+MODEL = """\
+name: Shop
+elements:
+  - id: customer
+    kind: person
+    name: Customer
+  - id: shop
+    kind: softwareSystem
+    name: Shop
+    elements:
+      - id: gateway
+        kind: container
+        name: ApiGateway
+        description: Routes requests and checks tokens
+        paths: [services/gateway/**]
+      - id: orders
+        kind: container
+        name: OrderProcessor
+        description: Turns carts into orders at checkout
+        paths: [services/orders/**]
+decisions: docs/adr
+"""
+
+ADR = "# 17. Use the body for large payloads\n\nDate: 2026-05-18\n\n## Status\n\nAccepted\n"
+
+
+class FrozenClock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+DRIFT_MODEL = """\
+workspace "Shop" {
+    !identifiers hierarchical
+    model {
+        shop = softwareSystem "Shop" {
+            api = container "ApiGateway" {
+                properties {
+                    "archmem.paths" "services/api/**"
+                }
+            }
+            orders = container "Orders" {
+                properties {
+                    "archmem.paths" "services/orders/**"
+                }
+            }
+            legacy = container "Legacy" {
+                properties {
+                    "archmem.paths" "legacy/**"
+                }
+            }
+        }
+    }
+}
+"""
+
+
+def commit(root: Path, message: str, when: str) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message, env={"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when})
+
+
+def lines(n: int, prefix: str = "line") -> str:
+    return "".join(f"{prefix} {i}\n" for i in range(n))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository with a three-container DSL model, committed on 2026-01-01."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": DRIFT_MODEL, "services/api/router.go": lines(40), "services/orders/app.py": lines(40),
+                 "legacy/old.py": lines(10)})
+    commit(root, "initial", "2026-01-01T00:00:00Z")
+    return root

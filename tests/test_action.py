@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import REPO_ROOT, git
-from .test_drift_cli import commit, lines, repo  # noqa: F401  (the repository fixture)
+from .conftest import REPO_ROOT, commit, git, lines
 
 ACTION = REPO_ROOT / "actions" / "drift" / "action.yml"
 WORKFLOW = REPO_ROOT / "examples" / "github" / "archmem-drift.yml"

@@ -13,8 +13,7 @@ from archmem.errors import InvalidInputError
 from archmem.render.templates import TemplateError
 from archmem.workspace import Workspace
 
-from .test_drift_cli import commit, lines, repo  # noqa: F401  (the repository fixture)
-from .test_memory import FrozenClock
+from .conftest import FrozenClock, commit, lines
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ from click.testing import CliRunner
 
 from archmem.cli import cli
 
-from .conftest import write
-from .test_memory import ADR, MODEL
+from .conftest import ADR, MODEL, write
 
 
 @pytest.fixture

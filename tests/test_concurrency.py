@@ -15,8 +15,7 @@ import pytest
 
 from archmem.workspace import Workspace
 
-from .conftest import write
-from .test_memory import ADR, MODEL
+from .conftest import ADR, MODEL, write
 
 WRITER = Path(__file__).with_name("writer_process.py")
 WORKERS = 8

@@ -6,59 +6,13 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from archmem.cli import cli
 from archmem.workspace import Workspace
 
-from .conftest import git, write
-from .test_memory import FrozenClock
-
-MODEL = """\
-workspace "Shop" {
-    !identifiers hierarchical
-    model {
-        shop = softwareSystem "Shop" {
-            api = container "ApiGateway" {
-                properties {
-                    "archmem.paths" "services/api/**"
-                }
-            }
-            orders = container "Orders" {
-                properties {
-                    "archmem.paths" "services/orders/**"
-                }
-            }
-            legacy = container "Legacy" {
-                properties {
-                    "archmem.paths" "legacy/**"
-                }
-            }
-        }
-    }
-}
-"""
-
-
-def commit(root: Path, message: str, when: str) -> None:
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message, env={"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when})
-
-
-def lines(n: int, prefix: str = "line") -> str:
-    return "".join(f"{prefix} {i}\n" for i in range(n))
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    write(root, {"workspace.dsl": MODEL, "services/api/router.go": lines(40), "services/orders/app.py": lines(40),
-                 "legacy/old.py": lines(10)})
-    commit(root, "initial", "2026-01-01T00:00:00Z")
-    return root
+from .conftest import DRIFT_MODEL as MODEL
+from .conftest import FrozenClock, commit, git, lines, write
 
 
 def run(root: Path, *args: str, env: dict[str, str] | None = None):

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from archmem.errors import ModelError, ModelNotFoundError, ModelSyntaxError, UnsupportedFeatureError
+from archmem.errors import (
+    ModelError,
+    ModelNotFoundError,
+    ModelSyntaxError,
+    UnsupportedFeatureError,
+)
 from archmem.model.dsl import parse_dsl
 from archmem.model.structurizr_json import parse_structurizr_json
 from archmem.model.types import ArchitectureModel

@@ -13,9 +13,7 @@ from click.testing import CliRunner
 from archmem.cli import cli
 from archmem.workspace import Workspace
 
-from .conftest import write
-from .test_drift_cli import commit, lines, repo  # noqa: F401  (the repository fixture)
-from .test_memory import FrozenClock
+from .conftest import FrozenClock, commit, lines, write
 
 
 @pytest.fixture

@@ -3,52 +3,20 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-from archmem.errors import ConflictError, InvalidInputError, SecretFoundError, UnknownNameError
+from archmem.errors import (
+    ConflictError,
+    InvalidInputError,
+    SecretFoundError,
+    UnknownNameError,
+)
 from archmem.memory.transfer import ImportFailed
 from archmem.workspace import Workspace
 
-from .conftest import write
-
-MODEL = """\
-name: Shop
-elements:
-  - id: customer
-    kind: person
-    name: Customer
-  - id: shop
-    kind: softwareSystem
-    name: Shop
-    elements:
-      - id: gateway
-        kind: container
-        name: ApiGateway
-        description: Routes requests and checks tokens
-        paths: [services/gateway/**]
-      - id: orders
-        kind: container
-        name: OrderProcessor
-        description: Turns carts into orders at checkout
-        paths: [services/orders/**]
-decisions: docs/adr
-"""
-
-ADR = "# 17. Use the body for large payloads\n\nDate: 2026-05-18\n\n## Status\n\nAccepted\n"
-
-
-class FrozenClock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+from .conftest import ADR, MODEL, FrozenClock, write
 
 
 @pytest.fixture

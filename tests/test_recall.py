@@ -13,8 +13,7 @@ from archmem.recall import score as S
 from archmem.recall.engine import RecallContext, recall
 from archmem.workspace import Workspace
 
-from .conftest import git, write
-from .test_memory import ADR, MODEL, FrozenClock
+from .conftest import ADR, MODEL, FrozenClock, git, write
 
 
 @pytest.fixture

@@ -13,8 +13,7 @@ from archmem.cli import cli
 from archmem.testing.embedding_server import EmbeddingServer
 from archmem.workspace import Workspace
 
-from .conftest import write
-from .test_memory import ADR, MODEL, FrozenClock
+from .conftest import ADR, MODEL, FrozenClock, write
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from archmem.errors import InvalidInputError, SecretFoundError
-from archmem.memory.secrets import check_no_secret, find_secret, find_secrets, shannon_entropy
+from archmem.memory.secrets import (
+    check_no_secret,
+    find_secret,
+    find_secrets,
+    shannon_entropy,
+)
 
 ALNUM = string.ascii_letters + string.digits
 B64 = ALNUM + "+/"

@@ -10,7 +10,13 @@ import pytest
 
 from archmem.drift.index import DriftIndex
 from archmem.drift.staleness import EMPTY_TREE, memory_verify
-from archmem.drift.symbols import Hunk, language_of, parse_unified_zero, symbol_changed, symbol_range
+from archmem.drift.symbols import (
+    Hunk,
+    language_of,
+    parse_unified_zero,
+    symbol_changed,
+    symbol_range,
+)
 from archmem.drift.types import Commit, ElementSize, FileChange, Thresholds
 from archmem.memory.types import Memory
 
