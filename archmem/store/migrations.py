@@ -182,11 +182,15 @@ def migrate(db: sqlite3.Connection, path: str, *, now: str) -> list[int]:
     own ``BEGIN IMMEDIATE`` so two processes opening a new store never both migrate.
     """
     applied: list[int] = []
-    version = current_version(db)
-    if version is None:
+    db.execute("BEGIN")  # one snapshot: another process may be migrating this new file right now
+    try:
+        version = current_version(db)
         foreign = db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' LIMIT 3"
         ).fetchall()
+    finally:
+        db.execute("COMMIT")
+    if version is None:
         if foreign:
             names = ", ".join(row[0] for row in foreign)
             raise StoreError(

@@ -97,7 +97,7 @@ class SQLiteStore:
         try:
             db = sqlite3.connect(str(path), isolation_level=None, timeout=self.busy_timeout_ms / 1000)
             db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = self._switch_to_wal(db)
             if str(mode).lower() != "wal":
                 raise StoreError(f"{path}: could not switch the store to WAL mode (got {mode})")
             db.execute("PRAGMA foreign_keys = ON")
@@ -145,6 +145,18 @@ class SQLiteStore:
             raise
         self._depth = 0
         self._commit()
+
+    def _switch_to_wal(self, db: sqlite3.Connection) -> str:
+        """``PRAGMA journal_mode = WAL``, retried while another process holds the new file:
+        SQLite answers "database is locked" at once there, without its busy handler."""
+        deadline = time.monotonic() + max(self.busy_timeout_ms, 1000) / 1000
+        while True:
+            try:
+                return str(db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def _begin(self) -> None:
         deadline = time.monotonic() + max(self.busy_timeout_ms, 1000) / 1000 * 4
