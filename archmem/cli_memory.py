@@ -106,6 +106,8 @@ def recall(
 @click.option("--element", "-e", "elements", multiple=True, help="An element the task is about (repeatable).")
 @click.option("--changed-file", "changed_files", multiple=True, help="A file the task changes (repeatable).")
 @click.option("--changed", is_flag=True, help="Use the files changed in git (working tree and staged).")
+@click.option("--overview", is_flag=True,
+              help="With no task, element or changed file: brief the project (standing rules, what to verify).")
 @click.option("--session", "session_id", default=None, help="Record the memories shown as this session's exposures.")
 @click.option("--budget", type=click.IntRange(200), default=None, help="Budget in characters (default 8,000).")
 @click.option("--budget-tokens", type=click.IntRange(50), default=None, help="Budget in tokens (tiktoken if installed).")
@@ -115,12 +117,13 @@ def recall(
 @workspace_options
 def brief(
     workspace: Workspace, task: str | None, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
-    session_id: str | None, budget: int | None, budget_tokens: int | None, out: Path | None, output_format: str,
+    overview: bool, session_id: str | None, budget: int | None, budget_tokens: int | None, out: Path | None,
+    output_format: str,
 ) -> None:
     """Write the pre-session briefing for TASK (or for --changed files): what to know first."""
     briefing = workspace.brief(
         task, elements=elements, changed_files=changed_files, changed=changed, session_id=session_id,
-        budget=budget, budget_tokens=budget_tokens,
+        budget=budget, budget_tokens=budget_tokens, overview=overview,
     )
     if output_format == "json":
         import json

@@ -86,10 +86,11 @@ def codex_server_entry() -> dict[str, Any]:
 
 
 def hook_command(budget: int = DEFAULT_BUDGET) -> str:
-    """The SessionStart command: prints a briefing for the changed files on stdout (which
-    Claude Code adds to the context) and always exits 0, quietly, whatever happens: no
-    archmem on PATH, no changed files, no model, a broken store."""
-    return f'cd "${{CLAUDE_PROJECT_DIR:-.}}" && archmem brief --changed --budget {budget} 2>/dev/null || true'
+    """The SessionStart command: prints a briefing on stdout (which Claude Code adds to the
+    context): for the changed files, or on a clean tree the project overview (standing
+    rules, what to verify). It always exits 0, quietly when something is wrong: no
+    archmem on PATH, no model, a broken store."""
+    return f'cd "${{CLAUDE_PROJECT_DIR:-.}}" && archmem brief --changed --overview --budget {budget} 2>/dev/null || true'
 
 
 def hook_group(budget: int = DEFAULT_BUDGET) -> dict[str, Any]:

@@ -227,11 +227,12 @@ def brief(
 ) -> Answer:
     """The Markdown briefing for a task, within a character budget: relevant elements,
     ranked memories with VERIFY warnings and [[linked]] neighbours, and the gaps nobody
-    has written about. start_session already returns one for its task.
+    has written about. start_session already returns one for its task. With no task,
+    elements or changed files: the project overview (conventions, what to verify).
     """
     briefing = ws.brief(
         task, elements=elements or [], changed_files=changed_files or [], changed=changed, session_id=session_id,
-        budget=budget,
+        budget=budget, overview=True,
     )
     return Answer(briefing.to_dict(), briefing.markdown)
 

@@ -452,18 +452,27 @@ class Workspace:
         budget: int | None = None,
         budget_tokens: int | None = None,
         limit: int = 20,
+        overview: bool = False,
     ) -> Briefing:
-        """The pre-session briefing for a task (or for the changed files), to a budget."""
+        """The pre-session briefing for a task (or for the changed files), to a budget.
+        With ``overview`` and nothing to go on (no task, element or changed file, or changed
+        files no memory is about), the project overview instead: standing rules, what to
+        verify, coverage."""
         from archmem.render.briefing import DEFAULT_BUDGET_CHARS, build_briefing, estimate_tokens
 
         files = list(changed_files) + (self.repository.changed_files() if changed else [])
-        if not task or not task.strip():
+        derived = not task or not task.strip()
+        if derived:
             if files:
                 task = "Work on " + ", ".join(files[:5]) + (f" and {len(files) - 5} more files" if len(files) > 5 else "")
             elif elements:
                 task = "Work on " + ", ".join(elements)
+            elif overview:
+                return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
             else:
-                raise InvalidInputError("a briefing needs a TASK, --element or changed files (--changed)")
+                raise InvalidInputError(
+                    "a briefing needs a TASK, --element or changed files (--changed); --overview briefs the project"
+                )
         result = self.recall(task, elements=elements, changed_files=files, limit=limit)
         briefing = build_briefing(
             task.strip(), result, self.model_or_empty, now=self.clock(),
@@ -472,6 +481,31 @@ class Workspace:
             measure=estimate_tokens if budget_tokens is not None else len,
             overrides=self.root / ".archmem" / "templates",
         )
+        if overview and derived and not elements and not briefing.memory_ids:
+            return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
+        if session_id is not None and briefing.memory_ids:
+            from archmem.memory.sessions import record_exposures
+
+            record_exposures(self.memory_context, session_id, briefing.memory_ids)
+        return briefing
+
+    def overview(
+        self, *, budget: int | None = None, budget_tokens: int | None = None, session_id: str | None = None
+    ) -> Briefing:
+        """The briefing for a session with no task yet: conventions and project-wide
+        pitfalls, the memories to verify, and how much of the model is documented."""
+        from archmem.render.briefing import DEFAULT_BUDGET_CHARS, estimate_tokens
+        from archmem.render.overview import build_overview
+
+        drift = self.drift
+        briefing = build_overview(
+            self.store.list_memories(status="active"), self.model_or_empty, now=self.clock(),
+            config=self.config.recall, staleness=drift.verify_reason if drift is not None else (lambda _m: None),
+            budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
+            measure=estimate_tokens if budget_tokens is not None else len,
+            overrides=self.root / ".archmem" / "templates",
+        )
+        briefing.warnings = list(self._recall_warnings)
         if session_id is not None and briefing.memory_ids:
             from archmem.memory.sessions import record_exposures
 

@@ -108,3 +108,60 @@ def test_brief_command_writes_a_file_and_json(repo: Path, tmp_path: Path):
     assert data["task"] == "orders totals" and len(data["memories"]) == 1 and data["markdown"].startswith("# Briefing")
     missing = runner.invoke(cli, ["brief", "--repo", str(repo)])
     assert missing.exit_code == 8 and "needs a TASK" in missing.output
+
+
+# ---- the overview: a session with no task yet ----------------------------------------
+
+
+def test_overview_shows_standing_rules_what_to_verify_and_coverage(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        ws.remember("Routes are matched by prefix, longest first.", kind="pitfall", title="Prefix order",
+                    elements=["ApiGateway"], author="claude-code/sarah")
+        ws.remember("Keep request headers under 8KB, bodies carry the rest.", kind="convention",
+                    title="Header sizes", author="codex/kim")
+        ws.remember("Never log request bodies: they carry card data.", kind="pitfall", title="No body logs")
+        ws.remember("Orders are numbered per day.", kind="note", elements=["Orders"])
+    (repo / "services/api/router.go").write_text(lines(100))
+    commit(repo, "router rewrite", "2026-02-01T00:00:00Z")
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        overview = ws.brief(overview=True)
+    text = overview.markdown
+    assert text.startswith("# Briefing: this repository (no task yet)\n\n"
+                           "archmem knows 4 memories about this repository; 2 of 4 elements documented.\n")
+    standing = text.split("## Standing rules")[1].split("## To verify")[0]
+    # conventions anywhere and pitfalls that hold everywhere; not an element's pitfall, not a note
+    assert "Keep request headers under 8KB" in standing and "Never log request bodies" in standing
+    assert "Routes are matched by prefix" not in standing and "numbered per day" not in standing
+    verify = text.split("## To verify")[1]
+    assert "1 memory was confirmed before the code under it moved" in verify
+    assert "- **Prefix order** [PITFALL] (ApiGateway): ApiGateway drifted since this was confirmed" in verify
+    assert overview.mode == "overview" and set(overview.gaps) == {"Shop", "Legacy"}
+
+
+def test_overview_fits_its_budget_and_is_what_brief_changed_gives_on_a_clean_tree(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        for i in range(30):
+            ws.remember(f"Convention {i}: service {i} answers within {100 + i} ms or sheds load.", kind="convention")
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        assert ws.brief(overview=True, budget=1200).cut > 0
+    result = CliRunner().invoke(cli, ["brief", "--changed", "--overview", "--budget", "1200", "--repo", str(repo)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("# Briefing: this repository (no task yet)")
+    assert len(result.output) <= 1200 and "more not shown: `archmem list --kind convention`" in result.output
+    # without --overview a clean tree is still an error that says what to pass
+    plain = CliRunner().invoke(cli, ["brief", "--changed", "--repo", str(repo)])
+    assert plain.exit_code == InvalidInputError.exit_code and "--overview briefs the project" in plain.output
+
+
+def test_changed_files_no_memory_is_about_fall_back_to_the_overview(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        ws.remember("Keep request headers under 8KB, bodies carry the rest.", kind="convention", title="Header sizes")
+    (repo / "legacy/old.py").write_text(lines(12))
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        assert ws.brief(changed=True).memory_ids == []  # Legacy holds no memory
+        fallback = ws.brief(changed=True, overview=True)
+        assert fallback.mode == "overview" and "Header sizes" not in fallback.markdown  # shown by content
+        assert "Keep request headers under 8KB" in fallback.markdown
+        ws.remember("The legacy importer is frozen: change the new one.", kind="pitfall", elements=["Legacy"])
+        about = ws.brief(changed=True, overview=True)
+    assert about.task == "Work on legacy/old.py" and "legacy importer is frozen" in about.markdown

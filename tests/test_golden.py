@@ -45,3 +45,8 @@ def test_knowledge_map_golden(demo: Path):
 def test_briefing_budget_golden(demo: Path):
     with Workspace.open(demo, clock=lambda: NOW, env={}) as ws:
         check("demo-briefing-1500.md", ws.brief("speed up checkout and change how tax is rounded", budget=1500).markdown)
+
+
+def test_overview_golden(demo: Path):
+    with Workspace.open(demo, clock=lambda: NOW, env={}) as ws:
+        check("demo-overview.md", ws.brief(overview=True, budget=4000).markdown)

@@ -389,9 +389,11 @@ def test_the_hook_prints_a_briefing_and_never_fails_a_session_start(tmp_path: Pa
     settings = json.loads((shop / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(shop)}
-    # a clean tree: no task yet, so no briefing, and no error either
+    # a clean tree, no task yet: the project overview (standing rules, what to verify)
     ran = subprocess.run(command, check=False, shell=True, cwd=shop, env=env, capture_output=True, text=True, timeout=120)
-    assert (ran.returncode, ran.stdout) == (0, "")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.startswith("# Briefing: this repository (no task yet)\n")
+    assert "## Standing rules" in ran.stdout and len(ran.stdout) <= install.DEFAULT_BUDGET + 200
 
     router = shop / "services" / "gateway" / "router.go"
     router.write_text(router.read_text() + "// a new route\n")

@@ -61,7 +61,7 @@ def _verify_label(reason: str | None) -> str:
     return "its code changed since this was written"
 
 
-def _memory_item(item: dict[str, Any], neighbours: list[dict[str, Any]], model: ArchitectureModel,
+def memory_item(item: dict[str, Any], neighbours: list[dict[str, Any]], model: ArchitectureModel,
                  now: datetime) -> dict[str, Any]:
     names = model.names(item["elements"])
     where = "Project" if not names else names[0] + (f" (+{len(names) - 1})" if len(names) > 1 else "")
@@ -124,7 +124,7 @@ def build_briefing(
             neighbours.setdefault(item["via"]["id"], []).append(item)
     relevant = [e for e in result.elements if e["score"] >= ELEMENT_FLOOR][:MAX_ELEMENTS]
     gaps = [e["name"] for e in relevant if e["id"] not in documented]
-    items = [_memory_item(r, neighbours.get(r["id"], []), model, now) for r in ranked]
+    items = [memory_item(r, neighbours.get(r["id"], []), model, now) for r in ranked]
 
     def draw(shown: int) -> str:
         context = {

@@ -1,0 +1,108 @@
+"""The project overview: a briefing for a session that has no task yet.
+
+A session often starts on a clean tree, before anyone has said what it is for. Then
+the useful context is what holds everywhere: the conventions, the pitfalls attached
+to no element, what drift says to verify, and how much of the model is documented.
+Standing memories are ranked by the same formula recall uses, with full relevance,
+so kind, freshness, usage and drift order them; the budget cuts the lowest first.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+
+from archmem.clock import format_time
+from archmem.config import RecallConfig
+from archmem.memory.types import Memory
+from archmem.model.types import ArchitectureModel
+from archmem.recall.score import score_memory
+from archmem.render.briefing import DEFAULT_BUDGET_CHARS, Briefing, memory_item
+from archmem.render.templates import render
+
+OVERVIEW_TASK = "this repository (no task yet)"
+MAX_VERIFY_LISTED = 8
+
+
+def is_standing(memory: Memory) -> bool:
+    """A convention anywhere, or a pitfall attached to no element: true for any task."""
+    return memory.kind == "convention" or (memory.kind == "pitfall" and not memory.elements)
+
+
+def build_overview(
+    memories: Sequence[Memory],
+    model: ArchitectureModel,
+    *,
+    now: datetime,
+    config: RecallConfig,
+    staleness: Callable[[Memory], str | None],
+    budget: int = DEFAULT_BUDGET_CHARS,
+    measure: Callable[[str], int] = len,
+    overrides: Path | None = None,
+) -> Briefing:
+    active = [m for m in memories if m.status == "active"]
+    reasons = {m.id: staleness(m) for m in active}
+    standing = sorted(
+        (m for m in active if is_standing(m)),
+        key=lambda m: (-_prior(m, now, config, reasons[m.id] is not None), m.id),
+    )
+    verify = sorted(
+        (m for m in active if reasons[m.id] is not None), key=lambda m: (-_prior(m, now, config, True), m.id)
+    )
+    element_ids = {e.id for e in model.elements}
+    documented = {e for m in active for e in m.elements if e in element_ids}
+    items = [memory_item(_as_result(m, reasons[m.id]), [], model, now) for m in standing]
+    verify_items = [
+        {
+            "label": m.title or textwrap.shorten(" ".join(m.content.split()), 60, placeholder=" …"),
+            "kind": m.kind.upper(),
+            "where": ", ".join(model.names(m.elements)) or "Project",
+            "reason": reasons[m.id],
+        }
+        for m in verify
+    ]
+
+    def draw(shown: int, verify_shown: int) -> str:
+        context = {
+            "task": OVERVIEW_TASK,
+            "total": len(active),
+            "documented": len(documented),
+            "elements": len(element_ids),
+            "memories": items[:shown],
+            "cut": len(items) - shown,
+            "verify": verify_items[:verify_shown],
+            "verify_total": len(verify_items),
+        }
+        return render("overview.md.j2", context, overrides=overrides)
+
+    shown, verify_shown = len(items), min(len(verify_items), MAX_VERIFY_LISTED)
+    text = draw(shown, verify_shown)
+    while measure(text) > budget and (shown or verify_shown):
+        if shown:
+            shown -= 1
+        else:
+            verify_shown -= 1
+        text = draw(shown, verify_shown)
+    return Briefing(
+        task=OVERVIEW_TASK, markdown=text, memory_ids=[m.id for m in standing[:shown]], cut=len(items) - shown,
+        gaps=[e.name for e in model.elements if e.id not in documented], elements=[], warnings=[], mode="overview",
+    )
+
+
+def _prior(memory: Memory, now: datetime, config: RecallConfig, verify: bool) -> float:
+    """The score of a memory that is fully relevant: kind x freshness x usage x drift."""
+    return score_memory(
+        lexical=1.0, semantic=None, element=0.0, kind=memory.kind, last_confirmed=memory.last_confirmed, now=now,
+        exposures=memory.exposures, citations=memory.citations, verify=verify, config=config,
+    ).score
+
+
+def _as_result(memory: Memory, reason: str | None) -> dict[str, object]:
+    """The fields of a recall result that a briefing item shows."""
+    return {
+        "id": memory.id, "title": memory.title, "kind": memory.kind, "content": memory.content,
+        "elements": memory.elements, "author": memory.author, "created_at": format_time(memory.created_at),
+        "verify": reason is not None, "verify_reason": reason,
+    }
