@@ -23,15 +23,22 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
-import re
-import secrets
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from archmem.errors import ConfigError, ConflictError
+from archmem.install_text import (
+    dump_json,
+    load_json,
+    load_toml,
+    read_exact,
+    replace_table,
+    short_json,
+    toml_string,
+    write_atomic,
+)
 
 SERVER_NAME = "archmem"
 DEFAULT_BUDGET = 6000
@@ -58,9 +65,9 @@ SESSION_HABITS = """\
 This repository keeps what agents and people learn about its architecture in archmem,
 as memories attached to the elements of its model (MCP server `archmem`).
 
-- A briefing (`# Briefing: …`) for the files being changed may already be in your
-  context. Once you know the task, call `start_session` with it (and the elements it
-  touches): you get a `session_id` and the briefing for the task.
+- A briefing (`# Briefing: …`) may already be in your context: for the files being
+  changed, or an overview of the project. Once you know the task, call `start_session`
+  with it (and the elements it touches): you get a `session_id` and its briefing.
 - Before you change code, `recall` with the task and your `session_id`.
 - Learned something the next agent must know? `remember` it with your `session_id`:
   kind `pitfall` or `convention`, a short title, and the element it is about.
@@ -103,19 +110,19 @@ def hook_group(budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
 
 def mcp_json_snippet() -> str:
     """What ``.mcp.json`` holds after install in a project that had none."""
-    return _dump_json({"mcpServers": {SERVER_NAME: server_entry()}}, 2)
+    return dump_json({"mcpServers": {SERVER_NAME: server_entry()}}, 2)
 
 
 def settings_snippet(budget: int = DEFAULT_BUDGET) -> str:
     """What ``.claude/settings.json`` holds after install in a project that had none."""
-    return _dump_json({"hooks": {"SessionStart": [hook_group(budget)]}}, 2)
+    return dump_json({"hooks": {"SessionStart": [hook_group(budget)]}}, 2)
 
 
 def codex_toml_snippet() -> str:
     """The ``[mcp_servers.archmem]`` table install adds to Codex's config.toml."""
     entry = codex_server_entry()
-    args = ", ".join(_toml_string(arg) for arg in entry["args"])
-    return f"[mcp_servers.{SERVER_NAME}]\ncommand = {_toml_string(entry['command'])}\nargs = [{args}]\n"
+    args = ", ".join(toml_string(arg) for arg in entry["args"])
+    return f"[mcp_servers.{SERVER_NAME}]\ncommand = {toml_string(entry['command'])}\nargs = [{args}]\n"
 
 
 def habits_section() -> str:
@@ -180,7 +187,7 @@ def plan_claude_code(root: Path, *, budget: int = DEFAULT_BUDGET) -> list[FileCh
         (CLAUDE_MEMORY_FILE, merge_section),
     ):
         path = root / relative
-        before = _read(path, relative)
+        before = read_exact(path, relative)
         after, conflicts = merge(before, relative)
         changes.append(FileChange(path, relative, before, after, conflicts))
     return changes
@@ -191,11 +198,11 @@ def plan_codex(root: Path, *, config_path: Path | None = None, config_name: str 
     the AGENTS.md section. Reads, never writes."""
     toml_path = config_path if config_path is not None else root / CODEX_CONFIG_FILE
     toml_name = config_name or (CODEX_CONFIG_FILE if config_path is None else str(config_path))
-    before = _read(toml_path, toml_name)
+    before = read_exact(toml_path, toml_name)
     after, conflicts = merge_codex_toml(before, toml_name)
     changes = [FileChange(toml_path, toml_name, before, after, conflicts)]
     agents = root / AGENTS_FILE
-    before = _read(agents, AGENTS_FILE)
+    before = read_exact(agents, AGENTS_FILE)
     after, conflicts = merge_section(before, AGENTS_FILE)
     changes.append(FileChange(agents, AGENTS_FILE, before, after, conflicts))
     return changes
@@ -228,28 +235,6 @@ def apply_changes(changes: list[FileChange], *, force: bool = False) -> None:
         written.append(change.name)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and move it over ``path``: a
-    reader sees the old file or the new one, never half of one. Follows a symlink (a
-    CLAUDE.md that points at AGENTS.md stays a link) and keeps the file's mode."""
-    target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.archmem-{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    mode = target.stat().st_mode & 0o7777 if target.exists() else None
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
 # ---- merging JSON --------------------------------------------------------------------
 
 
@@ -258,7 +243,7 @@ def merge_mcp_json(text: str | None, name: str = CLAUDE_MCP_FILE) -> tuple[str, 
     .cursor/mcp.json), keeping every other key and server."""
     if text is None or not text.strip():
         return mcp_json_snippet(), []
-    data, style = _load_json(text, name)
+    data, style = load_json(text, name)
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise ConfigError(f"{name}: \"mcpServers\" is not an object; nothing was written")
@@ -267,9 +252,9 @@ def merge_mcp_json(text: str | None, name: str = CLAUDE_MCP_FILE) -> tuple[str, 
     if existing is not None:
         if _same_server(existing, server_entry()):
             return text, []
-        conflicts.append(f'the "{SERVER_NAME}" server is {_short(existing)}, install writes {_short(server_entry())}')
+        conflicts.append(f'the "{SERVER_NAME}" server is {short_json(existing)}, install writes {short_json(server_entry())}')
     servers[SERVER_NAME] = server_entry()
-    return _dump_json(data, *style, source=text), conflicts
+    return dump_json(data, *style, source=text), conflicts
 
 
 def merge_settings_hook(text: str | None, name: str = CLAUDE_SETTINGS_FILE, *, budget: int = DEFAULT_BUDGET
@@ -279,7 +264,7 @@ def merge_settings_hook(text: str | None, name: str = CLAUDE_SETTINGS_FILE, *, b
     ours = hook_group(budget)
     if text is None or not text.strip():
         return settings_snippet(budget), []
-    data, style = _load_json(text, name)
+    data, style = load_json(text, name)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise ConfigError(f'{name}: "hooks" is not an object; nothing was written')
@@ -309,7 +294,7 @@ def merge_settings_hook(text: str | None, name: str = CLAUDE_SETTINGS_FILE, *, b
             emptied.add(id(group))
     groups[:] = [group for group in groups if id(group) not in emptied]
     groups.append(ours)
-    return _dump_json(data, *style, source=text), conflicts
+    return dump_json(data, *style, source=text), conflicts
 
 
 def _same_server(existing: Any, ours: dict[str, Any]) -> bool:
@@ -318,69 +303,6 @@ def _same_server(existing: Any, ours: dict[str, Any]) -> bool:
         return False
     defaults = {"type": "stdio", "env": {}, "args": []}
     return {**defaults, **existing} == {**defaults, **ours}
-
-
-def _short(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _load_json(text: str, name: str) -> tuple[dict[str, Any], tuple[int | str, bool, bool, str]]:
-    """The object in ``text`` and how it is written (indent, trailing newline, BOM, line
-    ending), so the rewrite looks like the original."""
-    bom = text.startswith("\ufeff")
-    body = text[1:] if bom else text
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}; nothing was written",
-            hint="fix the file (or move it aside) and run archmem install again",
-        ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{name}: expected a JSON object at the top, found {type(data).__name__}; nothing was written")
-    newline = "\r\n" if "\r\n" in body else "\n"
-    return data, (_indent_of(body), body.endswith(("\n", "\r")), bom, newline)
-
-
-def _dump_value(value: Any, unit: str, level: int, source: str, *, top: bool = False) -> str:
-    if not isinstance(value, (dict, list)) or not value:
-        return json.dumps(value, ensure_ascii=False)
-    if not top and source:
-        for separators in ((", ", ": "), (",", ":")):
-            compact = json.dumps(value, ensure_ascii=False, separators=separators)
-            if compact in source:
-                return compact
-    inner, outer = unit * (level + 1), unit * level
-    if isinstance(value, dict):
-        items = [f"{inner}{json.dumps(key, ensure_ascii=False)}: {_dump_value(item, unit, level + 1, source)}"
-                 for key, item in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + outer + "}"
-    items = [inner + _dump_value(item, unit, level + 1, source) for item in value]
-    return "[\n" + ",\n".join(items) + "\n" + outer + "]"
-
-
-def _indent_of(text: str) -> int | str:
-    """The indentation unit of pretty-printed JSON: that of its first indented line."""
-    for line in text.splitlines()[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            prefix = line[: len(line) - len(stripped)]
-            return "\t" if prefix.startswith("\t") else len(prefix)
-    return 2
-
-
-def _dump_json(data: Any, indent: int | str = 2, newline_at_end: bool = True, bom: bool = False,
-               newline: str = "\n", source: str = "") -> str:
-    """``json.dumps(data, indent=indent)``, except that an array or object written on one
-    line in ``source`` (the file as it was) stays on one line: a merge changes the lines
-    it must and no others."""
-    unit = indent if isinstance(indent, str) else " " * indent
-    text = _dump_value(data, unit, 0, source, top=True)
-    if newline_at_end:
-        text += "\n"
-    if newline != "\n":
-        text = text.replace("\n", newline)
-    return ("\ufeff" if bom else "") + text
 
 
 # ---- merging Markdown ----------------------------------------------------------------
@@ -423,7 +345,7 @@ def merge_codex_toml(text: str | None, name: str = CODEX_CONFIG_FILE) -> tuple[s
     block = codex_toml_snippet()
     if text is None or not text.strip():
         return block, []
-    original = _load_toml(text, name)
+    original = load_toml(text, name)
     servers = original.get("mcp_servers", {})
     if not isinstance(servers, dict):
         raise ConfigError(f"{name}: mcp_servers is not a table; nothing was written")
@@ -439,9 +361,9 @@ def merge_codex_toml(text: str | None, name: str = CODEX_CONFIG_FILE) -> tuple[s
         return text, []
     else:
         conflicts.append(
-            f"[mcp_servers.{SERVER_NAME}] is {_short(existing)}, install writes {_short(codex_server_entry())}"
+            f"[mcp_servers.{SERVER_NAME}] is {short_json(existing)}, install writes {short_json(codex_server_entry())}"
         )
-        merged = _replace_toml_table(text, block, name)
+        merged = replace_table(text, block, ["mcp_servers", SERVER_NAME], name)
     _verify_toml(original, merged, name, block)
     return merged, conflicts
 
@@ -451,58 +373,6 @@ def _same_codex_server(existing: Any) -> bool:
         return False
     defaults: dict[str, Any] = {"env": {}, "args": []}
     return {**defaults, **existing} == {**defaults, **codex_server_entry()}
-
-
-_HEADER = re.compile(r"^\s*\[\[?[^\[\]\n]+\]\]?\s*(#.*)?$")
-
-
-def _header_path(line: str) -> tuple[list[str], bool] | None:
-    """The key path of a table header line (``[a."b".c]`` → a, b, c) and whether it is an
-    array of tables; None when the line is not a header."""
-    if not _HEADER.match(line.rstrip("\r\n")):
-        return None
-    try:
-        parsed: Any = tomllib.loads(line.strip() + "\n")
-    except tomllib.TOMLDecodeError:
-        return None
-    path = []
-    while isinstance(parsed, dict) and len(parsed) == 1:
-        key, parsed = next(iter(parsed.items()))
-        path.append(key)
-        if isinstance(parsed, list):
-            return path, True
-    return path, False
-
-
-def _replace_toml_table(text: str, block: str, name: str) -> str:
-    """``text`` with every ``[mcp_servers.archmem]`` (and ``[mcp_servers.archmem.*]``)
-    table removed and ``block`` where the first one was."""
-    lines = text.splitlines(keepends=True)
-    kept: list[str] = []
-    inserted_at: int | None = None
-    inside = False
-    for line in lines:
-        header = _header_path(line)
-        if header is not None:
-            path, is_array = header
-            inside = not is_array and path[:2] == ["mcp_servers", SERVER_NAME]
-            if inside and inserted_at is None:
-                inserted_at = len(kept)
-        if not inside:
-            kept.append(line)
-    if inserted_at is None:
-        raise ConfigError(
-            f"{name}: mcp_servers.{SERVER_NAME} is not written as a [mcp_servers.{SERVER_NAME}] table, so install "
-            "cannot replace it safely; nothing was written",
-            hint=f"replace it by hand with:\n{block}",
-        )
-    newline = "\r\n" if "\r\n" in text else "\n"
-    if inserted_at > 0 and not kept[inserted_at - 1].endswith(("\n", "\r")):
-        kept[inserted_at - 1] += newline
-    tail = [block]
-    if inserted_at < len(kept):
-        tail.append(newline)
-    return "".join(kept[:inserted_at] + tail + kept[inserted_at:])
 
 
 def _verify_toml(original: dict[str, Any], merged: str, name: str, block: str) -> None:
@@ -533,40 +403,7 @@ def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _load_toml(text: str, name: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text.lstrip("\ufeff"))
-    except tomllib.TOMLDecodeError as exc:
-        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        where = f"{name}:{match.group(1)}:{match.group(2)}" if match else name
-        reason = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
-        raise ConfigError(
-            f"{where}: not valid TOML: {reason}; nothing was written",
-            hint="fix the file (or move it aside) and run archmem install again",
-        ) from None
-
-
-def _toml_string(value: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(value)
-
-
 # ---- reading -------------------------------------------------------------------------
-
-
-def _read(path: Path, name: str) -> str | None:
-    """The file's text, exactly (line endings kept); None when it does not exist."""
-    if not path.exists():
-        return None
-    if path.is_dir():
-        raise ConfigError(f"{name} is a folder, not a file; nothing was written")
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{name}: not UTF-8 text (byte {exc.start}); nothing was written") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {name}: {exc.strerror}") from None
 
 
 # ---- --print -------------------------------------------------------------------------
