@@ -165,3 +165,18 @@ def test_changed_files_no_memory_is_about_fall_back_to_the_overview(repo: Path, 
         ws.remember("The legacy importer is frozen: change the new one.", kind="pitfall", elements=["Legacy"])
         about = ws.brief(changed=True, overview=True)
     assert about.task == "Work on legacy/old.py" and "legacy importer is frozen" in about.markdown
+
+
+def test_pitfalls_come_first_and_are_the_last_a_budget_cuts(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        ws.remember("Route prefixes are matched longest first; route prefix order matters for every route.",
+                    kind="note", title="Route prefix order")
+        ws.remember("A route prefix without a trailing slash also matches longer paths.", kind="pitfall",
+                    title="Prefix slash")
+        ranked = [r["title"] for r in ws.recall("route prefix order").results]
+        assert ranked.index("Route prefix order") < ranked.index("Prefix slash")  # by relevance
+        briefing = ws.brief("route prefix order")
+        text = briefing.markdown
+        assert text.index("[PITFALL]") < text.index("[NOTE]")
+        cut = ws.brief("route prefix order", budget=len(text) - 40)
+    assert cut.cut == 1 and "[PITFALL]" in cut.markdown and "[NOTE]" not in cut.markdown

@@ -15,11 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from archmem.clock import age_in_words, parse_time
+from archmem.memory.types import MEMORY_KINDS
 from archmem.model.types import ArchitectureModel
 from archmem.recall.engine import RecallResult
 from archmem.render.templates import render
 
 DEFAULT_BUDGET_CHARS = 8_000
+KIND_ORDER = {kind: position for position, kind in enumerate(MEMORY_KINDS)}
+"""pitfall, convention, note, session_outcome: the order a briefing shows them in."""
 MAX_ELEMENTS = 6
 ELEMENT_FLOOR = 0.12
 """An element below this relevance is not 'relevant' enough to be listed or be a gap."""
@@ -117,7 +120,9 @@ def build_briefing(
 ) -> Briefing:
     """Render the briefing for ``task`` from a recall, dropping the lowest-ranked
     memories until it fits ``budget`` (measured by ``measure``: characters or tokens)."""
-    ranked = [r for r in result.results if r["via"] is None]
+    # selected by relevance; shown pitfalls first (DESIGN.md), each kind in rank order,
+    # so a budget cut takes notes and outcomes before it takes a pitfall
+    ranked = sorted((r for r in result.results if r["via"] is None), key=lambda r: KIND_ORDER.get(r["kind"], 9))
     neighbours: dict[str, list[dict[str, Any]]] = {}
     for item in result.results:
         if item["via"] is not None:
