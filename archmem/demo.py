@@ -97,7 +97,8 @@ def run_demo(target: Path, *, now: datetime, force: bool = False) -> DemoResult:
             )
         shutil.rmtree(target)
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("demo", ".archmem", "__pycache__"))
-    (target / ".gitignore").write_text(".archmem/\n", encoding="utf-8")
+    # the store, and what the demo writes: `archmem brief --changed` sees a clean tree
+    (target / ".gitignore").write_text(".archmem/\nbriefing.md\nknowledge-map.html\n", encoding="utf-8")
     _git(target, "init", "-q")
     _git(target, "add", "-A")
     _git(target, "commit", "-q", "-m", "The shop, described in workspace.dsl", when=now - timedelta(days=320))
