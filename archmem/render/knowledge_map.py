@@ -6,6 +6,7 @@ It opens with the coverage sentence: ``3 of 19 elements documented``.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +18,7 @@ from archmem.memory.types import MEMORY_KINDS, Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.render.templates import render
+from archmem.words import plural
 
 FRESH_DAYS = 45
 """DESIGN's half-life: confirmed within it is fresh, within two is aging, beyond is old."""
@@ -36,6 +38,8 @@ class Cell:
     drift: str | None
     files: int
     lines: int
+    parent: str | None = None
+    """The enclosing element's id (``None`` at the top level); the HTML map nests by it."""
 
     @property
     def documented(self) -> bool:
@@ -80,13 +84,53 @@ class KnowledgeMap:
             "project_wide": self.project_wide, "drift_note": self.drift_note,
         }
 
+    def tree(self) -> list[dict[str, Any]]:
+        """The cells as nested nodes for the HTML map: ``{"element": <cell dict>, "kind":
+        "software system", "children": [...], "contains": "3 containers"}``. In each group the
+        elements without children come first (model order kept among them and among the rest),
+        so the boxes, which take a whole row, follow the ordinary cells and the grid has no
+        holes; the DOM order is the reading order."""
+        ids = {cell.id for cell in self.cells}
+        children: dict[str | None, list[Cell]] = {}
+        for cell in self.cells:
+            children.setdefault(cell.parent if cell.parent in ids else None, []).append(cell)
+
+        def nodes(parent: str | None) -> list[dict[str, Any]]:
+            built = [
+                {
+                    "element": cell.to_dict(self.now), "kind": _kind_words(cell.kind), "children": nodes(cell.id),
+                    "contains": _contains(children.get(cell.id, [])),
+                }
+                for cell in children.get(parent, [])
+            ]
+            return [n for n in built if not n["children"]] + [n for n in built if n["children"]]
+
+        return nodes(None)
+
     def render(self, output_format: str, *, overrides: Path | None = None) -> str:
         if output_format == "json":
             import json
 
             return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
         template = {"md": "map.md.j2", "html": "map.html.j2"}[output_format]
-        return render(template, {"map": self.to_dict(), "kinds": MEMORY_KINDS}, overrides=overrides)
+        context: dict[str, Any] = {"map": self.to_dict(), "kinds": MEMORY_KINDS}
+        if output_format == "html":
+            context["tree"] = self.tree()
+        return render(template, context, overrides=overrides)
+
+
+def _kind_words(kind: str) -> str:
+    """``softwareSystem`` → ``software system``."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", kind).lower()
+
+
+def _contains(cells: list[Cell]) -> str:
+    """``3 containers``, ``1 component``; ``4 elements`` when the kinds are mixed."""
+    if not cells:
+        return ""
+    kinds = {cell.kind for cell in cells}
+    word = _kind_words(kinds.pop()) if len(kinds) == 1 else "element"
+    return plural(len(cells), word)
 
 
 def _label(memory: Memory, width: int = 60) -> str:
@@ -107,8 +151,8 @@ def build_map(
     by_element: dict[str, list[Memory]] = {}
     project_wide = []
     for memory in memories:
-        for element in memory.elements:
-            by_element.setdefault(element, []).append(memory)
+        for element_id in memory.elements:
+            by_element.setdefault(element_id, []).append(memory)
         if not memory.elements:
             project_wide.append({"id": memory.id, "title": _label(memory, 80), "kind": memory.kind})
     cells = []
@@ -122,7 +166,7 @@ def build_map(
                 newest_confirmation=max((m.last_confirmed for m in mine), default=None),
                 pitfalls=sum(1 for m in mine if m.kind == "pitfall"),
                 verify=sum(1 for m in mine if m.id in verify),
-                drift=(drift or {}).get(element.id), files=size.files, lines=size.lines,
+                drift=(drift or {}).get(element.id), files=size.files, lines=size.lines, parent=element.parent,
             )
         )
     return KnowledgeMap(
