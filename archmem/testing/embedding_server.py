@@ -7,7 +7,14 @@ packages, over real HTTP, with no network beyond 127.0.0.1 and no model to downl
         server.openai_base_url   # http://127.0.0.1:PORT/v1  (POST /v1/embeddings)
         server.ollama_host       # http://127.0.0.1:PORT     (POST /api/embed)
 
-Vectors come from ``SemanticModel`` (synonyms close, unrelated texts near-orthogonal).
+Vectors come from ``SemanticModel`` (synonyms close, unrelated texts near-orthogonal),
+or from any function given as ``embed`` (texts → one ``dims``-long row each), so that a
+real local model can be measured through archmem's real provider path::
+
+    model = SentenceTransformer(path)
+    embed = lambda texts: model.encode(texts, normalize_embeddings=True)
+    with EmbeddingServer(dims=384, embed=embed) as server: ...
+
 Failures are switched at run time so every failure path of a provider can be tested:
 ``fail_with(status)``, ``delay(seconds)``, ``wrong_dimensions(n)``, ``wrong_count()``,
 ``nan()``, ``garbage()``, and ``reset()`` back to normal. ``requests`` counts the texts
@@ -20,7 +27,7 @@ import base64
 import json
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
@@ -36,9 +43,15 @@ class EmbeddingServer:
     """A threaded loopback HTTP server; use it as a context manager."""
 
     def __init__(self, dims: int = DEFAULT_DIMS, *, synonyms: Mapping[str, Iterable[str]] | None = None,
-                 port: int = 0) -> None:
+                 port: int = 0, embed: Callable[[list[str]], Any] | None = None) -> None:
+        """``embed``, if given, answers instead of ``SemanticModel``: it takes the texts of
+        one request and returns one row of ``dims`` floats per text (a list of lists or a
+        numpy array), called one request at a time; an exception, or rows of another
+        shape, answer HTTP 500."""
         self.model = SemanticModel(dims, synonyms)
         self.dims = dims
+        self.embed = embed
+        self._embed_lock = threading.Lock()
         self.requests: Counter[str] = Counter()
         self.calls: Counter[str] = Counter()
         self.last_body: dict[str, Any] | None = None
@@ -157,7 +170,12 @@ class EmbeddingServer:
         texts = _texts(body)
         if texts is None:
             return 400, _json({"error": "input must be a string or a list of strings"})
-        vectors = self._vectors(texts, dims)
+        try:
+            vectors = self._vectors(texts, dims)
+        except Exception as exc:  # a pluggable model's failure reaches the client as a server error
+            message = f"embedding failed: {type(exc).__name__}: {exc}"
+            return 500, _json({"error": {"message": message, "type": "server_error"} if path == OPENAI_PATH
+                               else message})
         with self._lock:
             self.requests[path] += len(texts)
         if delta < 0:
@@ -182,9 +200,15 @@ class EmbeddingServer:
                            "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})
 
     def _vectors(self, texts: list[str], dims: int) -> np.ndarray:
-        if dims == self.dims:
+        if dims != self.dims:  # wrong_dimensions(n)
+            return SemanticModel(dims).embed(texts)
+        if self.embed is None or not texts:
             return self.model.embed(texts)
-        return SemanticModel(dims).embed(texts)
+        with self._embed_lock:
+            vectors = np.asarray(self.embed(list(texts)), dtype=np.float32)
+        if vectors.shape != (len(texts), dims):
+            raise ValueError(f"embed returned shape {vectors.shape} for {len(texts)} texts of {dims} dims")
+        return vectors
 
 
 def _texts(body: Any) -> list[str] | None:
