@@ -179,6 +179,9 @@ def test_relevance_combination():
     assert S.relevance(0.5, 0.5, config) == pytest.approx(1 - 0.5 * 0.6)
     assert S.text_relevance(0.4, None, config) == 0.4
     assert S.text_relevance(0.4, 0.8, config) == pytest.approx(0.55 * 0.8 + 0.45 * 0.4)
+    # meaning adds to words, never takes away: a weak cosine leaves the lexical relevance
+    assert S.text_relevance(0.6, 0.0, config) == 0.6
+    assert S.text_relevance(0.6, 0.5, config) == 0.6
 
 
 def test_bounded_factors_at_full_strength_are_designs_numbers():
