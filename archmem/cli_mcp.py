@@ -27,7 +27,15 @@ if TYPE_CHECKING:
 def mcp_command(workspace: Workspace, log_level: str) -> None:
     """Serve this repository's memory to an agent over MCP (stdio): sessions, recall,
     remember, confirm, briefing, elements, knowledge map, review. See docs/mcp.md."""
+    import sys
+
     from archmem.mcp_server import require_sdk, serve
 
     require_sdk()
+    if sys.stdin.isatty():  # a person ran it: say what it is waiting for, on stderr
+        click.echo(
+            f"archmem mcp: serving {workspace.root} over stdio; an MCP client talks to it on stdin/stdout "
+            "(archmem install claude-code|codex|--print connects one). Ctrl-D or Ctrl-C stops it.",
+            err=True,
+        )
     serve(workspace, log_level=log_level.upper())

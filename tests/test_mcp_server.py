@@ -340,3 +340,24 @@ def test_a_bad_setting_stops_the_server_at_start_with_its_message(tmp_path: Path
                             capture_output=True, text=True, stdin=subprocess.DEVNULL, check=False,
                             env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "ARCHMEM_EMBEDINGS_PROVIDER": "openai"})
     assert result.returncode == 3 and "ARCHMEM_EMBEDDINGS_PROVIDER" in result.stderr and result.stdout == ""
+
+
+def test_run_by_a_person_it_says_what_it_waits_for_and_stops_on_end_of_input(tmp_path: Path):
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "archmem", "mcp", "--repo", str(tmp_path)], stdin=follower,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    os.close(follower)
+    try:
+        first = process.stderr.readline()  # written before the server reads anything
+        assert first.startswith(f"archmem mcp: serving {tmp_path.resolve()} over stdio")
+        assert "archmem install" in first
+        os.write(leader, b"\x04")  # Ctrl-D: end of input
+        out, _ = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(leader)
+    assert process.returncode == 0 and out == ""  # nothing but protocol ever goes to stdout
