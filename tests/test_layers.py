@@ -1,0 +1,85 @@
+"""Imports point down: interfaces → Workspace → domain → adapters (DESIGN.md "Layers").
+
+Value types (``*.types``), errors, the clock, config and small text helpers are the
+foundation every layer may use. A module importing from a layer above its own fails
+here with the import named, so a shortcut is seen when it is written.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from .conftest import REPO_ROOT
+
+PACKAGE = REPO_ROOT / "archmem"
+FOUNDATION = {"archmem", "archmem.errors", "archmem.clock", "archmem.config", "archmem.words"}
+LAYERS = [  # lowest first
+    ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing")),
+    ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.render")),
+    ("workspace", ("archmem.workspace", "archmem.demo")),
+    ("interfaces", ("archmem.cli", "archmem.cli_", "archmem.mcp_", "archmem.install", "archmem.install_", "archmem.__main__")),
+]
+
+
+def layer_of(module: str) -> int:
+    """-1 for the foundation, else the index in LAYERS."""
+    if module in FOUNDATION or module.endswith(".types"):
+        return -1
+    for rank, (_, prefixes) in enumerate(LAYERS):
+        if any(module == p or module.startswith(p + ".") or (p.endswith("_") and module.startswith(p))
+               for p in prefixes):
+            return rank
+    raise AssertionError(f"{module} belongs to no layer: add it to tests/test_layers.py")
+
+
+def layer_name(rank: int) -> str:
+    return LAYERS[rank][0] if rank >= 0 else "foundation"
+
+
+def upward_imports(package: Path) -> list[str]:
+    """``file:line: module (layer) imports module (layer)`` for every import pointing up."""
+    root = package.parent
+
+    def is_module(name: str) -> bool:
+        return (package / f"{name}.py").exists() or (package / name / "__init__.py").exists()
+
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        own = layer_of(module)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            imported: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "archmem":
+                if node.module == "archmem":  # a submodule, or a name of the package itself
+                    imported = [f"archmem.{a.name}" if is_module(a.name) else "archmem" for a in node.names]
+                else:
+                    imported = [node.module]
+            elif isinstance(node, ast.Import):
+                imported = [a.name for a in node.names if a.name.split(".")[0] == "archmem"]
+            for name in imported:
+                if layer_of(name) > own:
+                    found.append(f"{path.relative_to(root)}:{node.lineno}: {module} ({layer_name(own)}) "
+                                 f"imports {name} ({layer_name(layer_of(name))})")
+    return found
+
+
+def test_every_module_has_a_layer_and_imports_only_downwards():
+    upward = upward_imports(PACKAGE)
+    assert not upward, "imports that point up:\n" + "\n".join(upward)
+
+
+def test_the_check_names_an_upward_import(tmp_path: Path):
+    package = tmp_path / "archmem"
+    (package / "store").mkdir(parents=True)
+    (package / "__init__.py").write_text("__version__ = '0'\n", encoding="utf-8")
+    (package / "workspace.py").write_text("from archmem import __version__\n", encoding="utf-8")
+    (package / "store" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "store" / "sqlite.py").write_text(
+        "from archmem.errors import StoreError\n\n\ndef f():\n    from archmem.workspace import Workspace\n",
+        encoding="utf-8",
+    )
+    assert upward_imports(package) == [
+        "archmem/store/sqlite.py:5: archmem.store.sqlite (adapters) imports archmem.workspace (workspace)"
+    ]
