@@ -39,5 +39,7 @@ def demo(directory: Path, force: bool, as_json: bool) -> None:
     click.echo()
     click.echo("Try next:")
     for line in (f"cd {directory}", 'archmem recall "tax rounding" --explain', "archmem drift",
-                 "archmem map", 'archmem brief "add a payment provider webhook"'):
+                 "archmem map", 'archmem brief "add a payment provider webhook"',
+                 "archmem brief --overview              # what a session with no task yet is told",
+                 "archmem install claude-code --dry-run # connect an agent (MCP server + start-up hook)"):
         click.echo(f"  {line}")
