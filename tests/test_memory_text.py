@@ -97,6 +97,12 @@ def test_every_token_is_one_fts5_term(text: str) -> None:
         assert re.fullmatch(r"[^\W_]+", token), token
 
 
+def test_a_separator_at_a_pieces_edge_is_no_term() -> None:
+    # found by the property above: "_" came out of "0/_0"
+    assert search_tokens("0/_0") == ["00", "0"]
+    assert search_tokens("a/_b") == ["ab", "a", "b"]
+
+
 # ---- queries ----------------------------------------------------------------------
 
 

@@ -70,6 +70,7 @@ NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nor", "neither"
 _CHUNK = re.compile(r"[^\W_]+(?:['\u2019_./\\:#@-]+[^\W_]+)*")
 _LEVELS = (r"[/\\:#@]+", r"\.+", r"['\u2019-]+", r"_+")
 _LETTER_DIGIT = re.compile(r"\d+|[^\W\d_]+")
+_TERM = re.compile(r"[^\W_]+")
 _UNITS = {
     "milliseconds": "ms", "millisecond": "ms", "msec": "ms", "ms": "ms",
     "seconds": "sec", "second": "sec", "secs": "sec", "sec": "sec", "s": "sec",
@@ -148,8 +149,8 @@ def _chunk_tokens(chunk: str) -> list[str]:
                     found.setdefault(run.lower(), None)
 
     emit(chunk, 0)
-    found.pop("", None)
-    return list(found)
+    # a separator left at a piece's edge ("a/_b" → "_b") must not become a term of its own
+    return [token for token in found if _TERM.fullmatch(token)]
 
 
 def _camel_parts(word: str) -> list[str]:
