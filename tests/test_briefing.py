@@ -80,6 +80,8 @@ def test_changed_files_session_exposures_and_bad_input(repo: Path, clock: Frozen
         briefing = ws.brief(changed=True, session_id=session.id)
         assert briefing.task == "Work on services/orders/app.py"
         assert briefing.memory_ids == [m.id]
+        assert ws.store.usage("exposures", session.id) == [m.id]
+        ws.end_session(session.id)
         assert ws.get_memory(m.id).exposures == 1
         with pytest.raises(InvalidInputError):
             ws.brief()

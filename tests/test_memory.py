@@ -179,9 +179,16 @@ def test_unknown_session_lists_candidates(ws: Workspace):
 
 def test_review_lists_ignored_and_near_duplicates(ws: Workspace):
     m = ws.remember("Checkout reserves stock before charging the card.", kind="note")
-    for _ in range(5):
+    unended = ws.start_session("never ended: says nothing about what it was shown")
+    ws.store.record_usage("exposures", unended.id, [m.id], "2026-11-01T09:00:00.000000Z")
+    for _ in range(4):
         session = ws.start_session("look around")
         ws.store.record_usage("exposures", session.id, [m.id], "2026-11-01T09:00:00.000000Z")
+        ws.end_session(session.id)
+    assert ws.review().to_dict()["ignored"] == []  # four ended sessions, one open: not yet
+    session = ws.start_session("look around")
+    ws.store.record_usage("exposures", session.id, [m.id], "2026-11-01T09:00:00.000000Z")
+    ws.end_session(session.id)
     ws.remember("Checkout reserves stock before it charges the card and sends an email.", kind="note")
     queue = ws.review().to_dict()
     assert [item["id"] for item in queue["ignored"]] == [m.id]

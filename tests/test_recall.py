@@ -127,10 +127,11 @@ def test_session_recall_records_exposures_and_citations_lift(ws: Workspace):
     ids = seed(ws)
     session = ws.start_session("headers")
     shown = ws.recall("custom headers stripped", session_id=session.id)
-    assert ws.get_memory(ids["headers"]).exposures == 1
     assert sorted(ws.store.usage("exposures", session.id)) == sorted(shown.memory_ids)
+    assert ws.get_memory(ids["headers"]).exposures == 0  # counted when the session ends
     before = ws.recall("custom headers stripped", explain=True).results[0]["factors"]["usage"]
     ws.end_session(session.id, used=["Header limits"])
+    assert ws.get_memory(ids["headers"]).exposures == 1
     after = ws.recall("custom headers stripped", explain=True).results[0]["factors"]["usage"]
     assert after > before == 1.0
     with pytest.raises(UnknownNameError):

@@ -123,12 +123,18 @@ def test_elements_and_anchors_keep_order_and_ignore_repeats(store: SQLiteStore):
     assert store.get_memory("m1").elements == ["b", "a", "c"]
 
 
-def test_usage_counts_once_per_session(store: SQLiteStore):
+def test_usage_counts_once_per_session_and_exposures_when_the_session_ends(store: SQLiteStore):
     insert(store, memory("m1"))
     assert store.record_usage("exposures", "s1", ["m1", "m1"], "t") == ["m1"]
     assert store.record_usage("exposures", "s1", ["m1"], "t") == []
     store.record_usage("exposures", "s2", ["m1"], "t")
+    assert store.get_memory("m1").exposures == 0  # sessions still open say nothing yet
+    assert store.count_exposures("s1") == 1
+    assert store.get_memory("m1").exposures == 1
+    store.count_exposures("s2")
     assert store.get_memory("m1").exposures == 2
+    assert store.record_usage("citations", "s1", ["m1", "m1"], "t") == ["m1"]
+    assert store.get_memory("m1").citations == 1  # a citation counts at once
 
 
 def test_links_pending_then_resolved(store: SQLiteStore):
@@ -287,3 +293,29 @@ def test_the_word_index_stems_and_statistics_ask_by_stem(store: SQLiteStore):
     assert {i for i, _ in store.lexical_search('"retrying"')} == {"m1", "m2"}
     assert store.index_forms(["retries", "retry", "Naïve"]) == {"retries": "retri", "retry": "retri", "Naïve": "naiv"}
     assert store.term_document_counts(["retries", "retrying", "absent"]) == {"retries": 2, "retrying": 2, "absent": 0}
+
+
+def test_migration_8_takes_exposures_of_unended_sessions_out_of_the_counters(tmp_path: Path):
+    path = tmp_path / "archmem.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN")
+    db.execute(f"CREATE TABLE {MIGRATIONS_TABLE} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+    for number, name, function in MIGRATIONS[:7]:
+        function(db)
+        db.execute(f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, 'then')", (number, name))
+    db.execute(
+        "INSERT INTO memories (id, kind, content, content_hash, created_at, search_body, exposures) "
+        "VALUES ('m1', 'note', 'shown often', 'h', '2026-01-01T00:00:00.000000Z', 'shown often', 3)"
+    )
+    for session, ended in (("s-open", None), ("s-done", "2026-01-02T00:00:00.000000Z")):
+        db.execute("INSERT INTO sessions (id, task, elements, started_at, ended_at) VALUES (?, 'x', '[]', "
+                   "'2026-01-01T00:00:00.000000Z', ?)", (session, ended))
+        db.execute("INSERT INTO exposures (session_id, memory_id, at) VALUES (?, 'm1', 't')", (session,))
+    db.execute("COMMIT")
+    db.close()
+    with open_store(path) as store:
+        # 3 = 1 imported + the ended session + the open one; the open one no longer counts
+        assert store.get_memory("m1").exposures == 2
+        assert store.usage("exposures", "s-open") == ["m1"]  # the row stays: it counts when the session ends
+        store.count_exposures("s-open")
+        assert store.get_memory("m1").exposures == 3

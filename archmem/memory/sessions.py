@@ -93,6 +93,7 @@ def end_session(
             if memory.id not in cited:
                 cited.append(memory.id)
         ctx.store.record_usage("citations", session.id, cited, format_time(ctx.clock()))
+        ctx.store.count_exposures(session.id)  # shown in a session that ended: now it says something
         result: RememberResult | None = None
         if outcome and outcome.strip():
             result = remember(

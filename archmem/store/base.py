@@ -127,6 +127,9 @@ class Store(Protocol):
     def record_usage(self, table: str, session_id: str, memory_ids: Iterable[str], at: str) -> list[str]:
         """Record exposures or citations once per (session, memory)."""
 
+    def count_exposures(self, session_id: str) -> int:
+        """Count an ending session's exposures on its memories; returns how many."""
+
     def usage(self, table: str, session_id: str) -> list[str]:
         """Memory ids exposed to or cited by a session."""
 

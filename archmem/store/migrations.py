@@ -347,3 +347,19 @@ def _m007_porter(db: sqlite3.Connection) -> None:
             SELECT seq, search_title, search_body FROM memories WHERE status = 'active';
         """,
     )
+
+
+@migration(8, "exposures count only sessions that ended")
+def _m008_exposures_of_ended_sessions(db: sqlite3.Connection) -> None:
+    """A memory shown to a session that never ended (the agent forgot end_session) is no
+    evidence that it was ignored. Take those sessions' exposures out of the counters; the
+    rows stay, and count when their session ends. Imported counts are kept."""
+    run_script(
+        db,
+        """
+        UPDATE memories SET exposures = MAX(0, exposures - (
+            SELECT COUNT(*) FROM exposures e JOIN sessions s ON s.id = e.session_id
+            WHERE e.memory_id = memories.id AND s.ended_at IS NULL
+        ));
+        """,
+    )

@@ -504,7 +504,9 @@ class SQLiteStore:
         return cursor.rowcount == 1
 
     def record_usage(self, table: str, session_id: str, memory_ids: Iterable[str], at: str) -> list[str]:
-        """Record exposures or citations once per (session, memory); bumps the counters."""
+        """Record exposures or citations once per (session, memory). A citation bumps the
+        memory's counter at once; an exposure counts when its session ends
+        (``count_exposures``): a session that never ends says nothing about a memory."""
         if table not in ("exposures", "citations"):
             raise ValueError(table)
         new: list[str] = []
@@ -515,9 +517,20 @@ class SQLiteStore:
                     (session_id, memory_id, at),
                 )
                 if cursor.rowcount:
-                    self._execute(f"UPDATE memories SET {table} = {table} + 1 WHERE id = ?", (memory_id,))
+                    if table == "citations":
+                        self._execute("UPDATE memories SET citations = citations + 1 WHERE id = ?", (memory_id,))
                     new.append(memory_id)
         return new
+
+    def count_exposures(self, session_id: str) -> int:
+        """Add one exposure to every memory this (ending) session was shown."""
+        with self.transaction():
+            cursor = self._execute(
+                "UPDATE memories SET exposures = exposures + 1 "
+                "WHERE id IN (SELECT memory_id FROM exposures WHERE session_id = ?)",
+                (session_id,),
+            )
+        return cursor.rowcount
 
     def usage(self, table: str, session_id: str) -> list[str]:
         if table not in ("exposures", "citations"):
