@@ -14,7 +14,7 @@ from archmem.cli import cli, emit_json, json_option
 if TYPE_CHECKING:
     from archmem.install import FileChange
 
-TARGETS = ["claude-code", "codex"]
+TARGETS = ["claude-code", "codex", "cursor"]
 VERBS = {"created": "would create", "updated": "would update", "unchanged": "unchanged"}
 
 
@@ -35,7 +35,8 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
             repo: Path | None, as_json: bool) -> None:
     """Connect an agent to archmem: TARGET claude-code writes .mcp.json, a SessionStart
     hook in .claude/settings.json and a CLAUDE.md section; codex writes .codex/config.toml
-    and an AGENTS.md section. Merges, never clobbers; run it again safely."""
+    and an AGENTS.md section; cursor writes .cursor/mcp.json and the AGENTS.md section.
+    Merges, never clobbers; run it again safely."""
     from archmem import install as plan
 
     budget = budget if budget is not None else plan.DEFAULT_BUDGET
@@ -46,13 +47,15 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
             click.echo(plan.print_document(target, budget=budget), nl=False)
         return
     if target is None:
-        raise click.UsageError("name a TARGET (claude-code or codex), or use --print for any other client")
+        raise click.UsageError("name a TARGET (claude-code, codex or cursor), or use --print for any other client")
     if global_ and target != "codex":
         raise click.UsageError("--global is for codex (Claude Code's hook and .mcp.json belong to the project)")
 
     root = _project_root(repo)
     if target == "claude-code":
         changes = plan.plan_claude_code(root, budget=budget)
+    elif target == "cursor":
+        changes = plan.plan_cursor(root)
     else:
         config_path, config_name = _codex_config(global_)
         changes = plan.plan_codex(root, config_path=config_path, config_name=config_name)
@@ -103,6 +106,9 @@ def _hints(target: str, root: Path, global_: bool) -> list[str]:
     if target == "claude-code":
         hints.append("Claude Code asks once to approve the project's MCP server 'archmem' (see /mcp); "
                      "the hook and CLAUDE.md apply from the next session.")
+    elif target == "cursor":
+        hints.append("Cursor lists the server under Settings → MCP; turn it on there once. AGENTS.md applies "
+                     "to new chats.")
     elif not global_:
         hints.append("Codex reads .codex/config.toml only in a trusted project; "
                      "if it does not list archmem (/mcp), run: archmem install codex --global")

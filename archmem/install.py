@@ -57,6 +57,7 @@ CLAUDE_MCP_FILE = ".mcp.json"
 CLAUDE_SETTINGS_FILE = ".claude/settings.json"
 CLAUDE_MEMORY_FILE = "CLAUDE.md"
 CODEX_CONFIG_FILE = ".codex/config.toml"
+CURSOR_MCP_FILE = ".cursor/mcp.json"
 AGENTS_FILE = "AGENTS.md"
 
 SESSION_HABITS = """\
@@ -87,6 +88,12 @@ def server_entry() -> dict[str, Any]:
     return {"type": "stdio", "command": "archmem", "args": ["mcp"], "env": {}}
 
 
+def cursor_server_entry() -> dict[str, Any]:
+    """Cursor's entry: it starts stdio servers from the agent terminal's folder, so the
+    project is named with Cursor's own ``${workspaceFolder}`` (expanded by Cursor)."""
+    return {"command": "archmem", "args": ["mcp", "--repo", "${workspaceFolder}"]}
+
+
 def codex_server_entry() -> dict[str, Any]:
     """The ``[mcp_servers.archmem]`` table of Codex's config.toml, as data."""
     return {"command": "archmem", "args": ["mcp"]}
@@ -111,6 +118,11 @@ def hook_group(budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
 def mcp_json_snippet() -> str:
     """What ``.mcp.json`` holds after install in a project that had none."""
     return dump_json({"mcpServers": {SERVER_NAME: server_entry()}}, 2)
+
+
+def cursor_mcp_json_snippet() -> str:
+    """What ``.cursor/mcp.json`` holds after install in a project that had none."""
+    return dump_json({"mcpServers": {SERVER_NAME: cursor_server_entry()}}, 2)
 
 
 def settings_snippet(budget: int = DEFAULT_BUDGET) -> str:
@@ -208,6 +220,21 @@ def plan_codex(root: Path, *, config_path: Path | None = None, config_name: str 
     return changes
 
 
+def plan_cursor(root: Path) -> list[FileChange]:
+    """Cursor's project ``.cursor/mcp.json`` and the AGENTS.md section (Cursor reads
+    AGENTS.md as project rules). Reads, never writes."""
+    changes = []
+    for relative, merge in (
+        (CURSOR_MCP_FILE, lambda text, name: merge_mcp_json(text, name, entry=cursor_server_entry())),
+        (AGENTS_FILE, merge_section),
+    ):
+        path = root / relative
+        before = read_exact(path, relative)
+        after, conflicts = merge(before, relative)
+        changes.append(FileChange(path, relative, before, after, conflicts))
+    return changes
+
+
 def check_conflicts(changes: list[FileChange]) -> None:
     """Refuse (nothing written) when an existing archmem entry differs and would be replaced."""
     found = [f"{change.name}: {conflict}" for change in changes for conflict in change.conflicts]
@@ -238,11 +265,15 @@ def apply_changes(changes: list[FileChange], *, force: bool = False) -> None:
 # ---- merging JSON --------------------------------------------------------------------
 
 
-def merge_mcp_json(text: str | None, name: str = CLAUDE_MCP_FILE) -> tuple[str, list[str]]:
-    """Add the archmem server to an ``mcpServers`` file (Claude Code's .mcp.json, Cursor's
-    .cursor/mcp.json), keeping every other key and server."""
+def merge_mcp_json(
+    text: str | None, name: str = CLAUDE_MCP_FILE, *, entry: dict[str, Any] | None = None
+) -> tuple[str, list[str]]:
+    """Add the archmem server (``entry``, Claude Code's by default) to an ``mcpServers``
+    file (Claude Code's .mcp.json, Cursor's .cursor/mcp.json), keeping every other key
+    and server."""
+    ours = entry if entry is not None else server_entry()
     if text is None or not text.strip():
-        return mcp_json_snippet(), []
+        return dump_json({"mcpServers": {SERVER_NAME: ours}}, 2), []
     data, style = load_json(text, name)
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
@@ -250,10 +281,10 @@ def merge_mcp_json(text: str | None, name: str = CLAUDE_MCP_FILE) -> tuple[str, 
     conflicts = []
     existing = servers.get(SERVER_NAME)
     if existing is not None:
-        if _same_server(existing, server_entry()):
+        if _same_server(existing, ours):
             return text, []
-        conflicts.append(f'the "{SERVER_NAME}" server is {short_json(existing)}, install writes {short_json(server_entry())}')
-    servers[SERVER_NAME] = server_entry()
+        conflicts.append(f'the "{SERVER_NAME}" server is {short_json(existing)}, install writes {short_json(ours)}')
+    servers[SERVER_NAME] = ours
     return dump_json(data, *style, source=text), conflicts
 
 
@@ -416,6 +447,8 @@ def snippets(target: str | None = None, *, budget: int = DEFAULT_BUDGET) -> dict
         found["mcp_json"] = json.loads(mcp_json_snippet())
         found["claude_settings"] = json.loads(settings_snippet(budget))
         found["hook_command"] = hook_command(budget)
+    if target in (None, "cursor"):
+        found["cursor_mcp_json"] = json.loads(cursor_mcp_json_snippet())
     if target in (None, "codex"):
         found["codex_toml"] = codex_toml_snippet()
     found["section"] = habits_section()
@@ -432,13 +465,18 @@ def print_document(target: str | None = None, *, budget: int = DEFAULT_BUDGET) -
     )]
     if target in (None, "claude-code"):
         parts.append(
-            "## JSON: Claude Code `.mcp.json`, Cursor `.cursor/mcp.json` or `~/.cursor/mcp.json`, other clients' `mcpServers`\n\n"
+            "## JSON: Claude Code `.mcp.json`, other clients' `mcpServers` (started in the repository)\n\n"
             f"```json\n{mcp_json_snippet()}```\n"
         )
         parts.append(
             "## Claude Code SessionStart hook: `.claude/settings.json`\n\n"
             "Its output (the briefing for the changed files) is added to the agent's context.\n\n"
             f"```json\n{settings_snippet(budget)}```\n"
+        )
+    if target in (None, "cursor"):
+        parts.append(
+            "## JSON: Cursor `.cursor/mcp.json` (Cursor expands `${workspaceFolder}`)\n\n"
+            f"```json\n{cursor_mcp_json_snippet()}```\n"
         )
     if target in (None, "codex"):
         parts.append(

@@ -324,6 +324,28 @@ def test_codex_global_writes_the_user_config(project: Path, _home: Path, monkeyp
     assert run(project, "claude-code", "--global").exit_code == 2
 
 
+# ---- Cursor ----------------------------------------------------------------------------
+
+
+def test_cursor_keeps_other_servers_and_a_second_run_changes_nothing(project: Path):
+    write(project, {
+        ".cursor/mcp.json": '{\n    "mcpServers": {\n        "github": {"command": "gh-mcp"}\n    },\n    "x": 1\n}\n',
+        "AGENTS.md": "# Agents\n\nRun the tests before you push.\n",
+    })
+    result = run(project, "cursor")
+    assert result.exit_code == 0, result.output
+    assert "updated  .cursor/mcp.json" in result.output and "updated  AGENTS.md" in result.output
+    data = json.loads((project / ".cursor" / "mcp.json").read_text())
+    assert data["mcpServers"]["github"] == {"command": "gh-mcp"} and data["x"] == 1
+    assert data["mcpServers"]["archmem"] == install.cursor_server_entry()
+    assert '\n        "github": {"command": "gh-mcp"}' in (project / ".cursor" / "mcp.json").read_text()  # its style kept
+    agents = (project / "AGENTS.md").read_text()
+    assert agents.startswith("# Agents\n\nRun the tests before you push.\n") and install.habits_section() in agents
+    before = snapshot(project)
+    again = run(project, "cursor")
+    assert again.exit_code == 0 and again.output.count("unchanged") == 2 and snapshot(project) == before
+
+
 # ---- --print and the docs ------------------------------------------------------------
 
 
@@ -332,15 +354,17 @@ def test_print_gives_snippets_that_parse_and_writes_nothing(project: Path):
     assert result.exit_code == 0, result.output
     blocks = re.findall(r"```(\w+)\n(.*?)```", result.output, re.DOTALL)
     kinds = [kind for kind, _ in blocks]
-    assert kinds == ["json", "json", "toml", "markdown"]
+    assert kinds == ["json", "json", "json", "toml", "markdown"]
     assert json.loads(blocks[0][1])["mcpServers"]["archmem"] == install.server_entry()
     assert json.loads(blocks[1][1])["hooks"]["SessionStart"] == [install.hook_group()]
-    assert tomllib.loads(blocks[2][1])["mcp_servers"]["archmem"] == install.codex_server_entry()
-    assert blocks[3][1] == install.habits_section()
+    assert json.loads(blocks[2][1])["mcpServers"]["archmem"] == install.cursor_server_entry()
+    assert tomllib.loads(blocks[3][1])["mcp_servers"]["archmem"] == install.codex_server_entry()
+    assert blocks[4][1] == install.habits_section()
     assert snapshot(project) == {}
 
     data = json.loads(run(project, "--print", "--json").output)
     assert data["mcp_json"]["mcpServers"]["archmem"] == install.server_entry()
+    assert data["cursor_mcp_json"]["mcpServers"]["archmem"]["args"] == ["mcp", "--repo", "${workspaceFolder}"]
     assert tomllib.loads(data["codex_toml"]) == {"mcp_servers": {"archmem": install.codex_server_entry()}}
     codex_only = re.findall(r"```(\w+)\n", run(project, "codex", "--print").output)
     assert codex_only == ["toml", "markdown"]
@@ -351,7 +375,7 @@ def test_print_gives_snippets_that_parse_and_writes_nothing(project: Path):
 def test_docs_quote_exactly_what_install_writes(doc: str):
     text = (REPO_ROOT / doc).read_text(encoding="utf-8")
     for snippet in (install.mcp_json_snippet(), install.settings_snippet(), install.codex_toml_snippet(),
-                    install.habits_section()):
+                    install.cursor_mcp_json_snippet(), install.habits_section()):
         assert snippet in text, f"{doc} does not quote:\n{snippet}"
 
 
