@@ -24,6 +24,7 @@ from __future__ import annotations
 import difflib
 import json
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,50 +190,49 @@ class FileChange:
         }
 
 
+Merge = Callable[[str | None, str], tuple[str, list[str]]]
+
+
+def plan_files(files: list[tuple[Path, str, Merge]]) -> list[FileChange]:
+    """Read each (path, name shown, merge) and what the merge makes of it. Never writes."""
+    changes = []
+    for path, name, merge in files:
+        before = read_exact(path, name)
+        after, conflicts = merge(before, name)
+        changes.append(FileChange(path, name, before, after, conflicts))
+    return changes
+
+
 def plan_claude_code(root: Path, *, budget: int = DEFAULT_BUDGET) -> list[FileChange]:
     """``.mcp.json`` (the server), ``.claude/settings.json`` (the SessionStart hook) and
-    the CLAUDE.md section, for the project at ``root``. Reads, never writes."""
-    changes = []
-    for relative, merge in (
-        (CLAUDE_MCP_FILE, merge_mcp_json),
-        (CLAUDE_SETTINGS_FILE, lambda text, name: merge_settings_hook(text, name, budget=budget)),
-        (CLAUDE_MEMORY_FILE, merge_section),
-    ):
-        path = root / relative
-        before = read_exact(path, relative)
-        after, conflicts = merge(before, relative)
-        changes.append(FileChange(path, relative, before, after, conflicts))
-    return changes
+    the CLAUDE.md section, for the project at ``root``."""
+    return plan_files([
+        (root / CLAUDE_MCP_FILE, CLAUDE_MCP_FILE, merge_mcp_json),
+        (root / CLAUDE_SETTINGS_FILE, CLAUDE_SETTINGS_FILE,
+         lambda text, name: merge_settings_hook(text, name, budget=budget)),
+        (root / CLAUDE_MEMORY_FILE, CLAUDE_MEMORY_FILE, merge_section),
+    ])
 
 
 def plan_codex(root: Path, *, config_path: Path | None = None, config_name: str | None = None) -> list[FileChange]:
     """Codex's config.toml (``.codex/config.toml`` of the project, or ``config_path``) and
-    the AGENTS.md section. Reads, never writes."""
+    the AGENTS.md section."""
     toml_path = config_path if config_path is not None else root / CODEX_CONFIG_FILE
     toml_name = config_name or (CODEX_CONFIG_FILE if config_path is None else str(config_path))
-    before = read_exact(toml_path, toml_name)
-    after, conflicts = merge_codex_toml(before, toml_name)
-    changes = [FileChange(toml_path, toml_name, before, after, conflicts)]
-    agents = root / AGENTS_FILE
-    before = read_exact(agents, AGENTS_FILE)
-    after, conflicts = merge_section(before, AGENTS_FILE)
-    changes.append(FileChange(agents, AGENTS_FILE, before, after, conflicts))
-    return changes
+    return plan_files([
+        (toml_path, toml_name, merge_codex_toml),
+        (root / AGENTS_FILE, AGENTS_FILE, merge_section),
+    ])
 
 
 def plan_cursor(root: Path) -> list[FileChange]:
     """Cursor's project ``.cursor/mcp.json`` and the AGENTS.md section (Cursor reads
-    AGENTS.md as project rules). Reads, never writes."""
-    changes = []
-    for relative, merge in (
-        (CURSOR_MCP_FILE, lambda text, name: merge_mcp_json(text, name, entry=cursor_server_entry())),
-        (AGENTS_FILE, merge_section),
-    ):
-        path = root / relative
-        before = read_exact(path, relative)
-        after, conflicts = merge(before, relative)
-        changes.append(FileChange(path, relative, before, after, conflicts))
-    return changes
+    AGENTS.md as project rules)."""
+    return plan_files([
+        (root / CURSOR_MCP_FILE, CURSOR_MCP_FILE,
+         lambda text, name: merge_mcp_json(text, name, entry=cursor_server_entry())),
+        (root / AGENTS_FILE, AGENTS_FILE, merge_section),
+    ])
 
 
 def check_conflicts(changes: list[FileChange]) -> None:
