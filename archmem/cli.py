@@ -143,6 +143,26 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
     print_model_summary(summary)
 
 
+@cli.command("status")
+@click.option("--check-provider", is_flag=True, help="Also ask the embedding provider for one small embedding.")
+@workspace_options
+@json_option
+def status_command(workspace: Workspace, check_provider: bool, as_json: bool) -> None:
+    """Where archmem looks and what it found: model, store, recall mode, drift, connected
+    agents, and what to do next. Changes no memory."""
+    from archmem.install import installed
+    from archmem.status import workspace_status
+
+    status = workspace_status(workspace, check_provider=check_provider)
+    status["agents"] = installed(workspace.root)
+    if as_json:
+        emit_json(status)
+        return
+    from archmem.cli_output import print_status
+
+    print_status(status)
+
+
 from archmem import cli_demo, cli_drift, cli_mcp, cli_memory  # noqa: E402,F401  (register their commands)
 from archmem import cli_install  # noqa: E402,F401
 

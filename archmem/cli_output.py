@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -197,3 +198,57 @@ def print_drift(report: Any, now: Any) -> None:
             click.echo(f"  [{memory.kind.upper()}] {memory.title or memory.id}: {staleness.reason}")
     for warning in report.warnings:
         click.secho(f"warning: {warning}", fg="yellow")
+
+
+def print_status(status: dict[str, Any]) -> None:
+    """``archmem status``: one line per part, an error in its place, then what to do."""
+    click.secho(f"archmem {status['version']} in {status['root']}" + ("" if status["git"] else " (not a git repository)"),
+                bold=True)
+    model, store, recall, drift = status["model"], status["store"], status["recall"], status["drift"]
+
+    def line(label: str, part: dict[str, Any], text: Callable[[dict[str, Any]], str]) -> None:
+        if "error" in part:
+            click.echo(f"  {label:<8}" + click.style(part["error"].splitlines()[0], fg="red"))
+        else:
+            click.echo(f"  {label:<8}{text(part)}")
+
+    line("model", model, lambda m: (
+        f"{m['file']} ({m['format']}): {plural(m['elements'], 'element')}, {plural(m['relationships'], 'relationship')}, "
+        f"{plural(m['decisions'], 'decision')}; {m['documented']} of {m['elements']} elements documented"
+        + (f"; {plural(m['warnings'], 'warning')}" if m["warnings"] else "")
+    ))
+
+    def store_text(s: dict[str, Any]) -> str:
+        if s.get("missing"):
+            return f"{s['path']} does not exist yet (the first memory creates it)"
+        active = s["memories"].get("active", {})
+        kinds = ", ".join(plural(n, kind.replace("_", " ")) for kind, n in sorted(active.items()))
+        others = ", ".join(f"{sum(k.values())} {status}" for status, k in sorted(s["memories"].items())
+                           if status != "active")
+        return (f"{s['path']} (schema {s['schema']}, {s['bytes'] / 1e6:.1f} MB): "
+                f"{plural(sum(active.values()), 'active memory', 'active memories')}"
+                + (f" ({kinds})" if kinds else "") + (f"; {others}" if others else "")
+                + f"; {plural(s['sessions'], 'session')}" + (f" ({s['open_sessions']} open)" if s["open_sessions"] else ""))
+
+    line("store", store, store_text)
+
+    def recall_text(r: dict[str, Any]) -> str:
+        if r["mode"] == "lexical":
+            return "words only (BM25): no embedding provider configured"
+        text = f"words and meaning: {r['provider']} {r['model']}, {r['embedded']} of {r['active_memories']} memories embedded"
+        if "provider_ok" in r:
+            text += "; provider answers" if r["provider_ok"] else f"; provider failed: {r['provider_error']}"
+        return text
+
+    line("recall", recall, recall_text)
+    line("drift", drift, lambda d: (
+        f"score {d['score']}/100 ({d['drifted']} drifted, {d['missing']} missing, {d['in_sync']} in sync); "
+        f"{plural(d['stale_memories'], 'memory', 'memories')} to verify"
+    ))
+    agents = ", ".join(f"{target} {state}" for target, state in status["agents"].items())
+    click.echo(f"  {'agents':<8}{agents}")
+    if status["next"]:
+        click.echo()
+        click.secho("Next:", bold=True)
+        for step in status["next"]:
+            click.echo(f"  - {step}")

@@ -235,6 +235,29 @@ def plan_cursor(root: Path) -> list[FileChange]:
     ])
 
 
+def installed(root: Path) -> dict[str, str]:
+    """Per target, what is in the project now: ``installed`` (install would change
+    nothing), ``customized`` (an archmem entry that differs from what install writes),
+    ``partial``, ``no``, or the error that stops reading its files."""
+    found = {}
+    for target, plan in (("claude-code", plan_claude_code), ("codex", plan_codex), ("cursor", plan_cursor)):
+        try:
+            changes = plan(root)
+        except ConfigError as exc:
+            found[target] = f"error: {exc.message}"
+            continue
+        actions = {change.action for change in changes}
+        if actions == {"unchanged"}:
+            found[target] = "installed"
+        elif any(change.conflicts for change in changes):
+            found[target] = "customized"
+        elif "unchanged" in actions and any(c.action == "unchanged" and c.name != AGENTS_FILE for c in changes):
+            found[target] = "partial"
+        else:
+            found[target] = "no"
+    return found
+
+
 def check_conflicts(changes: list[FileChange]) -> None:
     """Refuse (nothing written) when an existing archmem entry differs and would be replaced."""
     found = [f"{change.name}: {conflict}" for change in changes for conflict in change.conflicts]

@@ -79,6 +79,9 @@ class Store(Protocol):
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
         """How many active memories hold each search term."""
 
+    def stats(self) -> dict[str, Any]:
+        """Counts of what the store holds: memories by status and kind, sessions, vectors."""
+
     # links
     def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
         """Set a memory's links (each with its normalized target key)."""

@@ -20,7 +20,7 @@ from typing import Any
 from archmem.clock import format_time, parse_time
 from archmem.errors import StoreError
 from archmem.memory.types import Link, Memory, Session
-from archmem.store.migrations import migrate
+from archmem.store.migrations import current_version, migrate
 from archmem.store.words import IndexForms
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -537,6 +537,28 @@ class SQLiteStore:
             raise ValueError(table)
         rows = self._execute(f"SELECT memory_id FROM {table} WHERE session_id = ? ORDER BY at", (session_id,))
         return [r[0] for r in rows.fetchall()]
+
+    def stats(self) -> dict[str, Any]:
+        """What the store holds, in a few aggregate queries (for ``archmem status``)."""
+        memories: dict[str, dict[str, int]] = {}
+        for status, kind, count in self._execute(
+            "SELECT status, kind, COUNT(*) FROM memories GROUP BY status, kind"
+        ).fetchall():
+            memories.setdefault(status, {})[kind] = int(count)
+        sessions, open_sessions = self._execute(
+            "SELECT COUNT(*), COALESCE(SUM(ended_at IS NULL), 0) FROM sessions"
+        ).fetchone()
+        vectors = dict(self._execute(
+            "SELECT e.model, COUNT(*) FROM embeddings e JOIN memories m ON m.id = e.memory_id "
+            "WHERE m.status = 'active' GROUP BY e.model"
+        ).fetchall())
+        pending = self._execute("SELECT COUNT(*) FROM links WHERE target_id IS NULL").fetchone()[0]
+        size = sum(path.stat().st_size for path in (self.path, Path(f"{self.path}-wal")) if path.exists())
+        return {
+            "path": str(self.path), "schema": current_version(self.db), "bytes": size, "memories": memories,
+            "sessions": int(sessions), "open_sessions": int(open_sessions), "vectors": vectors,
+            "pending_links": int(pending),
+        }
 
     # ---- audit --------------------------------------------------------------------
 

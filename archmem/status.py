@@ -1,0 +1,115 @@
+"""``archmem status``: where archmem looks, what it found, and what to do next.
+
+Each part (model, store, recall, drift) is read on its own: a part that fails says why
+in its place and the others are still shown, because a status command is what people
+run when something is wrong. No memory changes and no store is created (drift may bring
+its history cache up to date); no provider is called unless ``check_provider`` asks for
+one small embedding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from archmem import __version__
+from archmem.errors import ArchmemError
+
+if TYPE_CHECKING:
+    from archmem.workspace import Workspace
+
+
+def workspace_status(ws: Workspace, *, check_provider: bool = False) -> dict[str, Any]:
+    status: dict[str, Any] = {"version": __version__, "root": str(ws.root), "git": ws.repository.is_git}
+    # model first: the drift part below reads it too, and its error belongs to the model line
+    stored = ws.store_path.exists()  # status never creates a store
+    status["store"] = _part(ws.store.stats) if stored else {
+        "path": str(ws.store_path), "missing": True, "memories": {}, "sessions": 0, "open_sessions": 0,
+        "vectors": {}, "pending_links": 0,
+    }
+    status["store"]["path"] = _relative(ws, ws.store_path)
+    status["model"] = _part(lambda: _model(ws, stored))
+    status["recall"] = _part(lambda: _recall(ws, status["store"], check_provider))
+    status["drift"] = _part(lambda: _drift(ws)) if stored else {
+        "error": "not computed: there is no store yet to cache the history in (archmem drift computes it)"
+    }
+    status["next"] = _next_steps(status)
+    return status
+
+
+def _part(read: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    try:
+        return read()
+    except ArchmemError as exc:
+        return {"error": str(exc)}
+
+
+def _model(ws: Workspace, stored: bool) -> dict[str, Any]:
+    model = ws.model
+    counts = ws.store.element_memory_counts() if stored else {}
+    ids = {element.id for element in model.elements}
+    return {
+        "file": _relative(ws, ws.model_path), "format": model.format,
+        "elements": len(model.elements), "relationships": len(model.relationships),
+        "decisions": len(model.decisions), "documented": len(ids & set(counts)), "warnings": len(model.warnings),
+    }
+
+
+def _relative(ws: Workspace, path: Any) -> str:
+    try:
+        return path.resolve().relative_to(ws.root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _recall(ws: Workspace, store: dict[str, Any], check_provider: bool) -> dict[str, Any]:
+    config = ws.config.embeddings
+    active = sum(store.get("memories", {}).get("active", {}).values()) if "error" not in store else 0
+    if config.provider == "none":
+        return {"mode": "lexical", "provider": "none", "active_memories": active}
+    prefix = f"{config.provider}:{config.model}:"
+    embedded = sum(n for identity, n in store.get("vectors", {}).items() if identity.startswith(prefix))
+    found: dict[str, Any] = {
+        "mode": "hybrid", "provider": config.provider, "model": config.model, "active_memories": active,
+        "embedded": embedded,
+    }
+    if check_provider:
+        embedder = ws.embedder
+        assert embedder is not None
+        try:
+            found["identity"] = embedder.identity
+            embedder.embed(["archmem status probe"])
+            found["provider_ok"] = True
+        except ArchmemError as exc:
+            found["provider_ok"] = False
+            found["provider_error"] = str(exc)
+    return found
+
+
+def _drift(ws: Workspace) -> dict[str, Any]:
+    if not ws.repository.is_git:
+        return {"error": f"{ws.root} is not a git repository: drift needs its history"}
+    report = ws.drift_report()
+    counts = report.counts()
+    return {"score": report.score, "stale_memories": counts["stale_memories"], "drifted": counts["drifted"],
+            "missing": counts["missing"], "in_sync": counts["in_sync"], "no_paths": counts["no_paths"]}
+
+
+def _next_steps(status: dict[str, Any]) -> list[str]:
+    steps = []
+    model, store, recall, drift = status["model"], status["store"], status["recall"], status["drift"]
+    if "error" in model:
+        steps.append("write the model: workspace.dsl (Structurizr DSL) or archmem.yaml, then `archmem model`")
+    elif model["documented"] < model["elements"]:
+        steps.append(f"{model['elements'] - model['documented']} elements have no memory yet: `archmem map` shows which")
+    if "error" not in recall and recall.get("mode") == "hybrid" and recall["embedded"] < recall["active_memories"]:
+        steps.append(f"{recall['active_memories'] - recall['embedded']} memories have no vector yet: `archmem embed`")
+    if "error" not in recall and recall.get("provider_ok") is False:
+        steps.append("the embedding provider did not answer: recall falls back to words (see the error above)")
+    if "error" not in drift and drift["stale_memories"]:
+        steps.append(f"{drift['stale_memories']} memories to verify: `archmem review`, then confirm or supersede")
+    if store.get("missing"):
+        steps.append("no memories yet: `archmem remember`, or connect an agent with `archmem install claude-code`")
+    if "error" not in store and store["open_sessions"]:
+        steps.append(f"{store['open_sessions']} sessions never ended: their exposures count only once they end")
+    return steps
