@@ -1,0 +1,150 @@
+"""One SQLite file opened the way archmem needs it.
+
+WAL (readers never wait for the writer), a busy timeout, foreign keys on, and every
+write inside ``transaction()`` (``BEGIN IMMEDIATE``, re-entrant), so a check and the
+write it decides see the same database even with other processes writing. A file that
+is not SQLite, is corrupt, read-only or locked too long is a ``StoreError`` that says
+so, and nothing is changed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Self
+
+from archmem.errors import StoreError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class SQLiteConnection:
+    """The connection and its transactions; ``SQLiteStore`` adds what is stored."""
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 30_000) -> None:
+        self.path = Path(path)
+        self.busy_timeout_ms = busy_timeout_ms
+        self._depth = 0
+        self.db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        path = self.path
+        if path.exists():
+            with path.open("rb") as handle:
+                header = handle.read(16)
+            if header and header != SQLITE_HEADER:
+                raise StoreError(
+                    f"{path} is not an archmem store (not a SQLite database); nothing was changed",
+                    hint="move it aside, or point [store] path in archmem.toml at another file",
+                )
+        else:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the store folder {path.parent}: {exc.strerror}") from None
+        if path.exists():
+            try:
+                # a real attempt, not os.access: root passes access checks on files it cannot write
+                with path.open("r+b"):
+                    pass
+            except OSError:
+                raise StoreError(
+                    f"the store {path} is read-only; archmem needs to write to it; nothing was changed",
+                    hint="check the file's permissions and attributes (and its folder's, for the WAL files)",
+                ) from None
+        try:
+            db = sqlite3.connect(str(path), isolation_level=None, timeout=self.busy_timeout_ms / 1000)
+            db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+            mode = self._switch_to_wal(db)
+            if str(mode).lower() != "wal":
+                raise StoreError(f"{path}: could not switch the store to WAL mode (got {mode})")
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.DatabaseError as exc:
+            raise self._explain(exc) from None
+        return db
+
+    def _explain(self, exc: sqlite3.Error) -> StoreError:
+        text = str(exc)
+        if "not a database" in text or "malformed" in text:
+            return StoreError(f"{self.path} is corrupt or not an archmem store ({text}); nothing was changed")
+        if "readonly" in text or "read-only" in text:
+            return StoreError(f"the store {self.path} is read-only ({text})")
+        if "unable to open" in text:
+            return StoreError(f"cannot open the store {self.path} ({text})")
+        return StoreError(f"{self.path}: {text}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction (re-entrant): everything inside commits or nothing does."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        self._begin()
+        self._depth = 1
+        try:
+            yield
+        except BaseException:
+            self._depth = 0
+            self.db.execute("ROLLBACK")
+            raise
+        self._depth = 0
+        self._commit()
+
+    def _switch_to_wal(self, db: sqlite3.Connection) -> str:
+        """``PRAGMA journal_mode = WAL``, retried while another process holds the new file:
+        SQLite answers "database is locked" at once there, without its busy handler."""
+        deadline = time.monotonic() + max(self.busy_timeout_ms, 1000) / 1000
+        while True:
+            try:
+                return str(db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    def _begin(self) -> None:
+        deadline = time.monotonic() + max(self.busy_timeout_ms, 1000) / 1000 * 4
+        while True:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise self._explain(exc) from None
+                if time.monotonic() > deadline:
+                    raise StoreError(
+                        f"the store {self.path} stayed locked by another writer for too long; try again"
+                    ) from None
+                time.sleep(0.01)
+
+    def _commit(self) -> None:
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            self.db.execute("ROLLBACK")
+            raise self._explain(exc) from None
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        try:
+            return self.db.execute(sql, params)
+        except sqlite3.OperationalError as exc:
+            if "fts5" in str(exc) or "syntax error" in str(exc):
+                raise
+            raise self._explain(exc) from None
