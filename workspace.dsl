@@ -33,7 +33,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             service = container "Workspace" "The one façade: owns config, clock, repository and store." "Python" {
                 facade = component "Workspace" "Opens a repository, loads its model, answers every operation." {
                     properties {
-                        "archmem.paths" "archmem/workspace.py, archmem/__init__.py, archmem/demo.py, archmem/status.py"
+                        "archmem.paths" "archmem/workspace.py, archmem/__init__.py, archmem/demo.py, archmem/status.py, archmem/initialize.py"
                     }
                 }
                 config = component "Config" "archmem.toml, [tool.archmem] and ARCHMEM_* settings with their defaults." {

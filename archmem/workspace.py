@@ -1,58 +1,50 @@
 """``Workspace``: the one façade every interface (CLI, MCP, Action) calls.
 
-It owns the repository root, the configuration, the clock and (later) the store,
-and returns plain values; it prints nothing.
+It owns the repository, the configuration, the clock and the store, reads the model
+and drift lazily and keeps them until ``refresh()``, and returns plain values; it
+prints nothing. Each method is a thin call into the domain.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import Clock, format_time, system_clock
-from archmem.config import CONFIG_FILE, CONFIG_TEMPLATE, Config, load_config
-from archmem.errors import ConfigError, InvalidInputError, ModelNotFoundError, RepositoryError
+from archmem.config import Config, load_config
+from archmem.errors import (
+    ConfigError,
+    InvalidInputError,
+    ModelNotFoundError,
+    RepositoryError,
+)
 from archmem.model.loader import discover_model, load_model
 from archmem.model.ownership import Ownership, compute_ownership
 from archmem.model.types import ArchitectureModel
 from archmem.repo import Repository
 
 if TYPE_CHECKING:
-    from archmem.memory.lifecycle import MemoryContext, RememberResult
+    from archmem.drift.report import DriftReport
+    from archmem.drift.view import DriftView
+    from archmem.embeddings import BackfillReport, Embedder
+    from archmem.initialize import InitResult
+    from archmem.memory.lifecycle import Embedding, MemoryContext, RememberResult
     from archmem.memory.review import ReviewQueue
     from archmem.memory.sessions import SessionEnd
     from archmem.memory.transfer import ImportReport
     from archmem.memory.types import Memory, Session
     from archmem.recall.elements import ElementIndex
-    from archmem.drift.report import DriftReport
-    from archmem.drift.view import DriftView
-    from archmem.embeddings import BackfillReport, Embedder
-    from archmem.memory.lifecycle import Embedding
     from archmem.recall.engine import RecallResult
     from archmem.recall.semantic import VectorIndex
     from archmem.render.briefing import Briefing
     from archmem.render.knowledge_map import KnowledgeMap
     from archmem.store.base import Store
 
-GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*")
-
-
-@dataclass
-class InitResult:
-    root: Path
-    config_path: Path
-    config_written: bool
-    gitignore_updated: bool
-    model: str | None
-    created: list[str] = field(default_factory=list)
-
-
 class Workspace:
-    """A repository with its architecture model (and, later, its memory store)."""
+    """A repository with its architecture model, its memory store and its history."""
 
     def __init__(
         self,
@@ -458,7 +450,11 @@ class Workspace:
         With ``overview`` and nothing to go on (no task, element or changed file, or changed
         files no memory is about), the project overview instead: standing rules, what to
         verify, coverage."""
-        from archmem.render.briefing import DEFAULT_BUDGET_CHARS, build_briefing, estimate_tokens
+        from archmem.render.briefing import (
+            DEFAULT_BUDGET_CHARS,
+            build_briefing,
+            estimate_tokens,
+        )
 
         files = list(changed_files) + (self.repository.changed_files() if changed else [])
         derived = not task or not task.strip()
@@ -539,30 +535,10 @@ class Workspace:
     def init(self) -> InitResult:
         """Write a commented archmem.toml (never over an existing one), create
         ``.archmem/`` and keep the database out of git. Safe to run twice."""
-        created: list[str] = []
-        config_path = self.root / CONFIG_FILE
+        from archmem.initialize import init_repository
+
         try:
             found: str | None = self._display(discover_model(self.root, None))
         except ModelNotFoundError:
             found = None
-        written = False
-        if not config_path.exists():
-            text = CONFIG_TEMPLATE
-            if found:
-                text = text.replace('# model = "workspace.dsl"', f'model = "{found}"')
-            config_path.write_text(text, encoding="utf-8")
-            written = True
-            created.append(CONFIG_FILE)
-        state = self.root / ".archmem"
-        if not state.exists():
-            state.mkdir()
-            created.append(".archmem/")
-        gitignore = self.root / ".gitignore"
-        text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-        existing = {line.strip() for line in text.splitlines()}
-        missing = [line for line in GITIGNORE_LINES if line not in existing]
-        if missing:
-            prefix = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-            with gitignore.open("a", encoding="utf-8") as handle:
-                handle.write(prefix + "# archmem's local memory store\n" + "\n".join(missing) + "\n")
-        return InitResult(self.root, config_path, written, bool(missing), found, created)
+        return init_repository(self.root, model=found)

@@ -17,7 +17,7 @@ FOUNDATION = {"archmem", "archmem.errors", "archmem.clock", "archmem.config", "a
 LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing")),
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.render")),
-    ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status")),
+    ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),
     ("interfaces", ("archmem.cli", "archmem.cli_", "archmem.mcp_", "archmem.install", "archmem.install_", "archmem.__main__")),
 ]
 

@@ -1,0 +1,48 @@
+"""``archmem init``: the files a repository needs, written once and never over the user's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from archmem.config import CONFIG_FILE, CONFIG_TEMPLATE
+
+GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*")
+
+
+@dataclass
+class InitResult:
+    root: Path
+    config_path: Path
+    config_written: bool
+    gitignore_updated: bool
+    model: str | None
+    created: list[str] = field(default_factory=list)
+
+
+def init_repository(root: Path, *, model: str | None) -> InitResult:
+    """A commented archmem.toml naming ``model`` when one was found (never over an
+    existing file), ``.archmem/``, and the database kept out of git. Safe to run twice."""
+    created: list[str] = []
+    config_path = root / CONFIG_FILE
+    written = False
+    if not config_path.exists():
+        text = CONFIG_TEMPLATE
+        if model:
+            text = text.replace('# model = "workspace.dsl"', f'model = "{model}"')
+        config_path.write_text(text, encoding="utf-8")
+        written = True
+        created.append(CONFIG_FILE)
+    state = root / ".archmem"
+    if not state.exists():
+        state.mkdir()
+        created.append(".archmem/")
+    gitignore = root / ".gitignore"
+    text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
+    existing = {line.strip() for line in text.splitlines()}
+    missing = [line for line in GITIGNORE_LINES if line not in existing]
+    if missing:
+        prefix = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
+        with gitignore.open("a", encoding="utf-8") as handle:
+            handle.write(prefix + "# archmem's local memory store\n" + "\n".join(missing) + "\n")
+    return InitResult(root, config_path, written, bool(missing), model, created)
