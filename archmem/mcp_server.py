@@ -266,6 +266,43 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer]) -> Callable[.
     return tool
 
 
+def _as_resource(host: WorkspaceHost, read: Callable[[Workspace], str]) -> Callable[[], Any]:
+    """A resource read on the worker thread; an ArchmemError reaches the client as the
+    read's error, with the CLI's message."""
+
+    async def resource() -> str:
+        return await _answer_or_protocol_error(host, read)
+
+    resource.__name__ = read.__name__
+    return resource
+
+
+def _as_prompt(host: WorkspaceHost) -> Callable[..., Any]:
+    from archmem import mcp_tools
+
+    async def start_task(task: str) -> str:
+        """The task, in words."""
+        return await _answer_or_protocol_error(host, mcp_tools.start_task_prompt, task=task)
+
+    return start_task
+
+
+INTERNAL_ERROR = -32603
+"""JSON-RPC's code for a request the server could not carry out."""
+
+
+async def _answer_or_protocol_error(host: WorkspaceHost, function: Callable[..., str], **arguments: Any) -> str:
+    """Resources and prompts have no error result as tools do: a user's mistake (a model
+    that does not parse, say) is a protocol error carrying the CLI's message and the
+    error as data, instead of the SDK's "Error reading resource" and a logged traceback."""
+    from mcp.shared.exceptions import MCPError
+
+    try:
+        return await host.run(function, **arguments)  # type: ignore[arg-type]
+    except ArchmemError as exc:
+        raise MCPError(code=INTERNAL_ERROR, message=str(exc), data=exc.to_dict()) from None
+
+
 def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARNING") -> MCPServer:
     """The archmem MCP server for one workspace (not started)."""
     require_sdk()
@@ -288,6 +325,14 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
         "archmem", title="archmem", version=__version__, instructions=mcp_tools.INSTRUCTIONS,
         lifespan=lifespan, log_level=log_level,  # type: ignore[arg-type]
     )
+    for uri, name, title, read in mcp_tools.RESOURCES:
+        server.resource(uri, name=name, title=title, description=read.__doc__, mime_type="text/markdown")(
+            _as_resource(host, read)
+        )
+    server.prompt(
+        name="start_task", title="Start a task with archmem",
+        description="Brief the agent on a task from the repository's memory, and how to record what it learns.",
+    )(_as_prompt(host))
     for function in mcp_tools.TOOLS:
         server.add_tool(
             _as_tool(host, function),

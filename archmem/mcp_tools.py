@@ -297,3 +297,37 @@ TOOLS: list[Callable[..., Answer]] = [
 ]
 READ_ONLY = {"find_elements", "knowledge_map", "review_queue"}
 """Tools that change nothing (recall and brief record exposures when given a session_id)."""
+
+
+# ---- resources and prompts ---------------------------------------------------------
+# Resources a person can attach to a conversation (Claude Code: @archmem:…); the prompt
+# becomes a slash command (/mcp__archmem__start_task) that briefs the agent on a task.
+
+
+def overview_resource(ws: Workspace) -> str:
+    """The project overview: conventions, project-wide pitfalls, what to verify, coverage."""
+    return ws.overview().markdown
+
+
+def map_resource(ws: Workspace) -> str:
+    """The knowledge map in Markdown: what is known per element, and the gaps."""
+    return ws.knowledge_map().render("md", overrides=ws.root / ".archmem" / "templates")
+
+
+def start_task_prompt(ws: Workspace, task: str) -> str:
+    """The message that starts a task: its briefing, and the session habits to follow."""
+    briefing = ws.brief(task)
+    return (
+        f"We are going to work on: {task}\n\n"
+        "Below is what archmem, this repository's memory, knows that matters for it. Before you change code, "
+        "call start_session with this task (pass its session_id to recall and remember); check any VERIFY "
+        "memory against the code, then confirm_memory it or remember a successor with supersedes; at the "
+        "end, end_session with the titles you relied on and a one-line outcome.\n\n"
+        f"{briefing.markdown}"
+    )
+
+
+RESOURCES: list[tuple[str, str, str, Callable[[Workspace], str]]] = [
+    ("archmem://overview", "overview", "Project overview (archmem)", overview_resource),
+    ("archmem://map", "knowledge-map", "Knowledge map (archmem)", map_resource),
+]

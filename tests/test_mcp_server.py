@@ -361,3 +361,37 @@ def test_run_by_a_person_it_says_what_it_waits_for_and_stops_on_end_of_input(tmp
             process.kill()
         os.close(leader)
     assert process.returncode == 0 and out == ""  # nothing but protocol ever goes to stdout
+
+
+def test_resources_and_the_start_task_prompt(in_memory: Connected):
+    listed = in_memory.run(in_memory.client.list_resources()).resources
+    assert {(str(r.uri), r.mime_type) for r in listed} == {("archmem://overview", "text/markdown"),
+                                                          ("archmem://map", "text/markdown")}
+    overview = in_memory.run(in_memory.client.read_resource("archmem://overview")).contents[0].text
+    assert overview.startswith("# Briefing: this repository (no task yet)") and "## To verify" in overview
+    knowledge = in_memory.run(in_memory.client.read_resource("archmem://map")).contents[0].text
+    assert "of 13 elements documented" in knowledge
+    prompts = in_memory.run(in_memory.client.list_prompts()).prompts
+    assert [(p.name, [(a.name, a.required) for a in p.arguments]) for p in prompts] == [("start_task", [("task", True)])]
+    message = in_memory.run(in_memory.client.get_prompt("start_task", {"task": "change how tax is rounded"}))
+    text = message.messages[0].content.text
+    assert text.startswith("We are going to work on: change how tax is rounded")
+    assert "call start_session" in text and "# Briefing: change how tax is rounded" in text
+    assert "Tax is rounded half up once" in text  # the Tax rounding memory, from the briefing
+
+
+def test_a_resource_or_prompt_that_fails_says_why(tmp_path: Path):
+    from mcp.shared.exceptions import MCPError
+
+    write(tmp_path, {"workspace.dsl": 'workspace {\n    model {\n        a = softwareSystem "A" {\n'})
+    connected = Connected(build_server(Workspace.open(tmp_path, env={})), mode="legacy")
+    try:
+        for read in (connected.client.read_resource("archmem://map"),
+                     connected.client.get_prompt("start_task", {"task": "add a service"})):
+            with pytest.raises(MCPError) as failed:
+                connected.run(read)
+            assert failed.value.error.message.startswith(f"{tmp_path / 'workspace.dsl'}:3:1: Unexpected end")
+        after = connected.call("recall", {"query": "add a service"})  # the server answers the next call
+        assert after.is_error and "Unexpected end of DSL content" in after.content[0].text
+    finally:
+        connected.close()
