@@ -182,3 +182,14 @@ def test_pitfalls_come_first_and_are_the_last_a_budget_cuts(repo: Path, clock: F
         assert text.index("[PITFALL]") < text.index("[NOTE]")
         cut = ws.brief("route prefix order", budget=len(text) - 40)
     assert cut.cut == 1 and "[PITFALL]" in cut.markdown and "[NOTE]" not in cut.markdown
+
+
+def test_overview_shows_at_most_its_cap_of_standing_rules_and_counts_the_rest(repo: Path, clock: FrozenClock):
+    from archmem.render.overview import MAX_STANDING_SHOWN
+
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        for i in range(MAX_STANDING_SHOWN + 15):
+            ws.remember(f"Rule {i}: queue {i} drains within {200 + i} ms or pages on-call.", kind="convention")
+        overview = ws.brief(overview=True, budget=100_000)
+    assert len(overview.memory_ids) == MAX_STANDING_SHOWN and overview.cut == 15
+    assert "15 more not shown: `archmem list --kind convention`" in overview.markdown

@@ -23,6 +23,8 @@ from archmem.render.briefing import DEFAULT_BUDGET_CHARS, Briefing, memory_item
 from archmem.render.templates import render
 
 OVERVIEW_TASK = "this repository (no task yet)"
+MAX_STANDING_SHOWN = 25
+"""More standing rules than this at session start is noise; the rest are counted."""
 MAX_VERIFY_LISTED = 8
 
 
@@ -53,7 +55,7 @@ def build_overview(
     )
     element_ids = {e.id for e in model.elements}
     documented = {e for m in active for e in m.elements if e in element_ids}
-    items = [memory_item(_as_result(m, reasons[m.id]), [], model, now) for m in standing]
+    items = [memory_item(_as_result(m, reasons[m.id]), [], model, now) for m in standing[:MAX_STANDING_SHOWN]]
     verify_items = [
         {
             "label": m.title or textwrap.shorten(" ".join(m.content.split()), 60, placeholder=" …"),
@@ -61,7 +63,7 @@ def build_overview(
             "where": ", ".join(model.names(m.elements)) or "Project",
             "reason": reasons[m.id],
         }
-        for m in verify
+        for m in verify[:MAX_VERIFY_LISTED]
     ]
 
     def draw(shown: int, verify_shown: int) -> str:
@@ -71,22 +73,29 @@ def build_overview(
             "documented": len(documented),
             "elements": len(element_ids),
             "memories": items[:shown],
-            "cut": len(items) - shown,
+            "cut": len(standing) - shown,
             "verify": verify_items[:verify_shown],
-            "verify_total": len(verify_items),
+            "verify_total": len(verify),
         }
         return render("overview.md.j2", context, overrides=overrides)
 
-    shown, verify_shown = len(items), min(len(verify_items), MAX_VERIFY_LISTED)
-    text = draw(shown, verify_shown)
-    while measure(text) > budget and (shown or verify_shown):
-        if shown:
-            shown -= 1
+    # the most standing rules that fit (the text grows with each one: a binary search),
+    # then, if even none fit, fewer memories to verify
+    verify_shown = len(verify_items)
+    low, high = 0, len(items)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if measure(draw(middle, verify_shown)) <= budget:
+            low = middle
         else:
-            verify_shown -= 1
+            high = middle - 1
+    shown = low
+    text = draw(shown, verify_shown)
+    while measure(text) > budget and verify_shown:
+        verify_shown -= 1
         text = draw(shown, verify_shown)
     return Briefing(
-        task=OVERVIEW_TASK, markdown=text, memory_ids=[m.id for m in standing[:shown]], cut=len(items) - shown,
+        task=OVERVIEW_TASK, markdown=text, memory_ids=[m.id for m in standing[:shown]], cut=len(standing) - shown,
         gaps=[e.name for e in model.elements if e.id not in documented], elements=[], warnings=[], mode="overview",
     )
 

@@ -463,6 +463,12 @@ def _memory(row: Sequence[Any]) -> Memory:
         created_at=parse_time(row[6]), confirmed_at=parse_time(row[7]) if row[7] else None,
         confirmations=row[8], supersedes=row[9], superseded_by=row[10], status=row[11],
         status_reason=row[12], exposures=row[13], citations=row[14],
-        elements=[e for e in json.loads(row[15]) if e is not None],
-        anchors=[a for a in json.loads(row[16]) if a is not None],
+        elements=_json_list(row[15]), anchors=_json_list(row[16]),
     )
+
+
+def _json_list(text: str) -> list[str]:
+    """A json_group_array of strings; most are empty, which needs no JSON parser."""
+    if text in ("[]", "[null]"):
+        return []
+    return [item for item in json.loads(text) if item is not None]
