@@ -34,6 +34,7 @@ _SELECT_MEMORY = f"""
             (SELECT anchor FROM memory_anchors WHERE memory_id = m.id ORDER BY position))
     FROM memories m
 """
+_SELECT_PLAIN = f"SELECT {', '.join('m.' + c.strip() for c in _MEMORY_COLUMNS.split(','))} FROM memories m"
 _UPDATABLE = frozenset(
     {"title", "title_key", "content", "content_hash", "confirmed_at", "confirmations", "supersedes",
      "superseded_by", "status", "status_reason", "exposures", "citations", "search_title", "search_body",
@@ -167,10 +168,35 @@ class SQLiteStore(SQLiteConnection):
         if status is not None:
             where.append("m.status = ?")
             params.append(status)
-        sql = _SELECT_MEMORY + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY m.seq"
+        sql = _SELECT_PLAIN + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY m.seq"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [_memory(row) for row in self._execute(sql, params).fetchall()]
+        rows = self._execute(sql, params).fetchall()
+        elements = self._ordered_lists("memory_elements", "element_id", [row[0] for row in rows])
+        anchors = self._ordered_lists("memory_anchors", "anchor", [row[0] for row in rows])
+        return [_memory((*row, elements.get(row[0], []), anchors.get(row[0], []))) for row in rows]
+
+    def _ordered_lists(self, table: str, column: str, memory_ids: list[str]) -> dict[str, list[str]]:
+        """{memory id: its elements or anchors in order}, in one pass over the table when
+        many memories are asked for: two correlated subqueries per row cost 0.7 s at 100k."""
+        found: dict[str, list[str]] = {}
+        if len(memory_ids) > 2000:
+            wanted = set(memory_ids)
+            rows = self._execute(f"SELECT memory_id, {column} FROM {table} ORDER BY memory_id, position")
+            for memory_id, value in rows:
+                if memory_id in wanted:
+                    found.setdefault(memory_id, []).append(value)
+            return found
+        for start in range(0, len(memory_ids), 500):
+            chunk = memory_ids[start : start + 500]
+            rows = self._execute(
+                f"SELECT memory_id, {column} FROM {table} WHERE memory_id IN ({', '.join('?' * len(chunk))}) "
+                "ORDER BY memory_id, position",
+                chunk,
+            )
+            for memory_id, value in rows:
+                found.setdefault(memory_id, []).append(value)
+        return found
 
     def element_memory_ids(self, element_id: str, *, limit: int) -> list[str]:
         """Active memories of one element, the most recently attached first (an index
@@ -467,8 +493,11 @@ def _memory(row: Sequence[Any]) -> Memory:
     )
 
 
-def _json_list(text: str) -> list[str]:
-    """A json_group_array of strings; most are empty, which needs no JSON parser."""
-    if text in ("[]", "[null]"):
+def _json_list(value: str | list[str]) -> list[str]:
+    """A json_group_array of strings (or the list itself, from a bulk load); most are
+    empty, which needs no JSON parser."""
+    if isinstance(value, list):
+        return value
+    if value in ("[]", "[null]"):
         return []
-    return [item for item in json.loads(text) if item is not None]
+    return [item for item in json.loads(value) if item is not None]
