@@ -122,10 +122,13 @@ def start_session(
 ) -> Answer:
     """Start here, once per task: opens a session and returns its session_id and the
     Markdown briefing for the task (relevant elements, ranked memories with VERIFY
-    warnings, gaps). Pass session_id to recall and remember; finish with end_session.
+    warnings, gaps; when no memory is about the task, the conventions that hold for
+    every task). Pass session_id to recall and remember; finish with end_session.
     """
     session = ws.start_session(task, elements=elements or [], agent=agent)
     briefing = ws.brief(session.task, elements=session.elements, session_id=session.id)
+    if not briefing.memory_ids:  # the first contact still gets what holds for every task
+        briefing = ws.overview(session_id=session.id, for_task=session.task)
     data = {"session_id": session.id, "session": session.model_dump(mode="json"), "briefing": briefing.to_dict()}
     text = (f"session_id: {session.id} (pass it to recall and remember; finish with end_session)\n\n"
             + briefing.markdown)

@@ -486,10 +486,12 @@ class Workspace:
         return briefing
 
     def overview(
-        self, *, budget: int | None = None, budget_tokens: int | None = None, session_id: str | None = None
+        self, *, budget: int | None = None, budget_tokens: int | None = None, session_id: str | None = None,
+        for_task: str | None = None,
     ) -> Briefing:
-        """The briefing for a session with no task yet: conventions and project-wide
-        pitfalls, the memories to verify, and how much of the model is documented."""
+        """The briefing for a session with no task yet (or a task no memory is about:
+        ``for_task``): conventions and project-wide pitfalls, the memories to verify, and
+        how much of the model is documented."""
         from archmem.render.briefing import DEFAULT_BUDGET_CHARS, estimate_tokens
         from archmem.render.overview import build_overview
 
@@ -499,7 +501,7 @@ class Workspace:
             config=self.config.recall, staleness=drift.verify_reason if drift is not None else (lambda _m: None),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
-            overrides=self.root / ".archmem" / "templates",
+            overrides=self.root / ".archmem" / "templates", for_task=for_task,
         )
         briefing.warnings = list(self._recall_warnings)
         if session_id is not None and briefing.memory_ids:

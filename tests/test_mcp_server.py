@@ -395,3 +395,13 @@ def test_a_resource_or_prompt_that_fails_says_why(tmp_path: Path):
         assert after.is_error and "Unexpected end of DSL content" in after.content[0].text
     finally:
         connected.close()
+
+
+def test_a_task_no_memory_is_about_still_starts_with_the_standing_rules(in_memory: Connected):
+    started = in_memory.call("start_session", {"task": "configure the kubernetes ingress certificates"})
+    text = started.content[0].text
+    assert "# Briefing: configure the kubernetes ingress certificates" in text
+    assert "Nothing archmem knows is about this task itself; what holds for every task:" in text
+    assert "## Standing rules" in text and "Trunk-based development" in text  # a project-wide convention
+    briefing = started.structured_content["briefing"]
+    assert briefing["mode"] == "overview" and briefing["memories"]

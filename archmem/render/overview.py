@@ -43,7 +43,11 @@ def build_overview(
     budget: int = DEFAULT_BUDGET_CHARS,
     measure: Callable[[str], int] = len,
     overrides: Path | None = None,
+    for_task: str | None = None,
 ) -> Briefing:
+    """The overview; ``for_task`` titles it for a task no memory is about (a session
+    that starts with a task still gets what holds for every task)."""
+    title = for_task.strip() if for_task and for_task.strip() else OVERVIEW_TASK
     active = [m for m in memories if m.status == "active"]
     reasons = {m.id: staleness(m) for m in active}
     standing = sorted(
@@ -68,7 +72,8 @@ def build_overview(
 
     def draw(shown: int, verify_shown: int) -> str:
         context = {
-            "task": OVERVIEW_TASK,
+            "task": title,
+            "for_task": title != OVERVIEW_TASK,
             "total": len(active),
             "documented": len(documented),
             "elements": len(element_ids),
@@ -95,7 +100,7 @@ def build_overview(
         verify_shown -= 1
         text = draw(shown, verify_shown)
     return Briefing(
-        task=OVERVIEW_TASK, markdown=text, memory_ids=[m.id for m in standing[:shown]], cut=len(standing) - shown,
+        task=title, markdown=text, memory_ids=[m.id for m in standing[:shown]], cut=len(standing) - shown,
         gaps=[e.name for e in model.elements if e.id not in documented], elements=[], warnings=[], mode="overview",
     )
 
