@@ -254,3 +254,29 @@ def test_swapped_numbers_are_different_facts(ws: Workspace):
 def test_decision_links_in_every_form(ws: Workspace, form: str):
     result = ws.remember(f"Large carts go in the body, see [[{form}]].", kind="convention")
     assert [(link["kind"], link["id"]) for link in result.links] == [("decision", "17")]
+
+
+def test_near_duplicate_pairs_are_exactly_the_brute_force_ones():
+    import itertools
+    import random
+    from datetime import datetime, timezone
+
+    from archmem.memory import text as textrules
+    from archmem.memory.review import near_duplicate_pairs
+    from archmem.memory.types import Memory
+
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(40)]
+    contents = []
+    for i in range(120):  # families of near-restatements among unrelated texts
+        base = rng.sample(words, 8) if i % 3 == 0 else contents[-1].split()[:-1] + [rng.choice(words)]
+        contents.append(" ".join(base))
+    created = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    memories = [Memory(id=f"m{i:03d}", kind="note", content=c, created_at=created) for i, c in enumerate(contents)]
+    expected = set()
+    for a, b in itertools.combinations(memories, 2):
+        score = textrules.token_set_similarity(a.content, b.content)
+        if textrules.classify_similarity(score, lexical=True) != "different":
+            expected.add((a.id, b.id))
+    found = {(a, b) for a, b, _ in near_duplicate_pairs(memories)}
+    assert expected and found == expected

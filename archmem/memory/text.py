@@ -205,6 +205,11 @@ def token_set_similarity(a: str, b: str) -> float:
     return score
 
 
+def similarity_tokens(text: str) -> frozenset[str]:
+    """The token set ``token_set_similarity`` compares (for a similarity join)."""
+    return _normalized(text)[0]
+
+
 def same_facts(a: str, b: str) -> bool:
     """Whether two texts state the same quantities (in order), numbers and negation.
 
