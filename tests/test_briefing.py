@@ -23,12 +23,17 @@ def clock() -> FrozenClock:
     return c
 
 
+def remember_gateway_rules(ws: Workspace) -> None:
+    """A pitfall on ApiGateway and a project-wide convention, by two authors."""
+    ws.remember("Routes are matched by prefix, longest first.", kind="pitfall", title="Prefix order",
+                elements=["ApiGateway"], author="claude-code/sarah")
+    ws.remember("Keep request headers under 8KB, bodies carry the rest.", kind="convention",
+                title="Header sizes", author="codex/kim")
+
+
 def test_briefing_shape_with_verify_and_via(repo: Path, clock: FrozenClock):
     with Workspace.open(repo, clock=clock, env={}) as ws:
-        ws.remember("Routes are matched by prefix, longest first.", kind="pitfall", title="Prefix order",
-                    elements=["ApiGateway"], author="claude-code/sarah")
-        ws.remember("Keep request headers under 8KB, bodies carry the rest.", kind="convention",
-                    title="Header sizes", author="codex/kim")
+        remember_gateway_rules(ws)
         ws.remember("The prefix order of routes is global for the project; see [[Header sizes]] too.", kind="note",
                     author="codex/kim")
     (repo / "services/api/router.go").write_text(lines(100))
@@ -117,10 +122,7 @@ def test_brief_command_writes_a_file_and_json(repo: Path, tmp_path: Path):
 
 def test_overview_shows_standing_rules_what_to_verify_and_coverage(repo: Path, clock: FrozenClock):
     with Workspace.open(repo, clock=clock, env={}) as ws:
-        ws.remember("Routes are matched by prefix, longest first.", kind="pitfall", title="Prefix order",
-                    elements=["ApiGateway"], author="claude-code/sarah")
-        ws.remember("Keep request headers under 8KB, bodies carry the rest.", kind="convention",
-                    title="Header sizes", author="codex/kim")
+        remember_gateway_rules(ws)
         ws.remember("Never log request bodies: they carry card data.", kind="pitfall", title="No body logs")
         ws.remember("Orders are numbered per day.", kind="note", elements=["Orders"])
     (repo / "services/api/router.go").write_text(lines(100))
