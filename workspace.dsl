@@ -92,6 +92,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/memory/sessions.py, archmem/memory/review.py"
                     }
                 }
+                memoryfiles = component "Memory files" "One Markdown file per memory (the truth in git) and the sync that indexes them." {
+                    properties {
+                        "archmem.paths" "archmem/memory/file_format.py, archmem/memory/sync.py"
+                    }
+                }
                 textrules = component "Text rules" "Identifier-aware search text, similarity, wikilink grammar, secret detection, kinds." {
                     properties {
                         "archmem.paths" "archmem/memory/text.py, archmem/memory/links.py, archmem/memory/secrets.py, archmem/memory/kinds.py"
@@ -154,7 +159,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/testing/**"
                     }
                 }
-                store = component "SQLite store" "WAL, migrations, FTS5, vectors, sessions, audit log." "SQLite" {
+                store = component "Store" "Memory folders written atomically, and the SQLite index: WAL, migrations, FTS5, vectors, sessions, audit log." "SQLite, Markdown" {
                     properties {
                         "archmem.paths" "archmem/store/**"
                     }
@@ -176,6 +181,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.service.facade -> archmem.memory.lifecycle "Writes memories through"
         archmem.memory.lifecycle -> archmem.memory.textrules "Checks and indexes text with"
         archmem.memory.lifecycle -> archmem.adapters.store "Stores memories in"
+        archmem.memory.memoryfiles -> archmem.adapters.store "Indexes memory files in"
+        archmem.service.facade -> archmem.memory.memoryfiles "Syncs the index from the files with"
         archmem.memory.sessions -> archmem.adapters.store "Records usage in"
         archmem.service.facade -> archmem.recall.engine "Recalls through"
         archmem.recall.engine -> archmem.recall.scoring "Scores with"

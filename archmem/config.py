@@ -27,8 +27,14 @@ class _Section(BaseModel):
 
 
 class StoreConfig(_Section):
+    memories: str = ".archmem/memories"
+    """The committed folder of memory files (the truth a team shares through git)."""
+    private_memories: str = ".archmem/private"
+    """The git-ignored folder of private memories (``remember --private``)."""
+    private_by_default: bool = False
+    """Write new memories to the private folder unless ``--shared`` is given."""
     path: str = ".archmem/archmem.db"
-    """The SQLite database, relative to the repository root."""
+    """The local SQLite index, relative to the repository root."""
     busy_timeout_ms: int = Field(default=30_000, ge=0)
 
 
@@ -224,7 +230,13 @@ CONFIG_TEMPLATE = """\
 # model = "workspace.dsl"
 
 [store]
-# The memory store (SQLite), relative to the repository root. Keep it out of git.
+# Memories are Markdown files in this folder: commit it, review it, merge it like code.
+memories = ".archmem/memories"
+# Private memories (remember --private) stay in this git-ignored folder.
+private_memories = ".archmem/private"
+private_by_default = false
+# The local index (SQLite: words, vectors, history, sessions, usage), rebuilt from the
+# files when missing. Keep it out of git.
 path = ".archmem/archmem.db"
 busy_timeout_ms = 30000
 

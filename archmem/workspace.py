@@ -41,7 +41,9 @@ if TYPE_CHECKING:
     from archmem.recall.semantic import VectorIndex
     from archmem.render.briefing import Briefing
     from archmem.render.knowledge_map import KnowledgeMap
-    from archmem.store.base import Store
+    from archmem.memory.sync import SyncReport
+    from archmem.store.files import MemoryFolder
+    from archmem.store.sqlite import SQLiteStore
 
 class Workspace:
     """A repository with its architecture model, its memory store and its history."""
@@ -140,12 +142,48 @@ class Workspace:
         return path if path.is_absolute() else self.root / path
 
     @cached_property
-    def store(self) -> Store:
+    def memory_folder(self) -> MemoryFolder:
+        """The committed folder of memory files and the git-ignored private one."""
+        from archmem.memory.file_format import file_name, render_memory
+        from archmem.store.files import MemoryFolder
+
+        return MemoryFolder(
+            root=self.root, shared=Path(self.config.store.memories), private=Path(self.config.store.private_memories),
+            render=render_memory, name=file_name,
+        )
+
+    @cached_property
+    def store(self) -> SQLiteStore:
+        """The local index, brought up to date with the memory files on open."""
         from archmem.store import open_store
 
-        return open_store(
-            self.store_path, busy_timeout_ms=self.config.store.busy_timeout_ms, now=format_time(self.clock())
+        store = open_store(
+            self.store_path, busy_timeout_ms=self.config.store.busy_timeout_ms, now=format_time(self.clock()),
+            folder=self.memory_folder,
         )
+        try:
+            self.last_sync = self._sync(store)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def sync_files(self) -> SyncReport:
+        """Index what changed in the memory files (a pull, a hand edit) since the last look."""
+        self.last_sync = self._sync(self.store)
+        return self.last_sync
+
+    def _sync(self, store: SQLiteStore) -> SyncReport:
+        from archmem.memory.sync import sync_from_files
+
+        return sync_from_files(store, self.memory_folder, lambda: self.model_or_empty)
+
+    last_sync: SyncReport | None = None
+
+    @property
+    def file_warnings(self) -> list[str]:
+        """Memory files that could not be read, one line each (every command prints them)."""
+        return self.last_sync.warnings() if self.last_sync is not None else []
 
     def close(self) -> None:
         if "store" in self.__dict__:

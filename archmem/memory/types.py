@@ -41,6 +41,8 @@ class Memory(BaseModel):
     status_reason: str | None = None
     exposures: int = 0
     citations: int = 0
+    private: bool = False
+    """Kept in the git-ignored folder: this clone's note, never committed."""
 
     @property
     def last_confirmed(self) -> datetime:

@@ -100,12 +100,30 @@ class SQLiteConnection:
         self._depth = 1
         try:
             yield
+            self._before_commit()
         except BaseException:
             self._depth = 0
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise
         self._depth = 0
         self._commit()
+
+    def _before_commit(self) -> None:
+        """Runs inside the outermost transaction, after its body, before COMMIT: what
+        must be written with it (the memory files) is written here, under the lock."""
+
+    def _after_commit(self) -> None:
+        """The transaction is durable: forget what would have been undone."""
+
+    def _after_rollback(self) -> None:
+        """Undo what ``_before_commit`` wrote outside the database."""
+
+    def _rollback(self) -> None:
+        try:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+        finally:
+            self._after_rollback()
 
     def _switch_to_wal(self, db: sqlite3.Connection) -> str:
         """``PRAGMA journal_mode = WAL``, retried while another process holds the new file:
@@ -137,9 +155,10 @@ class SQLiteConnection:
     def _commit(self) -> None:
         try:
             self.db.execute("COMMIT")
-        except sqlite3.OperationalError as exc:
-            self.db.execute("ROLLBACK")
+        except sqlite3.DatabaseError as exc:
+            self._rollback()
             raise self._explain(exc) from None
+        self._after_commit()
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         try:

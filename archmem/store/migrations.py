@@ -363,3 +363,47 @@ def _m008_exposures_of_ended_sessions(db: sqlite3.Connection) -> None:
         ));
         """,
     )
+
+
+@migration(9, "memory files are the truth: the index tracks them, and chains may fork")
+def _m009_memory_files(db: sqlite3.Connection) -> None:
+    """Memories became committed Markdown files and this database their local index.
+
+    - ``memory_files`` records each file's size, mtime and hash (an unchanged file is
+      recognized without reading it) and any error reading it;
+    - ``file_status`` is what a file says (active or archived); ``status`` adds what follows
+      from the other files (superseded when one supersedes it);
+    - two branches may each supersede one memory or take one title: merged, that is a fork
+      or a clash for ``archmem check`` to report, so those unique indexes become plain ones
+      (a writer here still checks both under the write lock);
+    - ``private`` marks memories kept in the git-ignored folder;
+    - an existing store's memories are written out as files on the next open
+      (``store_meta.files_export``)."""
+    run_script(
+        db,
+        """
+        DROP INDEX memories_supersedes;
+        CREATE INDEX memories_supersedes ON memories(supersedes) WHERE supersedes IS NOT NULL;
+        DROP INDEX memories_active_title;
+        CREATE INDEX memories_active_title ON memories(title_key) WHERE status = 'active' AND title_key IS NOT NULL;
+        ALTER TABLE memories ADD COLUMN file_status TEXT NOT NULL DEFAULT 'active'
+            CHECK (file_status IN ('active', 'archived'));
+        ALTER TABLE memories ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+        UPDATE memories SET file_status = 'archived' WHERE status = 'archived';
+        CREATE TABLE memory_files (
+            path TEXT PRIMARY KEY,
+            memory_id TEXT,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            error TEXT,
+            error_line INTEGER
+        );
+        CREATE INDEX memory_files_memory ON memory_files(memory_id);
+        CREATE TABLE store_meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        INSERT INTO store_meta (key, value) SELECT 'files_export', 'pending' WHERE EXISTS (SELECT 1 FROM memories);
+        """,
+    )

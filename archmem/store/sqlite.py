@@ -19,12 +19,14 @@ from typing import Any
 from archmem.clock import format_time, parse_time
 from archmem.memory.types import Link, Memory, Session
 from archmem.store.connection import SQLiteConnection
+from archmem.store.file_index import FILE_FIELDS, MemoryFileIndex
+from archmem.store.files import MemoryFolder
 from archmem.store.migrations import current_version, migrate
 from archmem.store.words import IndexForms
 
 _MEMORY_COLUMNS = (
     "id, title, kind, content, author, session_id, created_at, confirmed_at, confirmations, "
-    "supersedes, superseded_by, status, status_reason, exposures, citations"
+    "supersedes, superseded_by, status, status_reason, exposures, citations, private"
 )
 _SELECT_MEMORY = f"""
     SELECT {', '.join('m.' + c.strip() for c in _MEMORY_COLUMNS.split(','))},
@@ -40,16 +42,22 @@ _UPDATABLE = frozenset(
      "superseded_by", "status", "status_reason", "exposures", "citations", "search_title", "search_body",
      "author"}
 )
+_FILE_STATUSES = ("active", "archived")
 
 
 _TOTAL = "total"
 _TERM = "term:"
 
 
-class SQLiteStore(SQLiteConnection):
-    """archmem's memory store in one SQLite file (``.archmem/archmem.db`` by default)."""
+class SQLiteStore(MemoryFileIndex, SQLiteConnection):
+    """archmem's memory index in one SQLite file (``.archmem/archmem.db`` by default),
+    and, given a ``MemoryFolder``, the memory files it mirrors every write to."""
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int = 30_000, now: str | None = None) -> None:
+    def __init__(
+        self, path: Path, *, busy_timeout_ms: int = 30_000, now: str | None = None,
+        folder: MemoryFolder | None = None,
+    ) -> None:
+        self._init_files(folder)
         self._stats_version: tuple[int, int] | None = None
         self._stats: dict[str, int] = {}
         self._forms = IndexForms()
@@ -69,19 +77,21 @@ class SQLiteStore(SQLiteConnection):
                       search_title: str, search_body: str) -> None:
         with self.transaction():
             self._execute(
-                f"INSERT INTO memories ({_MEMORY_COLUMNS}, title_key, content_hash, search_title, search_body) "
-                "VALUES (" + ", ".join("?" * 19) + ")",
+                f"INSERT INTO memories ({_MEMORY_COLUMNS}, title_key, content_hash, search_title, search_body, "
+                "file_status) VALUES (" + ", ".join("?" * 21) + ")",
                 (
                     memory.id, memory.title, memory.kind, memory.content, memory.author, memory.session_id,
                     format_time(memory.created_at),
                     format_time(memory.confirmed_at) if memory.confirmed_at else None,
                     memory.confirmations, memory.supersedes, memory.superseded_by, memory.status,
-                    memory.status_reason, memory.exposures, memory.citations,
+                    memory.status_reason, memory.exposures, memory.citations, int(memory.private),
                     title_key, content_hash, search_title, search_body,
+                    "archived" if memory.status == "archived" else "active",
                 ),
             )
             self.add_elements(memory.id, memory.elements)
             self.add_anchors(memory.id, memory.anchors)
+            self._mark(memory.id)
 
     def add_elements(self, memory_id: str, elements: Iterable[str]) -> list[str]:
         """Attach elements (keeping order, ignoring ones already there); returns the new ones."""
@@ -103,21 +113,30 @@ class SQLiteStore(SQLiteConnection):
                 )
                 if cursor.rowcount:
                     added.append(value)
+            if added:
+                self._mark(memory_id)
         return added
 
     def update_memory(self, memory_id: str, **fields: Any) -> None:
         unknown = set(fields) - _UPDATABLE
         if unknown:
             raise ValueError(f"not updatable: {sorted(unknown)}")
+        if fields.get("status") in _FILE_STATUSES:
+            fields["file_status"] = fields["status"]
         values = [format_time(v) if isinstance(v, datetime) else v for v in fields.values()]
         with self.transaction():
             self._execute(
                 f"UPDATE memories SET {', '.join(f'{k} = ?' for k in fields)} WHERE id = ?",
                 (*values, memory_id),
             )
+            if FILE_FIELDS & set(fields):
+                self._mark(memory_id)
 
     def delete_memory(self, memory_id: str) -> None:
         with self.transaction():
+            for (successor,) in self._execute("SELECT id FROM memories WHERE supersedes = ?", (memory_id,)).fetchall():
+                self._mark(successor)
+            self._mark(memory_id)
             self._execute("UPDATE memories SET supersedes = NULL WHERE supersedes = ?", (memory_id,))
             self._execute("UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?", (memory_id,))
             self._execute("UPDATE links SET target_id = NULL, target_kind = NULL WHERE target_id = ?", (memory_id,))
@@ -488,8 +507,8 @@ def _memory(row: Sequence[Any]) -> Memory:
         id=row[0], title=row[1], kind=row[2], content=row[3], author=row[4], session_id=row[5],
         created_at=parse_time(row[6]), confirmed_at=parse_time(row[7]) if row[7] else None,
         confirmations=row[8], supersedes=row[9], superseded_by=row[10], status=row[11],
-        status_reason=row[12], exposures=row[13], citations=row[14],
-        elements=_json_list(row[15]), anchors=_json_list(row[16]),
+        status_reason=row[12], exposures=row[13], citations=row[14], private=bool(row[15]),
+        elements=_json_list(row[16]), anchors=_json_list(row[17]),
     )
 
 

@@ -1,0 +1,281 @@
+"""One memory as one Markdown file with YAML front matter: what a team commits and reviews.
+
+The front matter holds what a memory *is* (id, kind, title, elements, anchors, author,
+times, confirmations, what it supersedes, archived and why); the body is the content,
+so ``[[wikilinks]]`` read naturally in any Markdown viewer. What is derived (superseded
+by whom) or personal to one clone (exposures, citations, vectors) is never written:
+it lives in the local index. Files are rendered deterministically, one value a line,
+so two branches that touch different memories never conflict and a diff reads well.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from archmem.clock import format_time, parse_time
+from archmem.errors import closest
+from archmem.memory.types import MEMORY_KINDS, Memory
+
+FRONT_MATTER = "---"
+FIELDS: tuple[str, ...] = (
+    "id", "kind", "title", "elements", "anchors", "author", "session", "created", "confirmed",
+    "confirmations", "supersedes", "status", "reason",
+)
+"""The front matter's keys, in the order they are written."""
+FILE_STATUSES = ("active", "archived")
+"""What a file may say of itself; "superseded" follows from another file's ``supersedes``."""
+CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)")
+MAX_SLUG_CHARS = 48
+MAX_FILE_BYTES = 256 * 1024
+"""Content is capped at 20,000 characters; a file far over that is not a memory."""
+
+_PLAIN = re.compile(r"[A-Za-z_./][A-Za-z0-9_./@+#-]*(?: [A-Za-z0-9_./@+#()-]+)*")
+_YAML_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
+
+
+@dataclass
+class MemoryFileError(Exception):
+    """A memory file that cannot be read as a memory, with where (1-based line, column)."""
+
+    message: str
+    line: int = 1
+    column: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.column}: {self.message}"
+
+
+@dataclass
+class ParsedFile:
+    """A memory read from its file, with the non-fatal remarks (unknown keys, a status
+    that is derived)."""
+
+    memory: Memory
+    warnings: list[tuple[int, str]] = field(default_factory=list)
+    lines: dict[str, int] = field(default_factory=dict)
+    """The line each front-matter key stands on (for messages about it)."""
+
+
+# ---- writing -------------------------------------------------------------------------
+
+
+def render_memory(memory: Memory) -> str:
+    """The file for a memory, byte-for-byte the same for the same memory."""
+    out = [FRONT_MATTER, f"id: {_scalar(memory.id)}", f"kind: {memory.kind}"]
+    if memory.title:
+        out.append(f"title: {_scalar(memory.title)}")
+    for key, values in (("elements", memory.elements), ("anchors", memory.anchors)):
+        if values:
+            out.append(f"{key}:")
+            out.extend(f"  - {_scalar(value)}" for value in values)
+    if memory.author:
+        out.append(f"author: {_scalar(memory.author)}")
+    if memory.session_id:
+        out.append(f"session: {_scalar(memory.session_id)}")
+    out.append(f"created: {format_time(memory.created_at)}")
+    if memory.confirmed_at is not None:
+        out.append(f"confirmed: {format_time(memory.confirmed_at)}")
+    if memory.confirmations:
+        out.append(f"confirmations: {int(memory.confirmations)}")
+    if memory.supersedes:
+        out.append(f"supersedes: {_scalar(memory.supersedes)}")
+    if memory.status == "archived":
+        out.append("status: archived")
+        if memory.status_reason:
+            out.append(f"reason: {_scalar(memory.status_reason)}")
+    out += [FRONT_MATTER, "", memory.content, ""]
+    return "\n".join(out)
+
+
+def _scalar(value: str) -> str:
+    """A YAML scalar for a string: plain where YAML reads it back as the same string,
+    else double-quoted (JSON's escapes are YAML's)."""
+    if (
+        _PLAIN.fullmatch(value)
+        and value.lower() not in _YAML_WORDS
+        and not value.endswith(":")
+        and ": " not in value
+        and " #" not in value
+    ):
+        return value
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+def file_name(memory: Memory) -> str:
+    """A readable, stable name: a slug of the title (or the first words) and the id, so
+    two clones never pick the same name for different memories."""
+    source = memory.title or " ".join(memory.content.split()[:8])
+    slug = slugify(source)[:MAX_SLUG_CHARS].rstrip("-") or "memory"
+    ident = re.sub(r"[^A-Za-z0-9_-]+", "-", memory.id).strip("-") or "m"
+    return f"{slug}.{ident}.md"
+
+
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
+# ---- reading -------------------------------------------------------------------------
+
+
+def parse_memory(text: str) -> ParsedFile:
+    """The memory a file holds, or ``MemoryFileError`` at the line and column at fault."""
+    from archmem.memory import links as linkrules
+    from archmem.errors import ArchmemError
+
+    if "\x00" in text:
+        raise MemoryFileError("the file holds a NUL byte: it is not text")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for number, line in enumerate(lines, start=1):
+        if CONFLICT_MARKER.match(line):
+            raise MemoryFileError(
+                "git conflict markers: resolve the merge (keep one version, or both confirmations) and save", number
+            )
+    if not lines or lines[0].strip() != FRONT_MATTER:
+        raise MemoryFileError("a memory file starts with a '---' line and its front matter")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == FRONT_MATTER)
+    except StopIteration:
+        raise MemoryFileError("the front matter is not closed by a '---' line", len(lines)) from None
+    front = _load_front_matter("\n".join(lines[1:end]))
+    key_lines = {
+        match.group(1): number
+        for number, line in enumerate(lines[1:end], start=2)
+        if (match := re.match(r"([A-Za-z_][\w-]*)\s*:", line))
+    }
+
+    def fail(key: str, message: str) -> MemoryFileError:
+        return MemoryFileError(message, key_lines.get(key, 1))
+
+    warnings: list[tuple[int, str]] = []
+    for key in front:
+        if key not in FIELDS:
+            near = closest(str(key), list(FIELDS))
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            warnings.append((key_lines.get(str(key), 1), f"unknown key {key!r} is ignored{hint}"))
+    for required in ("id", "kind", "created"):
+        if front.get(required) in (None, ""):
+            raise MemoryFileError(f"the front matter has no {required!r}", 2)
+    memory_id = _text(front, "id", fail)
+    if not _ID.fullmatch(memory_id):
+        raise fail("id", f"bad id {memory_id!r}: letters, digits, '_', '.', ':' and '-' only, at most 80")
+    kind = _text(front, "kind", fail)
+    if kind not in MEMORY_KINDS:
+        near = closest(kind, list(MEMORY_KINDS))
+        raise fail("kind", f"unknown kind {kind!r}" + (f"; did you mean {near[0]!r}?" if near else "")
+                   + f" (one of {', '.join(MEMORY_KINDS)})")
+    status = _optional_text(front, "status", fail) or "active"
+    if status == "superseded":
+        warnings.append((key_lines.get("status", 1),
+                         "'status: superseded' is not written: a memory is superseded when another supersedes it"))
+        status = "active"
+    elif status not in FILE_STATUSES:
+        raise fail("status", f"bad status {status!r}; one of {', '.join(FILE_STATUSES)}")
+    body = "\n".join(lines[end + 1 :])
+    try:
+        content = linkrules.validate_content(body)
+        title = _optional_text(front, "title", fail)
+        title = linkrules.validate_title(title) if title and title.strip() else None
+    except ArchmemError as exc:
+        raise MemoryFileError(exc.message, end + 2) from None
+    confirmations = front.get("confirmations", 0) or 0
+    if isinstance(confirmations, bool) or not isinstance(confirmations, int) or confirmations < 0:
+        raise fail("confirmations", f"'confirmations' must be a whole number ≥ 0, not {confirmations!r}")
+    try:
+        memory = Memory(
+            id=memory_id,
+            kind=kind,  # type: ignore[arg-type]
+            title=title,
+            content=content,
+            elements=_text_list(front, "elements", fail),
+            anchors=_text_list(front, "anchors", fail),
+            author=_optional_text(front, "author", fail),
+            session_id=_optional_text(front, "session", fail),
+            created_at=_time(front, "created", fail),
+            confirmed_at=_time(front, "confirmed", fail) if front.get("confirmed") else None,
+            confirmations=confirmations,
+            supersedes=_optional_text(front, "supersedes", fail),
+            status=status,  # type: ignore[arg-type]
+            status_reason=_optional_text(front, "reason", fail) if status == "archived" else None,
+        )
+    except ValueError as exc:  # pydantic's ValidationError
+        raise MemoryFileError(f"invalid memory: {exc}", 2) from None
+    return ParsedFile(memory, warnings, key_lines)
+
+
+def _load_front_matter(text: str) -> dict[str, Any]:
+    import yaml
+
+    try:
+        data = yaml.load(text, Loader=_loader()) if text.strip() else {}
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 2, mark.column + 1) if mark else (2, 1)
+        raise MemoryFileError(f"the front matter is not valid YAML: {exc.problem or exc}", line, column) from None
+    except yaml.YAMLError as exc:
+        raise MemoryFileError(f"the front matter is not valid YAML: {exc}", 2) from None
+    if not isinstance(data, dict):
+        raise MemoryFileError("the front matter must be 'key: value' lines", 2)
+    return {str(key): value for key, value in data.items()}
+
+
+_LOADER: Any = None
+
+
+def _loader() -> Any:
+    """YAML's safe loader (the C one when there), reading times as text: archmem parses
+    them itself, the same way for files as for imports."""
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+        class _MemoryLoader(base):  # type: ignore[misc, valid-type]
+            pass
+
+        _MemoryLoader.yaml_implicit_resolvers = {
+            first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+            for first, resolvers in base.yaml_implicit_resolvers.items()
+        }
+        _LOADER = _MemoryLoader
+    return _LOADER
+
+
+def _text(front: dict[str, Any], key: str, fail: Any) -> str:
+    value = front.get(key)
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise fail(key, f"{key!r} must be text, not {type(value).__name__}")
+    return str(value).strip()
+
+
+def _optional_text(front: dict[str, Any], key: str, fail: Any) -> str | None:
+    if front.get(key) in (None, ""):
+        return None
+    return _text(front, key, fail) or None
+
+
+def _text_list(front: dict[str, Any], key: str, fail: Any) -> list[str]:
+    value = front.get(key)
+    if value in (None, "", []):
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(item, (str, int)) and not isinstance(item, bool) for item in value):
+        raise fail(key, f"{key!r} must be a list of names (one '- name' a line)")
+    return list(dict.fromkeys(str(item).strip() for item in value if str(item).strip()))
+
+
+def _time(front: dict[str, Any], key: str, fail: Any) -> datetime:
+    value = front.get(key)
+    try:
+        return parse_time(str(value))
+    except ValueError:
+        raise fail(key, f"bad time in {key!r}: {value!r} (ISO 8601, e.g. 2026-03-01T10:00:00Z)") from None

@@ -1,0 +1,197 @@
+"""Bring the local index up to date with the memory files (the truth, shared through git).
+
+Runs on every open. Unchanged files are recognized by size and mtime without being read;
+a changed one is hashed, and parsed only when its bytes changed (a checkout that touched
+it without changing it costs a read). A file that cannot be read as a memory is reported
+with its path and line and skipped: the rest of the memories work, and what the index
+already held for that file stays until the file is fixed. Nothing here writes a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from archmem.clock import system_clock
+from archmem.errors import ArchmemError
+from archmem.memory import links as linkrules
+from archmem.memory.file_format import MemoryFileError, parse_memory
+from archmem.memory.lifecycle import MemoryContext, content_hash, resolve_link_target, search_fields, write_links
+from archmem.memory.types import Memory
+from archmem.model.types import ArchitectureModel
+from archmem.store.files import FileStat, MemoryFolder, content_sha
+from archmem.store.sqlite import SQLiteStore
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """Something wrong in one memory file, where it is."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+    severity: str = "error"
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "column": self.column, "message": self.message,
+                "severity": self.severity}
+
+
+@dataclass
+class SyncReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    exported: int = 0
+    problems: list[FileProblem] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed)
+
+    def warnings(self) -> list[str]:
+        """One line per unreadable file, for every command to print."""
+        return [f"{problem} (skipped; `archmem check` lists every problem)" for problem in self.problems
+                if problem.severity == "error"]
+
+
+def sync_from_files(
+    store: SQLiteStore, folder: MemoryFolder, model: Callable[[], ArchitectureModel]
+) -> SyncReport:
+    """Index what changed in the memory folders since the last open; see the module doc."""
+    report = SyncReport()
+    if store.meta("files_export") == "pending":
+        report.exported = store.write_all_files()
+    if not _differs(folder.scan(), store.file_rows()):
+        report.problems = _recorded_problems(store)
+        return report
+    with store.transaction(), store.indexing_only():
+        stats, rows = folder.scan(), store.file_rows()  # again, under the write lock
+        ctx: MemoryContext | None = None
+        touched: list[str] = []
+        for path in sorted(stats):
+            stat, row = stats[path], rows.get(path)
+            if row is not None and row.unchanged(stat):
+                continue
+            if ctx is None:
+                ctx = MemoryContext(store=store, model=model(), clock=system_clock)
+            memory_id = _index_file(ctx, folder, path, stat, row, stats, report)
+            if memory_id is not None:
+                touched.append(memory_id)
+        for path in sorted(set(rows) - set(stats)):
+            store.forget_file(path)
+            memory_id = rows[path].memory_id
+            if memory_id and store.path_of(memory_id) is None:
+                store.forget_memory(memory_id)
+                report.removed.append(memory_id)
+        if report.changed:
+            if ctx is None:
+                ctx = MemoryContext(store=store, model=model(), clock=system_clock)
+            store.derive_chains()
+            for memory_id in touched:
+                memory = store.get_memory(memory_id)
+                if memory is not None:
+                    write_links(ctx, memory_id, memory.content)
+            _resolve_pending(ctx)
+            store.retarget_links_to_heads()
+    report.problems = _recorded_problems(store)
+    return report
+
+
+def _differs(stats: dict[str, FileStat], rows: dict[str, Any]) -> bool:
+    if stats.keys() != rows.keys():
+        return True
+    return any(not rows[path].unchanged(stat) for path, stat in stats.items())
+
+
+def _index_file(
+    ctx: MemoryContext, folder: MemoryFolder, path: str, stat: FileStat, row: Any,
+    stats: dict[str, FileStat], report: SyncReport,
+) -> str | None:
+    """Index one new or changed file; returns the memory id it now holds, if it changed."""
+    store = ctx.store
+    assert isinstance(store, SQLiteStore)
+    try:
+        data = folder.read(path)
+    except OSError:
+        return None  # gone since the scan: the next open forgets it
+    sha = content_sha(data)
+    if row is not None and row.sha256 == sha and row.error is None:
+        store.record_file(path, row.memory_id, stat, sha)  # touched, not changed
+        return None
+    try:
+        parsed = parse_memory(_decode(data))
+    except MemoryFileError as exc:
+        store.record_file(path, row.memory_id if row else None, stat, sha, exc.message, exc.line)
+        return None
+    memory = parsed.memory
+    holder = store.path_of(memory.id)
+    if holder is not None and holder != path and holder in stats:
+        store.record_file(path, row.memory_id if row else None, stat, sha,
+                          f"duplicate id {memory.id!r}: {holder} holds it too (give one of them a new id)", 2)
+        return None
+    if row is not None and row.memory_id and row.memory_id != memory.id:
+        store.forget_memory(row.memory_id)  # the file's id was edited
+        report.removed.append(row.memory_id)
+    memory = memory.model_copy(update={
+        "private": stat.private, "elements": _element_ids(ctx.model, memory.elements),
+    })
+    (report.updated if store.get_memory(memory.id) is not None else report.added).append(memory.id)
+    _upsert(ctx, memory)
+    store.record_file(path, memory.id, stat, sha)
+    return memory.id
+
+
+def _upsert(ctx: MemoryContext, memory: Memory) -> None:
+    store = ctx.store
+    assert isinstance(store, SQLiteStore)
+    store.upsert_from_file(
+        memory,
+        title_key=linkrules.normalize_title(memory.title) if memory.title else None,
+        content_hash=content_hash(memory.content),
+        **search_fields(ctx.model, memory.title, memory.content, memory.elements),
+    )
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise MemoryFileError("the file is not UTF-8 text", line) from None
+
+
+def _element_ids(model: ArchitectureModel, refs: list[str]) -> list[str]:
+    """Element ids for what a file names (an id, or a name someone typed); a name the
+    model does not know is kept as written, for ``archmem check`` to report."""
+    ids: list[str] = []
+    for ref in refs:
+        try:
+            ref = model.find(ref).id
+        except ArchmemError:
+            pass
+        if ref not in ids:
+            ids.append(ref)
+    return ids
+
+
+def _resolve_pending(ctx: MemoryContext) -> None:
+    """Attach pending links whose target a changed file now provides."""
+    store = ctx.store
+    for target in sorted({link.target_text for link in store.links(pending=True)}):
+        found = resolve_link_target(ctx, target)
+        if found is not None:
+            store.resolve_pending_links(linkrules.normalize_title(target), found[0], found[1])
+
+
+def _recorded_problems(store: SQLiteStore) -> list[FileProblem]:
+    return [
+        FileProblem(row.path, row.error_line or 1, 1, row.error)
+        for row in sorted(store.file_rows().values(), key=lambda r: r.path)
+        if row.error
+    ]

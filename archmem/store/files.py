@@ -1,0 +1,146 @@
+"""The memory folders on disk: the committed one (shared through git) and the git-ignored
+one for private memories. Listing them is cheap (a ``stat`` per file, no read), and every
+write is atomic: a temporary file in the same folder, then a rename, so a reader or a
+crash never sees half a memory.
+
+The format of one file (``archmem.memory.file_format``) is passed in as two functions, so
+this adapter knows folders and bytes, not what a memory means.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from archmem.errors import StoreError
+from archmem.memory.types import Memory
+
+SUFFIX = ".md"
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """What tells an unchanged file without reading it."""
+
+    size: int
+    mtime_ns: int
+    private: bool
+
+
+@dataclass
+class MemoryFolder:
+    """Where memory files live, relative paths (POSIX, from the repository root) in and out."""
+
+    root: Path
+    shared: Path
+    private: Path
+    render: Callable[[Memory], str]
+    name: Callable[[Memory], str]
+
+    def __post_init__(self) -> None:
+        self.root = Path(self.root)
+        self.shared = self._absolute(self.shared)
+        self.private = self._absolute(self.private)
+
+    def _absolute(self, path: Path) -> Path:
+        path = Path(path)
+        return path if path.is_absolute() else self.root / path
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def absolute(self, rel: str) -> Path:
+        path = Path(rel)
+        return path if path.is_absolute() else self.root / path
+
+    def is_private(self, rel: str) -> bool:
+        path = self.absolute(rel)
+        return path == self.private or self.private in path.parents
+
+    # ---- listing -------------------------------------------------------------------
+
+    def scan(self) -> dict[str, FileStat]:
+        """Every memory file in both folders, with its size and mtime (no file is read)."""
+        found: dict[str, FileStat] = {}
+        for folder, private in ((self.shared, False), (self.private, True)):
+            for entry in _walk(folder):
+                try:
+                    info = entry.stat()
+                except OSError:
+                    continue  # removed between the listing and the stat
+                found[self.relative(Path(entry.path))] = FileStat(info.st_size, info.st_mtime_ns, private)
+        return found
+
+    def read(self, rel: str) -> bytes:
+        with self.absolute(rel).open("rb") as handle:
+            return handle.read()
+
+    def stat(self, rel: str) -> FileStat:
+        info = self.absolute(rel).stat()
+        return FileStat(info.st_size, info.st_mtime_ns, self.is_private(rel))
+
+    # ---- writing -------------------------------------------------------------------
+
+    def path_for(self, memory: Memory, *, private: bool, taken: Callable[[str], bool]) -> str:
+        """A new file's path: its readable name, with a counter in the rare case that the
+        name is already used (two files for one id are what ``check`` reports)."""
+        folder = self.private if private else self.shared
+        base = self.name(memory)
+        rel = self.relative(folder / base)
+        counter = 2
+        while taken(rel) or self.absolute(rel).exists():
+            rel = self.relative(folder / base.replace(SUFFIX, f"-{counter}{SUFFIX}"))
+            counter += 1
+        return rel
+
+    def write(self, rel: str, data: bytes) -> FileStat:
+        """Replace a file atomically; the temporary name starts with a dot, so a scan that
+        runs meanwhile never takes it for a memory."""
+        path = self.absolute(rel)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+            try:
+                with temp.open("wb") as handle:
+                    handle.write(data)
+                os.replace(temp, path)
+            except BaseException:
+                temp.unlink(missing_ok=True)
+                raise
+            return self.stat(rel)
+        except OSError as exc:
+            raise StoreError(f"cannot write the memory file {rel}: {exc.strerror or exc}") from None
+
+    def remove(self, rel: str) -> None:
+        try:
+            self.absolute(rel).unlink(missing_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot delete the memory file {rel}: {exc.strerror or exc}") from None
+
+
+def content_sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _walk(folder: Path) -> Iterator[os.DirEntry[str]]:
+    """Memory files below a folder: ``*.md``, not hidden, sub-folders included."""
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    except OSError as exc:
+        raise StoreError(f"cannot list the memory folder {folder}: {exc.strerror or exc}") from None
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk(Path(entry.path))
+        elif entry.name.endswith(SUFFIX) and entry.is_file(follow_symlinks=False):
+            yield entry
