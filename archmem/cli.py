@@ -58,9 +58,27 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
         from archmem.workspace import Workspace
 
         workspace = Workspace.open(repo, model=model_file)
-        return command(*args, workspace=workspace, **kwargs)
+        try:
+            return command(*args, workspace=workspace, **kwargs)
+        finally:
+            report_files(workspace)
 
     return wrapper
+
+
+def report_files(workspace: Workspace) -> None:
+    """On stderr, once per command: memory files that could not be read, and a store
+    moved to files (it happens once)."""
+    report = workspace.last_sync
+    if report is None:
+        return
+    if report.exported:
+        click.secho(
+            f"archmem: wrote the store's {report.exported} memories as files in {workspace.config.store.memories}/ "
+            "(once): commit them to share them with your team", fg="yellow", err=True,
+        )
+    for line in report.warnings():
+        click.secho(f"warning: {line}", fg="yellow", err=True)
 
 
 def json_option(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -42,27 +42,34 @@ def _read_content(content: str) -> str:
 @click.option("--supersedes", default=None, help="Title or id of the memory this one replaces.")
 @click.option("--author", default=None, help="Who wrote it, as client/name (e.g. claude-code/sarah).")
 @click.option("--session", "session_id", default=None, help="The session this was learned in.")
+@click.option("--private/--shared", "private", default=None,
+              help="Keep it in the git-ignored folder (this clone only), or write it to the committed one "
+                   "(default: [store] private_by_default, else shared).")
 @workspace_options
 @json_option
 def remember(
     workspace: Workspace, content: str, kind: str, title: str | None, elements: tuple[str, ...],
-    anchors: tuple[str, ...], supersedes: str | None, author: str | None, session_id: str | None, as_json: bool,
+    anchors: tuple[str, ...], supersedes: str | None, author: str | None, session_id: str | None,
+    private: bool | None, as_json: bool,
 ) -> None:
-    """Remember CONTENT (use - to read it from stdin). Restating a memory confirms it."""
+    """Remember CONTENT (use - to read it from stdin). Restating a memory confirms it.
+
+    The memory is written as a Markdown file in .archmem/memories/: commit it to share it."""
     result = workspace.remember(
         _read_content(content), kind=kind, title=title, elements=elements, anchors=anchors,
-        supersedes=supersedes, author=author, session_id=session_id,
+        supersedes=supersedes, author=author, session_id=session_id, private=private,
     )
     if as_json:
         emit_json(result.to_dict())
         return
     label = f"{result.title!r} " if result.title else ""
+    where = f" in {result.path}" if result.path else ""
     if result.deduplicated:
         click.echo(f"confirmed {label}({result.id}): this restates it")
     elif result.supersedes:
-        click.echo(f"remembered {label}({result.id}), superseding {result.supersedes}")
+        click.echo(f"remembered {label}({result.id}){where}, superseding {result.supersedes}")
     else:
-        click.echo(f"remembered {label}({result.id})")
+        click.echo(f"remembered {label}({result.id}){where}")
     for similar in result.similar_to:
         shown = similar["title"] or similar["id"]
         click.secho(f"  similar to {shown!r} ({similar['id']}, {similar['score']:.2f}): supersede it on purpose?", fg="yellow")

@@ -155,6 +155,8 @@ class WorkspaceHost:
 
     def _call(self, function: Callable[..., Answer], arguments: dict[str, Any]) -> Answer:
         self._refresh_if_moved()
+        if "store" in self.workspace.__dict__:
+            self.workspace.sync_files()  # a pull or a hand edit since the last call (a stat per file)
         try:
             return function(self.workspace, **arguments)
         finally:
@@ -237,7 +239,8 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer]) -> Callable[.
 
     async def tool(context: Context, **arguments: Any) -> CallToolResult:
         if takes_author and not arguments.get("author") and not arguments.get("session_id"):
-            arguments["author"] = client_name(context)  # in a session, the session's agent signs
+            # in a session, the session's agent signs; else the client, with this clone's git user
+            arguments["author"] = host.workspace.author_for(client_name(context) or "mcp")
         try:
             answer = await host.run(function, **arguments)
         except ArchmemError as exc:

@@ -85,6 +85,20 @@ class Repository:
             changed += [p for p in out.split("\0") if p and not _is_state(p)]
         return list(dict.fromkeys(changed))
 
+    def user_name(self) -> str | None:
+        """Who works in this clone: ``git config user.name``, else the local part of
+        ``user.email`` (None outside git or when neither is set)."""
+        if not self.is_git:
+            return None
+        for key, part in (("user.name", None), ("user.email", "@")):
+            result = self._git("config", "--get", key, check=False)
+            value = result.stdout.decode("utf-8", errors="replace").strip() if result.returncode == 0 else ""
+            if part:
+                value = value.partition(part)[0]
+            if value:
+                return value
+        return None
+
     def commit_time(self, ref: str) -> datetime:
         """The committer time of a revision (``--since REF``)."""
         if not self.is_git:

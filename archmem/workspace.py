@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import Clock, format_time, system_clock
-from archmem.config import Config, load_config
+from archmem.config import Config, DriftConfig, load_config
 from archmem.errors import (
     ConfigError,
     InvalidInputError,
@@ -224,13 +224,33 @@ class Workspace:
         supersedes: str | None = None,
         author: str | None = None,
         session_id: str | None = None,
+        private: bool | None = None,
     ) -> RememberResult:
+        """Remember a memory; ``private`` (default: ``[store] private_by_default``) keeps
+        it in the git-ignored folder. Without an author or a session, this clone's git
+        user signs it (``cli/<name>``)."""
         from archmem.memory.lifecycle import remember
 
-        return remember(
+        if not author and session_id is None:
+            author = self.author_for("cli")
+        result = remember(
             self.memory_context, content, kind=kind, title=title, elements=elements, anchors=anchors,
             supersedes=supersedes, author=author, session_id=session_id, embed=self._embedder_for_writes(),
+            private=self.config.store.private_by_default if private is None else private,
         )
+        result.path = self.store.path_of(result.id)
+        result.private = result.path is not None and self.memory_folder.is_private(result.path)
+        return result
+
+    def author_for(self, client: str | None) -> str | None:
+        """``client/name`` with this clone's git user as the name (``claude-code`` →
+        ``claude-code/sarah``); a signature that already names someone stays as it is."""
+        if client and "/" in client:
+            return client
+        user = self.repository.user_name()  # asked each time: a long-running server sees a change
+        if user is None:
+            return client
+        return f"{client or 'cli'}/{'-'.join(str(user).split())}"
 
     def _embedder_for_writes(self) -> Callable[[str], Embedding] | None:
         """Text → ``Embedding`` with the configured provider, or None without one."""
@@ -283,7 +303,7 @@ class Workspace:
     def start_session(self, task: str, *, elements: Sequence[str] = (), agent: str | None = None) -> Session:
         from archmem.memory.sessions import start_session
 
-        return start_session(self.memory_context, task, elements=elements, agent=agent)
+        return start_session(self.memory_context, task, elements=elements, agent=self.author_for(agent or "cli"))
 
     def end_session(
         self, session_id: str, *, used: Sequence[str] = (), outcome: str | None = None, author: str | None = None
@@ -341,8 +361,17 @@ class Workspace:
 
         return DriftView(
             store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
-            config=self.config.drift, clock=self.clock, deepen=deepen, progress=progress,
+            config=self._drift_config, clock=self.clock, deepen=deepen, progress=progress,
         )
+
+    @property
+    def _drift_config(self) -> DriftConfig:
+        """The drift settings, with archmem's own folders ignored: memory files are what
+        the team knows about the code, never a change to it."""
+        own = [".archmem/**", self.config.store.memories.rstrip("/") + "/**",
+               self.config.store.private_memories.rstrip("/") + "/**"]
+        extra = [glob for glob in own if glob not in self.config.drift.ignore]
+        return self.config.drift.model_copy(update={"ignore": [*self.config.drift.ignore, *dict.fromkeys(extra)]})
 
     @cached_property
     def drift(self) -> DriftView | None:

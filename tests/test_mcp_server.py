@@ -199,9 +199,10 @@ def test_a_whole_session_lands_in_the_store(server: Connected, request: pytest.F
         assert ws.get_memory(written["id"]).citations == 1
 
 
-def test_a_memory_without_an_author_is_signed_by_the_client(in_memory: Connected):
+def test_a_memory_without_an_author_is_signed_by_the_client_and_the_git_user(in_memory: Connected):
+    subprocess.run(["git", "config", "user.name", "Sarah Lee"], cwd=in_memory.root, check=True)
     written = in_memory.ok("remember", {"content": "The probe agent ran the pricing tests twice.", "kind": "note"})
-    assert Workspace.open(in_memory.root, env={}).get_memory(written["id"]).author == "probe-agent"
+    assert Workspace.open(in_memory.root, env={}).get_memory(written["id"]).author == "probe-agent/Sarah-Lee"
     named = in_memory.ok("remember", {"content": "Named authors are kept as given.", "kind": "note",
                                       "author": "probe-agent/sarah"})
     assert Workspace.open(in_memory.root, env={}).get_memory(named["id"]).author == "probe-agent/sarah"

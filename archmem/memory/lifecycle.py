@@ -68,10 +68,15 @@ class RememberResult:
     elements: list[str] = field(default_factory=list)
     anchors: list[str] = field(default_factory=list)
     supersedes: str | None = None
+    path: str | None = None
+    """The memory's file, relative to the repository root."""
+    private: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
+            "path": self.path,
+            "private": self.private,
             "title": self.title,
             "deduplicated": self.deduplicated,
             "similar_to": self.similar_to,
@@ -243,6 +248,7 @@ def remember(
     author: str | None = None,
     session_id: str | None = None,
     embed: Callable[[str], Embedding] | None = None,
+    private: bool = False,
 ) -> RememberResult:
     """Store a memory, or confirm the one it restates; see DESIGN.md "Writing".
 
@@ -325,6 +331,7 @@ def remember(
             confirmed_at=now,
             confirmations=0,
             supersedes=old.id if old else None,
+            private=private,
         )
         if old is not None:
             ctx.store.update_memory(old.id, status="superseded", superseded_by=memory.id)
