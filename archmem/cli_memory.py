@@ -244,14 +244,25 @@ def archive(workspace: Workspace, memory: str, reason: str, as_json: bool) -> No
 def purge(workspace: Workspace, memory_id: str, reason: str, yes: bool, as_json: bool) -> None:
     """Delete MEMORY_ID for good (a secret written by mistake, a privacy request).
 
-    The only hard delete; the audit log keeps its id, title and a hash, not the text."""
+    The only hard delete: the memory's file and every trace in the local index go; the
+    audit log keeps its id and hashes, not the text. A file that was committed stays in
+    git history: the commits are named, and a secret in it must be rotated."""
     if not yes and sys.stdin.isatty():
         click.confirm(f"permanently delete {memory_id}?", abort=True)
     result = workspace.purge(memory_id, reason)
     if as_json:
         emit_json(result)
         return
-    click.echo(f"purged {result['id']} (logged: {result['reason']})")
+    where = f", deleted {result['file']}" if result.get("file") else ""
+    click.echo(f"purged {result['id']}{where} (logged: {result['reason']})")
+    commits = result.get("committed_in") or []
+    if commits:
+        shown = ", ".join(sha[:12] for sha in commits[:5]) + (f" and {len(commits) - 5} more" if len(commits) > 5 else "")
+        click.secho(
+            f"its text is still in git history (commits {shown}): if it held a secret, rotate that secret now; "
+            "rewriting history (git filter-repo) does not reach clones and forks that already have it",
+            fg="yellow", err=True,
+        )
 
 
 @cli.command("list")

@@ -85,6 +85,14 @@ class Repository:
             changed += [p for p in out.split("\0") if p and not _is_state(p)]
         return list(dict.fromkeys(changed))
 
+    def commits_touching(self, path: str) -> list[str]:
+        """Every commit (any branch) that added or changed ``path``, newest first: where a
+        purged file's text still lives."""
+        if not self.is_git:
+            return []
+        result = self._git("log", "--all", "--format=%H", "--", path, check=False)
+        return result.stdout.decode().split() if result.returncode == 0 else []
+
     def user_name(self) -> str | None:
         """Who works in this clone: ``git config user.name``, else the local part of
         ``user.email`` (None outside git or when neither is set)."""

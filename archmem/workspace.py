@@ -283,9 +283,15 @@ class Workspace:
         return archive(self.memory_context, ref, reason)
 
     def purge(self, memory_id: str, reason: str) -> dict[str, Any]:
+        """Delete a memory for good: its file and every trace in the index. A file that
+        was committed stays in git history, and the answer says in which commits."""
         from archmem.memory.lifecycle import purge
 
-        return purge(self.memory_context, memory_id, reason)
+        path = self.store.path_of(memory_id.strip())
+        result = purge(self.memory_context, memory_id, reason)
+        result["file"] = path
+        result["committed_in"] = self.repository.commits_touching(path) if path else []
+        return result
 
     def list_memories(
         self, *, element: str | None = None, kind: str | None = None, status: str | None = "active"

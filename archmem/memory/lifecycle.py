@@ -498,15 +498,21 @@ def purge(ctx: MemoryContext, memory_id: str, reason: str) -> dict[str, Any]:
     """The one hard delete (a secret written by mistake, a privacy request), logged."""
     if not reason or not reason.strip():
         raise InvalidInputError("purging needs a reason (--reason); it is written to the audit log")
+    check_no_secret(reason)  # the reason stays in the audit log
     with ctx.store.transaction():
         memory = ctx.store.get_memory(memory_id.strip())
         if memory is None:
             raise UnknownNameError(
                 "memory id", memory_id, hint="purge takes an exact id (archmem list --status all shows them)"
             )
-        detail = {"title": memory.title, "kind": memory.kind, "content_sha256": content_hash(memory.content)}
+        # hashes only: what is purged is often a secret, in the title as well as the content
+        detail = {
+            "kind": memory.kind, "content_sha256": content_hash(memory.content),
+            "title_sha256": content_hash(memory.title) if memory.title else None,
+        }
         ctx.store.delete_memory(memory.id)
         ctx.store.audit(format_time(ctx.clock()), "purge", memory.id, reason.strip(), detail)
+    ctx.store.scrub()
     return {"id": memory.id, "title": memory.title, "purged": True, "reason": reason.strip()}
 
 

@@ -40,6 +40,12 @@ class Store(Protocol):
     def delete_memory(self, memory_id: str) -> None:
         """The hard delete behind ``purge``."""
 
+    def scrub(self) -> None:
+        """Leave no copy of deleted text in the store's files (after a purge)."""
+
+    def path_of(self, memory_id: str) -> str | None:
+        """The memory's file, relative to the repository root (None: not in a file)."""
+
     def get_memory(self, memory_id: str) -> Memory | None:
         """One memory by id."""
 

@@ -153,7 +153,8 @@ class CommitCache:
             dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: survives surrogate escapes
             for seq, commit in enumerate(batch, start=last_seq + 1):
                 packed = []
-                for position, c in enumerate(commit.changes):
+                code = [c for c in commit.changes if not (_is_archmem(c.path) or _is_archmem(c.old_path))]
+                for position, c in enumerate(code):
                     packed.append([c.path, c.added, c.deleted, c.status, c.old_path])
                     change_rows.append((seq, position, c.path, c.added, c.deleted, c.status, c.old_path))
                 commit_rows.append(
@@ -175,6 +176,12 @@ class CommitCache:
                 self.db.execute("DELETE FROM history_changes WHERE commit_seq > ?", (last_seq,))
                 self.db.executemany(sql, [(*r[:2], _storable(r[2]), *r[3:6], _storable(r[6])) for r in change_rows])
         return len(batch)
+
+
+def _is_archmem(path: str | None) -> bool:
+    """archmem's own folder (memory files, the index): what the team knows about the
+    code, never code; and a purged memory's file name must not outlive it here."""
+    return path is not None and (path == ".archmem" or path.startswith(".archmem/"))
 
 
 def _timestamp(moment: datetime) -> float:

@@ -142,6 +142,19 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
             self._execute("UPDATE links SET target_id = NULL, target_kind = NULL WHERE target_id = ?", (memory_id,))
             self._execute("DELETE FROM memories WHERE id = ?", (memory_id,))
 
+    def scrub(self) -> None:
+        """Leave no copy of deleted text in the database files (after a purge): merge the
+        word index's segments (FTS5 keeps a deleted row's terms until then), zero freed
+        pages, and fold the WAL back and truncate it."""
+        self.db.execute("PRAGMA secure_delete = ON")
+        try:
+            with self.transaction():
+                self._execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+            self._execute("VACUUM")
+            self._execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            self.db.execute("PRAGMA secure_delete = OFF")
+
     def get_memory(self, memory_id: str) -> Memory | None:
         row = self._execute(_SELECT_MEMORY + " WHERE m.id = ?", (memory_id,)).fetchone()
         return _memory(row) if row else None

@@ -1,0 +1,115 @@
+"""Memories as files: what a write puts on disk, private memories, authors from git,
+purge that leaves no trace, and import that merges."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from archmem.cli import cli
+from archmem.memory.file_format import parse_memory
+from archmem.workspace import Workspace
+
+from .conftest import ADR, MODEL, git, write
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    write(root, {"archmem.yaml": MODEL, "docs/adr/0017-use-the-body.md": ADR, "services/gateway/router.go": "package gateway\n"})
+    git(root, "init", "-q")
+    git(root, "config", "user.name", "Sarah Lee")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+def am(repo: Path, *args: str, input: str | None = None):
+    return CliRunner().invoke(cli, [*args, "--repo", str(repo)], input=input, catch_exceptions=False)
+
+
+def files_in(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.md")) if folder.exists() else []
+
+
+def test_a_memory_is_a_readable_markdown_file_that_round_trips(repo: Path):
+    result = json.loads(am(repo, "remember", "Headers over 8KB are dropped; see [[Header limits]].",
+                           "--kind", "pitfall", "--title", "Gateway headers", "--element", "ApiGateway",
+                           "--json").stdout)
+    path = repo / result["path"]
+    assert path.parent == repo / ".archmem" / "memories"
+    assert path.name.startswith("gateway-headers.") and path.name.endswith(f"{result['id']}.md")
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("---\nid: ") and "\n---\n\nHeaders over 8KB are dropped; see [[Header limits]].\n" in text
+    parsed = parse_memory(text).memory
+    stored = Workspace.open(repo).get_memory(result["id"])
+    assert parsed.model_dump(exclude={"exposures", "citations", "superseded_by", "status"}) == stored.model_dump(
+        exclude={"exposures", "citations", "superseded_by", "status"}
+    )
+
+
+def test_confirm_and_supersede_write_only_what_the_files_hold(repo: Path):
+    first = json.loads(am(repo, "remember", "Retries back off at 2s.", "--kind", "note", "--title", "Backoff",
+                          "--json").stdout)
+    old_file = repo / first["path"]
+    before = old_file.read_text(encoding="utf-8")
+    assert am(repo, "confirm", "Backoff").exit_code == 0
+    confirmed = old_file.read_text(encoding="utf-8")
+    assert "confirmations: 1" in confirmed and confirmed != before
+    newer = json.loads(am(repo, "remember", "Retries back off at 5s.", "--kind", "note", "--title", "Backoff",
+                          "--supersedes", "Backoff", "--json").stdout)
+    # the old file is not rewritten: "superseded by" is derived from the new one
+    assert old_file.read_text(encoding="utf-8") == confirmed
+    assert f"supersedes: {first['id']}" in (repo / newer["path"]).read_text(encoding="utf-8")
+
+
+def test_private_memories_stay_in_the_ignored_folder_and_are_marked(repo: Path):
+    shared = json.loads(am(repo, "remember", "Deploys freeze on Fridays.", "--kind", "convention", "--json").stdout)
+    private = json.loads(am(repo, "remember", "My staging login is the usual one.", "--kind", "note",
+                            "--private", "--json").stdout)
+    assert shared["private"] is False and private["private"] is True
+    assert private["path"].startswith(".archmem/private/")
+    listed = {m["id"]: m["private"] for m in json.loads(am(repo, "list", "--json").stdout)}
+    assert listed == {shared["id"]: False, private["id"]: True}
+    (repo / "archmem.toml").write_text("[store]\nprivate_by_default = true\n", encoding="utf-8")
+    default = json.loads(am(repo, "remember", "A note for me alone.", "--kind", "note", "--json").stdout)
+    forced = json.loads(am(repo, "remember", "A note for the team.", "--kind", "note", "--shared", "--json").stdout)
+    assert default["private"] is True and forced["private"] is False
+
+
+def test_the_author_is_the_git_user_when_nobody_says(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")  # only this clone's settings
+    mine = json.loads(am(repo, "remember", "Cache keys carry the tenant.", "--kind", "convention", "--json").stdout)
+    given = json.loads(am(repo, "remember", "Queues are FIFO per tenant.", "--kind", "convention",
+                          "--author", "codex/li", "--json").stdout)
+    ws = Workspace.open(repo)
+    assert ws.get_memory(mine["id"]).author == "cli/Sarah-Lee"
+    assert ws.get_memory(given["id"]).author == "codex/li"
+    git(repo, "config", "--unset", "user.name")
+    git(repo, "config", "user.email", "li.wei@example.com")
+    assert ws.author_for("claude-code") == "claude-code/li.wei"
+
+
+def test_purge_deletes_the_file_and_leaves_no_byte_of_it_in_the_index(repo: Path):
+    marker = "zqxvkwjm-customer-record-4471"
+    keep = json.loads(am(repo, "remember", "Gateway timeouts are 30s.", "--kind", "note", "--json").stdout)
+    gone = json.loads(am(repo, "remember", f"Customer {marker} asked to be forgotten.", "--kind", "note",
+                         "--title", f"About {marker}", "--json").stdout)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "memories")
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    for _ in range(3):  # some churn, so the word index has segments to merge
+        am(repo, "recall", "customer forgotten")
+    result = am(repo, "purge", gone["id"], "--reason", "privacy request", "--yes", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["file"] == gone["path"] and data["committed_in"] == [commit]
+    assert not (repo / gone["path"]).exists() and (repo / keep["path"]).exists()
+    for path in (repo / ".archmem").rglob("*"):
+        if path.is_file():
+            assert marker.encode() not in path.read_bytes(), f"{path} still holds the purged text"
+    text = am(repo, "purge", keep["id"], "--reason", "tidy", "--yes")
+    assert "still in git history" in text.stderr and commit[:12] in text.stderr
