@@ -113,3 +113,73 @@ def test_purge_deletes_the_file_and_leaves_no_byte_of_it_in_the_index(repo: Path
             assert marker.encode() not in path.read_bytes(), f"{path} still holds the purged text"
     text = am(repo, "purge", keep["id"], "--reason", "tidy", "--yes")
     assert "still in git history" in text.stderr and commit[:12] in text.stderr
+
+
+# ---- import merges ---------------------------------------------------------------------
+
+
+def line(**fields: object) -> str:
+    return json.dumps({"kind": "note", "created_at": "2026-01-01T00:00:00Z", **fields})
+
+
+def test_import_merges_a_later_confirmation_and_a_supersede_instead_of_refusing(repo: Path, tmp_path: Path):
+    ws = Workspace.open(repo)
+    first = ws.remember("Retries back off at 2s.", kind="note", title="Backoff")
+    older_export = list(ws.export_memories())
+    ws.confirm("Backoff")
+    newer = ws.remember("Retries back off at 5s.", kind="note", title="Backoff", supersedes="Backoff")
+    newer_export = list(ws.export_memories())
+    other = tmp_path / "other"
+    write(other, {"archmem.yaml": MODEL, "docs/adr/0017-use-the-body.md": ADR})
+    with Workspace.open(other) as target:
+        assert target.import_memories(older_export).imported == [first.id]
+        report = target.import_memories(newer_export)
+        assert report.updated == [first.id] and report.imported == [newer.id] and not report.errors
+        assert target.get_memory(first.id).confirmations == 1
+        assert target.get_memory(first.id).status == "superseded"
+        assert [m.id for m in target.list_memories()] == [newer.id]
+        again = target.import_memories(older_export)  # an older version never wins
+        assert again.unchanged == [first.id] and target.get_memory(first.id).confirmations == 1
+        assert list(target.export_memories()) == newer_export
+        assert len(list((other / ".archmem" / "memories").glob("*.md"))) == 2
+
+
+@pytest.mark.parametrize("bad", [
+    {"elements": 5}, {"elements": [5]}, {"anchors": [{}]}, {"anchors": 5}, {"title": ["x"]}, {"author": 7},
+    {"confirmations": True}, {"private": "yes"},
+])
+def test_import_refuses_ill_typed_fields_with_a_message(repo: Path, bad: dict[str, object]):
+    ws = Workspace.open(repo)
+    report = ws.import_memories([line(id="m-x", content="hi", **bad)], partial=True)
+    assert [e["line"] for e in report.errors] == [1] and not report.imported
+    assert next(iter(bad)) in report.errors[0]["message"]
+
+
+def test_import_refuses_forks_and_cycles_and_derives_what_is_superseded(repo: Path):
+    ws = Workspace.open(repo)
+    report = ws.import_memories([
+        line(id="m-a", content="first", title="Old fact"),
+        line(id="m-b", content="second", supersedes="m-a", created_at="2026-01-02T00:00:00Z"),
+        line(id="m-c", content="third", supersedes="m-a", created_at="2026-01-03T00:00:00Z"),
+        line(id="m-d", content="fourth", supersedes="m-e"),
+        line(id="m-e", content="fifth", supersedes="m-d"),
+        line(id="m-f", content="sixth", superseded_by="m-nowhere"),
+        line(id="m-g", content="seventh", supersedes="Old fact", status="active", created_at="2026-01-04T00:00:00Z"),
+    ], partial=True)
+    messages = {e["line"]: e["message"] for e in report.errors}
+    assert "fork" in messages[3] and "cycle" in messages[4] and "cycle" in messages[5]
+    assert "fork" in messages[7]  # m-a already has m-b as its successor
+    assert sorted(report.imported) == ["m-a", "m-b", "m-f"]
+    assert ws.get_memory("m-a").status == "superseded" and ws.get_memory("m-a").superseded_by == "m-b"
+    assert ws.get_memory("m-f").superseded_by is None and ws.get_memory("m-f").status == "active"
+
+
+def test_a_chain_by_title_leaves_the_older_memory_out_of_recall(repo: Path):
+    ws = Workspace.open(repo)
+    ws.import_memories([
+        line(id="m-old", content="Deploys go out on Tuesdays.", title="Deploy day"),
+        line(id="m-new", content="Deploys go out on Thursdays.", title="Deploy day v2", supersedes="Deploy day",
+             created_at="2026-02-01T00:00:00Z", status="active"),
+    ])
+    assert ws.get_memory("m-old").status == "superseded"
+    assert ws.recall("when do deploys go out").memory_ids == ["m-new"]

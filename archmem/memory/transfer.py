@@ -2,7 +2,10 @@
 
 Ids and timestamps are kept exactly, so export → import → export is byte-identical
 and a labelled test set can be loaded with its history. Import checks every line
-first and, unless ``partial``, takes nothing when any line is wrong.
+first and, unless ``partial``, takes nothing when any line is wrong. Import *merges*:
+a line for a memory the store has is a newer or an older version of it, and the one
+confirmed later wins (as two clones' files would); chains are applied as the lines
+draw them, and what is superseded follows from the chain, whatever ``status`` says.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ def memory_to_json(memory: Memory) -> str:
         if name in ("created_at", "confirmed_at") and value is not None:
             value = format_time(value)
         record[name] = value
+    if memory.private:
+        record["private"] = True
     return json.dumps(record, ensure_ascii=False)
 
 
@@ -53,11 +58,15 @@ def export_lines(ctx: MemoryContext) -> Iterator[str]:
 @dataclass
 class ImportReport:
     imported: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    """Memories the store had, replaced by the line's later-confirmed version."""
     unchanged: list[str] = field(default_factory=list)
+    """Memories the store had in this version or a later-confirmed one."""
     errors: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"imported": len(self.imported), "unchanged": len(self.unchanged), "errors": self.errors}
+        return {"imported": len(self.imported), "updated": len(self.updated), "unchanged": len(self.unchanged),
+                "errors": self.errors}
 
 
 class ImportFailed(InvalidInputError):
@@ -89,18 +98,26 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
         raise InvalidInputError(f"invalid JSON at column {exc.colno}: {exc.msg}") from None
     if not isinstance(record, dict):
         raise InvalidInputError("each line must be a JSON object")
-    unknown = sorted(set(record) - set(FIELDS))
+    unknown = sorted(set(record) - set(FIELDS) - {"private"})
     if unknown:
         raise InvalidInputError(f"unknown field(s) {', '.join(unknown)}; fields are {', '.join(FIELDS)}")
     for required in ("id", "kind", "content", "created_at"):
         if not record.get(required):
             raise InvalidInputError(f"missing {required!r}")
-    data = dict(record)
-    data["kind"] = parse_kind(str(record["kind"]))
-    data["content"] = linkrules.validate_content(str(record["content"]))
-    check_no_secret(data["content"])
-    if record.get("title"):
-        data["title"] = linkrules.validate_title(str(record["title"]))
+    data: dict[str, Any] = {
+        name: _optional_text(record, name)
+        for name in ("id", "title", "author", "session_id", "supersedes", "status_reason")
+    }
+    data["kind"] = parse_kind(_optional_text(record, "kind") or "")
+    content = record["content"]
+    if not isinstance(content, str):
+        raise InvalidInputError(f"'content' must be text, not {type(content).__name__}")
+    data["content"] = linkrules.validate_content(content)
+    if data["title"]:
+        data["title"] = linkrules.validate_title(data["title"])
+    for name in ("content", "title", "author", "status_reason"):
+        if data.get(name):
+            check_no_secret(data[name])
     for name in ("created_at", "confirmed_at"):
         if record.get(name) is not None:
             try:
@@ -110,18 +127,42 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
     status = record.get("status") or "active"
     if status not in MEMORY_STATUSES:
         raise InvalidInputError(f"bad status {status!r}; one of {', '.join(MEMORY_STATUSES)}")
-    data["status"] = status
-    data["elements"] = resolve_elements(ctx.model, record.get("elements") or [])
-    data["anchors"] = [normalize_anchor(a) for a in record.get("anchors") or []]
+    data["status"] = "archived" if status == "archived" else "active"  # superseded follows from the chain
+    if data["status"] != "archived":
+        data["status_reason"] = None
+    data["elements"] = resolve_elements(ctx.model, _text_list(record, "elements"))
+    data["anchors"] = [normalize_anchor(a) for a in _text_list(record, "anchors")]
     for name in ("confirmations", "exposures", "citations"):
         value = record.get(name, 0) or 0
-        if not isinstance(value, int) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InvalidInputError(f"{name!r} must be a whole number ≥ 0, not {value!r}")
         data[name] = value
+    private = record.get("private", False)
+    if not isinstance(private, bool):
+        raise InvalidInputError(f"'private' must be true or false, not {private!r}")
+    data["private"] = private
     try:
         return Memory.model_validate(data)
     except ValueError as exc:  # pydantic's ValidationError is a ValueError
         raise InvalidInputError(f"invalid memory: {exc}") from None
+
+
+def _optional_text(record: dict[str, Any], name: str) -> str | None:
+    value = record.get(name)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{name!r} must be text, not {type(value).__name__}")
+    return value.strip() or None
+
+
+def _text_list(record: dict[str, Any], name: str) -> list[str]:
+    value = record.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise InvalidInputError(f"{name!r} must be a list of text, not {json.dumps(value)[:60]}")
+    return [item for item in value if item.strip()]
 
 
 def import_lines(ctx: MemoryContext, lines: Iterable[str], *, partial: bool = False, source: str = "-") -> ImportReport:
@@ -134,11 +175,49 @@ def import_lines(ctx: MemoryContext, lines: Iterable[str], *, partial: bool = Fa
             parsed.append((number, _parse_line(ctx, raw)))
         except ArchmemError as exc:
             report.errors.append({"line": number, "message": exc.message})
-    # supersedes may name a title or an id, in the file or already in the store
+    _resolve_chains(ctx, parsed, report)
+    if report.errors and not partial:
+        raise ImportFailed(source, report)
+    failed = {e["line"] for e in report.errors}
+    with ctx.store.transaction():
+        written: list[Memory] = []
+        for number, memory in parsed:
+            if number in failed:
+                continue
+            outcome = _merge_one(ctx, memory)
+            if outcome.startswith("error: "):
+                report.errors.append({"line": number, "message": outcome[len("error: "):]})
+            else:
+                getattr(report, outcome).append(memory.id)
+                if outcome != "unchanged":
+                    written.append(memory)
+        if report.errors and not partial:
+            raise ImportFailed(source, report)
+        derive = getattr(ctx.store, "derive_chains", None)
+        if derive is not None:
+            derive()
+        for memory in written:
+            write_links(ctx, memory.id, memory.content)
+        for memory in written:
+            current = ctx.store.get_memory(memory.id)
+            if memory.title and current is not None and current.status == "active":
+                ctx.store.resolve_pending_links(linkrules.normalize_title(memory.title), "memory", memory.id)
+        retarget = getattr(ctx.store, "retarget_links_to_heads", None)
+        if retarget is not None:
+            retarget()
+    return report
+
+
+def _resolve_chains(ctx: MemoryContext, parsed: list[tuple[int, Memory]], report: ImportReport) -> None:
+    """``supersedes`` may name an id or a title, in the file or in the store. A chain the
+    lines would fork (two successors of one memory) or close into a cycle is an error."""
     by_id = {m.id: m for _, m in parsed}
     by_title = {linkrules.normalize_title(m.title): m for _, m in parsed if m.title}
+    successor_of: dict[str, tuple[int, str]] = {}
     for number, memory in parsed:
-        if memory.supersedes and memory.supersedes not in by_id:
+        if not memory.supersedes:
+            continue
+        if memory.supersedes not in by_id:
             target = by_title.get(linkrules.normalize_title(memory.supersedes))
             stored = ctx.store.get_memory(memory.supersedes) or next(
                 iter(ctx.store.find_by_title(linkrules.normalize_title(memory.supersedes), active_only=False)), None
@@ -146,49 +225,77 @@ def import_lines(ctx: MemoryContext, lines: Iterable[str], *, partial: bool = Fa
             chosen = target or stored
             if chosen is None:
                 report.errors.append({"line": number, "message": f"supersedes {memory.supersedes!r}: no such memory"})
-            else:
-                memory.supersedes = chosen.id
-    for _, memory in parsed:
-        if memory.supersedes and memory.supersedes in by_id and not by_id[memory.supersedes].superseded_by:
-            by_id[memory.supersedes].superseded_by = memory.id
-    failed_lines = {e["line"] for e in report.errors}
-    if report.errors and not partial:
-        raise ImportFailed(source, report)
-    with ctx.store.transaction():
-        written: list[Memory] = []
-        for number, memory in parsed:
-            if number in failed_lines:
                 continue
-            existing = ctx.store.get_memory(memory.id)
-            if existing is not None:
-                if memory_to_json(existing) == memory_to_json(memory):
-                    report.unchanged.append(memory.id)
-                else:
-                    report.errors.append(
-                        {"line": number, "message": f"a different memory with id {memory.id!r} is already in the store"}
-                    )
-                continue
-            if memory.title and memory.status == "active":
-                clash = ctx.store.find_by_title(linkrules.normalize_title(memory.title), active_only=True)
-                if clash:
-                    report.errors.append(
-                        {"line": number, "message": f"an active memory is already titled {memory.title!r} ({clash[0].id})"}
-                    )
-                    continue
-            ctx.store.insert_memory(
-                memory,
-                title_key=linkrules.normalize_title(memory.title) if memory.title else None,
-                content_hash=content_hash(memory.content),
-                **search_fields(ctx.model, memory.title, memory.content, memory.elements),
-            )
-            written.append(memory)
-            report.imported.append(memory.id)
-        if report.errors and not partial:
-            raise ImportFailed(source, report)
-        for memory in written:
-            write_links(ctx, memory.id, memory.content)
-        for memory in written:
-            if memory.title and memory.status == "active":
-                ctx.store.resolve_pending_links(linkrules.normalize_title(memory.title), "memory", memory.id)
-    return report
+            memory.supersedes = chosen.id
+        if memory.supersedes == memory.id:
+            report.errors.append({"line": number, "message": f"{memory.id!r} supersedes itself"})
+            continue
+        earlier = successor_of.get(memory.supersedes)
+        stored_head = ctx.store.get_memory(memory.supersedes)
+        other = earlier[1] if earlier else (
+            stored_head.superseded_by if stored_head and stored_head.superseded_by != memory.id else None
+        )
+        if other is not None and other != memory.id:
+            report.errors.append({
+                "line": number,
+                "message": f"{memory.supersedes!r} is already superseded by {other!r}: two successors would fork "
+                           "the chain (supersede the newer one instead)",
+            })
+            continue
+        successor_of[memory.supersedes] = (number, memory.id)
+    chain = {m.id: m.supersedes for _, m in parsed if m.supersedes}
+    for number, memory in parsed:
+        seen = {memory.id}
+        step = chain.get(memory.id)
+        while step is not None:
+            if step in seen:
+                report.errors.append({"line": number, "message": f"supersede cycle through {memory.id!r}"})
+                break
+            seen.add(step)
+            older = ctx.store.get_memory(step) if step not in chain else None
+            step = chain.get(step, older.supersedes if older else None)
 
+
+def _merge_one(ctx: MemoryContext, memory: Memory) -> str:
+    """Insert a new memory, or merge a version of a known one (the later confirmation
+    wins); returns ``imported``, ``updated``, ``unchanged`` or ``error: …``."""
+    existing = ctx.store.get_memory(memory.id)
+    if existing is None:
+        if memory.title and memory.status == "active":
+            clash = ctx.store.find_by_title(linkrules.normalize_title(memory.title), active_only=True)
+            if clash and clash[0].id != memory.supersedes:
+                return f"error: an active memory is already titled {memory.title!r} ({clash[0].id})"
+        ctx.store.insert_memory(
+            memory,
+            title_key=linkrules.normalize_title(memory.title) if memory.title else None,
+            content_hash=content_hash(memory.content),
+            **search_fields(ctx.model, memory.title, memory.content, memory.elements),
+        )
+        return "imported"
+    if existing.kind != memory.kind or existing.created_at != memory.created_at:
+        return f"error: a different memory with id {memory.id!r} is in the store (another kind or creation time)"
+    if memory.last_confirmed <= existing.last_confirmed and _same_version(existing, memory):
+        return "unchanged"
+    if memory.last_confirmed < existing.last_confirmed:
+        return "unchanged"  # the store's version was confirmed later: it wins
+    ctx.store.update_memory(
+        memory.id, title=memory.title,
+        title_key=linkrules.normalize_title(memory.title) if memory.title else None,
+        content=memory.content, content_hash=content_hash(memory.content), author=memory.author,
+        confirmed_at=memory.confirmed_at, confirmations=max(memory.confirmations, existing.confirmations),
+        supersedes=memory.supersedes or existing.supersedes,
+        status=memory.status if memory.status == "archived" else "active",
+        status_reason=memory.status_reason,
+        **search_fields(ctx.model, memory.title, memory.content, list(dict.fromkeys(existing.elements + memory.elements))),
+    )
+    ctx.store.add_elements(memory.id, memory.elements)
+    ctx.store.add_anchors(memory.id, memory.anchors)
+    return "updated"
+
+
+def _same_version(a: Memory, b: Memory) -> bool:
+    fields = {"id", "title", "kind", "content", "elements", "anchors", "author", "created_at", "confirmed_at",
+              "confirmations", "supersedes", "status_reason"}
+    return a.model_dump(include=fields) == b.model_dump(include=fields) and (
+        (a.status == "archived") == (b.status == "archived")
+    )
