@@ -31,14 +31,16 @@ def demo(directory: Path, force: bool, as_json: bool) -> None:
     missing = [e["name"] for e in result.drift["elements"] if e["status"] == "missing"]
     click.secho(f"archmem demo: a small web shop with history, in {result.root}", bold=True)
     click.echo(f"  model     workspace.dsl: {counts['total_elements']} elements; {result.commits} commits over 320 days")
-    click.echo(f"  memories  {result.memories} imported (pitfalls, conventions, notes, a superseded fact, links)")
+    click.echo(f"  memories  {result.memories} committed as files in .archmem/memories/ (pitfalls, conventions, "
+               "notes, a superseded fact, links)")
     click.echo(f"  drift     score {result.drift['score']}/100: drifted {', '.join(drifted) or 'none'}; "
                f"missing {', '.join(missing) or 'none'}; {counts['stale_memories']} memories to verify")
     click.echo(f"  briefing  {result.briefing}  (task: {TASK!r})")
     click.echo(f"  map       {result.knowledge_map}  ({result.coverage})")
     click.echo()
     click.echo("Try next:")
-    for line in (f"cd {directory}", 'archmem recall "tax rounding" --explain', "archmem drift",
+    for line in (f"cd {directory}", "git log --stat -1 -- .archmem/memories   # memories are committed files",
+                 'archmem recall "tax rounding" --explain', "archmem drift",
                  "archmem map", 'archmem brief "add a payment provider webhook"',
                  "archmem brief --overview              # what a session with no task yet is told",
                  "archmem install claude-code --dry-run # connect an agent (MCP server + start-up hook)"):

@@ -97,8 +97,12 @@ def run_demo(target: Path, *, now: datetime, force: bool = False) -> DemoResult:
             )
         shutil.rmtree(target)
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("demo", ".archmem", "__pycache__"))
-    # the store, and what the demo writes: `archmem brief --changed` sees a clean tree
-    (target / ".gitignore").write_text(".archmem/\nbriefing.md\nknowledge-map.html\n", encoding="utf-8")
+    # the local index, private memories and what the demo writes stay out of git; the
+    # memory files are committed like code (`archmem brief --changed` sees a clean tree)
+    from archmem.initialize import GITIGNORE_LINES
+
+    (target / ".gitignore").write_text("\n".join([*GITIGNORE_LINES, "briefing.md", "knowledge-map.html"]) + "\n",
+                                       encoding="utf-8")
     _git(target, "init", "-q")
     _git(target, "add", "-A")
     _git(target, "commit", "-q", "-m", "The shop, described in workspace.dsl", when=now - timedelta(days=320))
@@ -109,6 +113,9 @@ def run_demo(target: Path, *, now: datetime, force: bool = False) -> DemoResult:
 
     with Workspace.open(target, clock=lambda: now, env={}) as ws:
         report = ws.import_memories(_memory_lines(source, now), source="demo memories")
+        _git(target, "add", ws.config.store.memories)
+        _git(target, "commit", "-q", "-m", "Team memory: what we learned about the shop, as reviewable files",
+             when=now - timedelta(days=30))
         engine = target / "services/orders/pricing/engine.py"
         rules = "".join(
             f"\n\ndef promotion_{i}(subtotal: int) -> int:\n    \"\"\"Promotion rule {i}.\"\"\"\n"

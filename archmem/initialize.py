@@ -7,7 +7,9 @@ from pathlib import Path
 
 from archmem.config import CONFIG_FILE, CONFIG_TEMPLATE
 
-GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*")
+GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*", ".archmem/private/")
+"""The local index and private memories stay on this machine; ``.archmem/memories/`` is
+committed."""
 
 
 @dataclass
@@ -20,7 +22,7 @@ class InitResult:
     created: list[str] = field(default_factory=list)
 
 
-def init_repository(root: Path, *, model: str | None) -> InitResult:
+def init_repository(root: Path, *, model: str | None, memories_folder: str = ".archmem/memories") -> InitResult:
     """A commented archmem.toml naming ``model`` when one was found (never over an
     existing file), ``.archmem/``, and the database kept out of git. Safe to run twice."""
     created: list[str] = []
@@ -37,6 +39,10 @@ def init_repository(root: Path, *, model: str | None) -> InitResult:
     if not state.exists():
         state.mkdir()
         created.append(".archmem/")
+    memories = root / memories_folder
+    if not memories.exists():
+        memories.mkdir(parents=True)
+        created.append(f"{memories_folder}/")
     gitignore = root / ".gitignore"
     text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
     existing = {line.strip() for line in text.splitlines()}
@@ -44,5 +50,6 @@ def init_repository(root: Path, *, model: str | None) -> InitResult:
     if missing:
         prefix = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
         with gitignore.open("a", encoding="utf-8") as handle:
-            handle.write(prefix + "# archmem's local memory store\n" + "\n".join(missing) + "\n")
+            handle.write(prefix + "# archmem: the local index and private memories (memories/ is committed)\n"
+                         + "\n".join(missing) + "\n")
     return InitResult(root, config_path, written, bool(missing), model, created)

@@ -616,4 +616,4 @@ class Workspace:
             found: str | None = self._display(discover_model(self.root, None))
         except ModelNotFoundError:
             found = None
-        return init_repository(self.root, model=found)
+        return init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))

@@ -18,7 +18,12 @@ def test_demo_builds_the_example_with_history_and_writes_the_files(tmp_path: Pat
     assert "archmem demo: a small web shop with history" in result.output and "Try next:" in result.output
     log = subprocess.run(["git", "log", "--format=%s"], cwd=target, capture_output=True, text=True).stdout
     assert log.splitlines() == ["Move migrations into the ORM", "Pricing: promotions engine rewrite",
+                                "Team memory: what we learned about the shop, as reviewable files",
                                 "Checkout: carts must carry a currency", "The shop, described in workspace.dsl"]
+    # the memories are committed files, and the demo leaves a clean tree
+    committed = subprocess.run(["git", "ls-files", ".archmem"], cwd=target, capture_output=True, text=True).stdout
+    assert len(committed.splitlines()) == 41 and all(p.startswith(".archmem/memories/") for p in committed.splitlines())
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=target, capture_output=True, text=True).stdout == ""
     briefing = (target / "briefing.md").read_text()
     assert briefing.startswith("# Briefing: speed up checkout and change how tax is rounded")
     assert "[VERIFY — the element drifted since this was written]" in briefing
