@@ -95,6 +95,8 @@ def print_memories(memories: list[Any], now: Any, *, show_status: bool = False) 
         click.echo(f"{memory.title or '(untitled)'}  {memory.id}", nl=False)
         if show_status and memory.status != "active":
             click.secho(f"  {memory.status}", fg="yellow", nl=False)
+        if memory.private:
+            click.secho("  private", fg="cyan", nl=False)
         click.echo()
         where = ", ".join(memory.elements) if memory.elements else "project-wide"
         who = memory.author or "unknown author"
@@ -117,6 +119,13 @@ def print_review(queue: dict[str, Any]) -> None:
         click.secho(f"VERIFY ({len(queue['verify'])}): the code under these moved since they were confirmed", bold=True)
         for item in queue["verify"]:
             click.echo(f"  {item.get('title') or item['id']}: {item.get('verify_reason', '')}")
+    if queue.get("forks"):
+        click.secho(f"Forks ({len(queue['forks'])}): two memories supersede one; supersede one by the other",
+                    bold=True)
+        for item in queue["forks"]:
+            old = item["superseded"]
+            heirs = ", ".join(f"{h['title'] or h['id']} ({h['id']})" for h in item["successors"])
+            click.echo(f"  {old['title'] or old['id']} ({old['id']}) → {heirs}")
     if queue["ignored"]:
         click.secho(f"Ignored ({len(queue['ignored'])}): shown to many sessions, never cited", bold=True)
         for item in queue["ignored"]:
@@ -153,7 +162,8 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
             click.secho(" [VERIFY]", fg="yellow", bold=True, nl=False)
         title = item["title"] or item["id"]
         where = ", ".join(item["elements"]) or "project-wide"
-        click.echo(f" {title}  ({where}; {item['author'] or 'unknown'}, {age_in_words(parse_time(item['created_at']), now)})")
+        click.echo(f" {title}  ({where}; {item['author'] or 'unknown'}, {age_in_words(parse_time(item['created_at']), now)})"
+                   + ("  [private]" if item.get("private") else ""))
         for line in item["content"].splitlines():
             click.echo(f"   {line}")
         if item["verify"]:
@@ -220,7 +230,7 @@ def print_status(status: dict[str, Any]) -> None:
 
     def store_text(s: dict[str, Any]) -> str:
         if s.get("missing"):
-            return f"{s['path']} does not exist yet (the first memory creates it)"
+            return f"{s['path']} does not exist yet (built from the files by the next command)"
         active = s["memories"].get("active", {})
         kinds = ", ".join(plural(n, kind.replace("_", " ")) for kind, n in sorted(active.items()))
         others = ", ".join(f"{sum(k.values())} {status}" for status, k in sorted(s["memories"].items())
@@ -230,7 +240,20 @@ def print_status(status: dict[str, Any]) -> None:
                 + (f" ({kinds})" if kinds else "") + (f"; {others}" if others else "")
                 + f"; {plural(s['sessions'], 'session')}" + (f" ({s['open_sessions']} open)" if s["open_sessions"] else ""))
 
-    line("store", store, store_text)
+    def files_text(f: dict[str, Any]) -> str:
+        text = f"{f['folder']}/: {plural(f['files'], 'memory file')}"
+        if f["private"]:
+            text += f", {f['private']} private (not committed)"
+        if f["uncommitted"]:
+            text += f"; {len(f['uncommitted'])} not committed yet"
+        if f.get("unreadable"):
+            text += "; " + click.style(plural(len(f["unreadable"]), "unreadable file"), fg="red")
+        if f.get("forks"):
+            text += "; " + click.style(plural(len(f["forks"]), "forked chain"), fg="red")
+        return text + ("" if f["indexed"] else "; not indexed yet")
+
+    line("files", status["files"], files_text)
+    line("index" if status["files"].get("files") is not None else "store", store, store_text)
 
     def recall_text(r: dict[str, Any]) -> str:
         if r["mode"] == "lexical":

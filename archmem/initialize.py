@@ -12,6 +12,29 @@ GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*", ".archmem/pri
 committed."""
 
 
+LOCAL_IGNORE = """\
+# archmem: this clone's local index and private memories stay out of git
+# (memories/ is committed). This file ignores itself: every clone writes its own.
+.gitignore
+archmem.db
+archmem.db-*
+private/
+"""
+
+
+def ignore_local_state(state: Path) -> bool:
+    """Write ``.archmem/.gitignore`` (once) so the index and private memories never show
+    in ``git status``, even in a repository where nobody ran ``archmem init``."""
+    ignore = state / ".gitignore"
+    if ignore.exists() or not state.is_dir():
+        return False
+    try:
+        ignore.write_text(LOCAL_IGNORE, encoding="utf-8")
+    except OSError:
+        return False  # a read-only checkout: the root .gitignore lines are the fallback
+    return True
+
+
 @dataclass
 class InitResult:
     root: Path
@@ -39,6 +62,7 @@ def init_repository(root: Path, *, model: str | None, memories_folder: str = ".a
     if not state.exists():
         state.mkdir()
         created.append(".archmem/")
+    ignore_local_state(state)
     memories = root / memories_folder
     if not memories.exists():
         memories.mkdir(parents=True)

@@ -93,6 +93,16 @@ class Repository:
         result = self._git("log", "--all", "--format=%H", "--", path, check=False)
         return result.stdout.decode().split() if result.returncode == 0 else []
 
+    def uncommitted(self, folder: str) -> list[str]:
+        """Files below ``folder`` that are new or changed against HEAD (not yet shared)."""
+        if not self.is_git:
+            return []
+        result = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--", folder, check=False)
+        if result.returncode != 0:
+            return []
+        entries = result.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+        return [entry[3:] for entry in entries if len(entry) > 3]
+
     def user_name(self) -> str | None:
         """Who works in this clone: ``git config user.name``, else the local part of
         ``user.email`` (None outside git or when neither is set)."""

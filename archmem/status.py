@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
 from archmem.errors import ArchmemError
+from archmem.words import plural
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -28,6 +29,7 @@ def workspace_status(ws: Workspace, *, check_provider: bool = False) -> dict[str
         "vectors": {}, "pending_links": 0,
     }
     status["store"]["path"] = _relative(ws, ws.store_path)
+    status["files"] = _part(lambda: _files(ws, stored))
     status["model"] = _part(lambda: _model(ws, stored))
     status["recall"] = _part(lambda: _recall(ws, status["store"], check_provider))
     status["drift"] = _part(lambda: _drift(ws)) if stored else {
@@ -53,6 +55,23 @@ def _model(ws: Workspace, stored: bool) -> dict[str, Any]:
         "elements": len(model.elements), "relationships": len(model.relationships),
         "decisions": len(model.decisions), "documented": len(ids & set(counts)), "warnings": len(model.warnings),
     }
+
+
+def _files(ws: Workspace, stored: bool) -> dict[str, Any]:
+    """The memory files: how many (shared, private), which are not committed yet, and,
+    once indexed, which could not be read and where chains fork."""
+    folder = ws.memory_folder
+    stats = folder.scan()
+    private = sum(1 for stat in stats.values() if stat.private)
+    found: dict[str, Any] = {
+        "folder": _relative(ws, folder.shared), "files": len(stats) - private, "private": private,
+        "uncommitted": ws.repository.uncommitted(_relative(ws, folder.shared)) if ws.repository.is_git else [],
+        "indexed": stored,
+    }
+    if stored:
+        found["unreadable"] = [problem.to_dict() for problem in (ws.last_sync.problems if ws.last_sync else [])]
+        found["forks"] = ws.store.forks()
+    return found
 
 
 def _relative(ws: Workspace, path: Any) -> str:
@@ -108,8 +127,17 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
         steps.append("the embedding provider did not answer: recall falls back to words (see the error above)")
     if "error" not in drift and drift["stale_memories"]:
         steps.append(f"{drift['stale_memories']} memories to verify: `archmem review`, then confirm or supersede")
-    if store.get("missing"):
+    files = status["files"]
+    if "error" not in files:
+        if files["uncommitted"]:
+            steps.append(f"{plural(len(files['uncommitted']), 'memory file')} not committed yet: commit "
+                         f"{files['folder']}/ to share what you learned with your team")
+        if files.get("unreadable") or files.get("forks"):
+            steps.append("memory files need a look (unreadable files or forked chains): `archmem check`")
+    if store.get("missing") and not ("error" not in files and files["files"]):
         steps.append("no memories yet: `archmem remember`, or connect an agent with `archmem install claude-code`")
+    elif store.get("missing"):
+        steps.append("the memory files are not indexed yet: any command (e.g. `archmem list`) builds the index")
     if "error" not in store and store["open_sessions"]:
         steps.append(f"{store['open_sessions']} sessions never ended: their exposures count only once they end")
     return steps

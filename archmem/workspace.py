@@ -166,6 +166,9 @@ class Workspace:
         except BaseException:
             store.close()
             raise
+        from archmem.initialize import ignore_local_state
+
+        ignore_local_state(self.root / ".archmem")
         return store
 
     def sync_files(self) -> SyncReport:
@@ -453,11 +456,24 @@ class Workspace:
             warnings=list(self._recall_warnings),
         )
         result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain)
+        result.warnings.extend(self._fork_warnings(result.memory_ids))
         if session_id is not None and result.memory_ids:
             from archmem.memory.sessions import record_exposures
 
             record_exposures(self.memory_context, session_id, result.memory_ids)
         return result
+
+    def _fork_warnings(self, shown: Sequence[str]) -> list[str]:
+        """A shown memory that is one of two successors of one memory is half of two
+        truths (two branches each superseded it): say so, never pick one silently."""
+        warnings = []
+        for old_id, successors in self.store.forks().items():
+            if set(successors) & set(shown):
+                warnings.append(
+                    f"forked: {', '.join(successors)} all supersede {old_id}; only one can hold "
+                    "(supersede one by the other; `archmem check` lists every fork)"
+                )
+        return warnings
 
     @cached_property
     def embedder(self) -> Embedder | None:

@@ -183,3 +183,64 @@ def test_a_chain_by_title_leaves_the_older_memory_out_of_recall(repo: Path):
     ])
     assert ws.get_memory("m-old").status == "superseded"
     assert ws.recall("when do deploys go out").memory_ids == ["m-new"]
+
+
+# ---- forks, hand edits and status -------------------------------------------------------
+
+
+def fork(repo: Path) -> tuple[str, str, str]:
+    """Two successors of one memory, as a merge of two branches leaves them."""
+    ws = Workspace.open(repo)
+    old = ws.remember("Payment webhooks retry 3 times.", kind="pitfall", title="Webhook retries")
+    one = ws.remember("Payment webhooks retry 5 times.", kind="pitfall", title="Webhook retries",
+                      supersedes="Webhook retries")
+    text = (repo / one.path).read_text(encoding="utf-8")
+    other = (text.replace(one.id, "m-0ther0ther0").replace("retry 5 times", "retry 7 times")
+             .replace("title: Webhook retries", "title: Webhook retry count"))
+    (repo / ".archmem/memories/webhook-retry-count.m-0ther0ther0.md").write_text(other, encoding="utf-8")
+    ws.close()
+    return old.id, one.id, "m-0ther0ther0"
+
+
+def test_a_fork_is_reported_by_review_recall_and_status_never_shown_as_one_truth(repo: Path):
+    old, one, other = fork(repo)
+    review = json.loads(am(repo, "review", "--json").stdout)
+    [item] = review["forks"]
+    assert item["superseded"] == {"id": old, "title": "Webhook retries"}
+    assert sorted(item["successors"], key=lambda s: s["id"]) == [{"id": other, "title": "Webhook retry count"},
+                                                                 {"id": one, "title": "Webhook retries"}]
+    recalled = json.loads(am(repo, "recall", "how often do payment webhooks retry", "--json").stdout)
+    assert {r["id"] for r in recalled["results"]} == {one, other}
+    assert any("forked" in w and old in w for w in recalled["warnings"])
+    status = json.loads(am(repo, "status", "--json").stdout)
+    assert sorted(status["files"]["forks"][old]) == sorted([one, other])
+    assert any("archmem check" in step for step in status["next"])
+
+
+def test_status_counts_files_and_says_what_is_not_committed(repo: Path):
+    am(repo, "remember", "Deploys freeze on Fridays.", "--kind", "convention")
+    am(repo, "remember", "My own scratch note.", "--kind", "note", "--private")
+    files = json.loads(am(repo, "status", "--json").stdout)["files"]
+    assert files["files"] == 1 and files["private"] == 1 and len(files["uncommitted"]) == 1
+    git(repo, "add", ".archmem/memories")
+    git(repo, "commit", "-q", "-m", "memories")
+    status = json.loads(am(repo, "status", "--json").stdout)
+    assert status["files"]["uncommitted"] == [] and not any("not committed" in s for s in status["next"])
+    assert "?? .archmem/private" not in git(repo, "status", "--porcelain", "--untracked-files=all")
+
+
+def test_a_hand_edit_and_a_broken_file_are_seen_by_the_next_command(repo: Path):
+    kept = json.loads(am(repo, "remember", "Cache keys carry the tenant id.", "--kind", "convention",
+                         "--json").stdout)
+    edited = json.loads(am(repo, "remember", "Queues are FIFO per tenant.", "--kind", "convention",
+                           "--json").stdout)
+    path = repo / edited["path"]
+    path.write_text(path.read_text(encoding="utf-8").replace("FIFO per tenant", "LIFO per region"), encoding="utf-8")
+    assert [r["id"] for r in json.loads(am(repo, "recall", "LIFO region queues", "--json").stdout)["results"]] == [
+        edited["id"]]
+    broken = repo / kept["path"]
+    broken.write_text(broken.read_text(encoding="utf-8").replace("kind: convention", "kind: [oops"), encoding="utf-8")
+    result = am(repo, "recall", "LIFO region queues", "--json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["results"][0]["id"] == edited["id"]
+    assert f"{kept['path']}:4:1: the front matter is not valid YAML" in result.stderr
+    assert "while parsing a flow sequence at line 3, column 7" in result.stderr

@@ -218,7 +218,10 @@ def _load_front_matter(text: str) -> dict[str, Any]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 2, mark.column + 1) if mark else (2, 1)
-        raise MemoryFileError(f"the front matter is not valid YAML: {exc.problem or exc}", line, column) from None
+        context = exc.context_mark
+        where = (f" ({exc.context} at line {context.line + 2}, column {context.column + 1})"
+                 if context is not None and exc.context and context is not mark else "")
+        raise MemoryFileError(f"the front matter is not valid YAML: {exc.problem or exc}{where}", line, column) from None
     except yaml.YAMLError as exc:
         raise MemoryFileError(f"the front matter is not valid YAML: {exc}", 2) from None
     if not isinstance(data, dict):

@@ -3,7 +3,9 @@
 - ignored: shown to many sessions and never cited (recall also lowers them);
 - near-duplicates: pairs close enough that one may supersede the other;
 - pending links: ``[[targets]]`` no memory, element or decision answers yet;
-- VERIFY: memories whose code drifted since they were confirmed (from drift).
+- VERIFY: memories whose code drifted since they were confirmed (from drift);
+- forks: a memory two others supersede (two branches each replaced it): two truths
+  where there should be one, until someone supersedes one successor by the other.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ class ReviewQueue:
     near_duplicates: list[dict[str, Any]] = field(default_factory=list)
     pending_links: list[dict[str, Any]] = field(default_factory=list)
     verify: list[dict[str, Any]] = field(default_factory=list)
+    forks: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -32,7 +35,9 @@ class ReviewQueue:
             "near_duplicates": self.near_duplicates,
             "pending_links": self.pending_links,
             "verify": self.verify,
-            "total": len(self.ignored) + len(self.near_duplicates) + len(self.pending_links) + len(self.verify),
+            "forks": self.forks,
+            "total": len(self.ignored) + len(self.near_duplicates) + len(self.pending_links) + len(self.verify)
+            + len(self.forks),
         }
 
 
@@ -104,6 +109,13 @@ def review_queue(
              "score": round(score, 3)}
         )
     queue.near_duplicates.sort(key=lambda item: -item["score"])
+    forks = getattr(ctx.store, "forks", None)
+    for old_id, successor_ids in (forks() if forks is not None else {}).items():
+        found = ctx.store.get_memories([old_id, *successor_ids])
+        queue.forks.append({
+            "superseded": {"id": old_id, "title": found[old_id].title if old_id in found else None},
+            "successors": [{"id": i, "title": found[i].title if i in found else None} for i in successor_ids],
+        })
     for link in ctx.store.links(pending=True):
         source = by_id.get(link.source_id)
         if source is None:

@@ -181,6 +181,7 @@ def _memory_result(
         "elements": memory.elements,
         "anchors": memory.anchors,
         "author": memory.author,
+        "private": memory.private,
         "created_at": format_time(memory.created_at),
         "confirmed_at": format_time(memory.confirmed_at) if memory.confirmed_at else None,
         "score": round(factors.score, 4) if factors else None,
