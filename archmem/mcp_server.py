@@ -154,9 +154,12 @@ class WorkspaceHost:
         return await loop.run_in_executor(self._executor, partial(self._call, function, arguments))
 
     def _call(self, function: Callable[..., Answer], arguments: dict[str, Any]) -> Answer:
+        from archmem.store.failures import store_failures
+
         self._refresh_if_moved()
         try:
-            return function(self.workspace, **arguments)
+            with store_failures(lambda: self.workspace.store_path):
+                return function(self.workspace, **arguments)
         finally:
             self._seen = self._state()
 
