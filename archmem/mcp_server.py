@@ -7,7 +7,8 @@ clash, a secret, an unknown session, a bad kind, content over 20,000 characters)
 tool error (``isError``) whose text is the CLI's message, ``str(ArchmemError)``, and
 whose structured content is ``ArchmemError.to_dict()``. Wrong or missing arguments are
 tool errors too (the SDK checks them against each tool's input schema). The server
-never dies on bad input.
+never dies on bad input, and a line that is no MCP message (malformed JSON, a batch, an
+``id`` of null) is answered with its JSON-RPC error (``archmem.mcp_stdio``).
 
 Which repository. The server's working directory, up to its git top level, as for
 every archmem command; ``archmem mcp --repo DIR`` names it (clients that start servers
@@ -352,9 +353,13 @@ def serve(workspace: Workspace, *, log_level: str = "WARNING") -> None:
     logging.basicConfig(
         stream=sys.stderr, level=log_level, format="archmem mcp %(levelname)s %(name)s: %(message)s", force=True
     )
+    import anyio
+
+    from archmem.mcp_stdio import serve_stdio
+
     host = WorkspaceHost(workspace)
     server = build_server(host, log_level=log_level)
     try:
-        server.run("stdio")
+        anyio.run(serve_stdio, server)  # the SDK's stdio transport, every line answered
     finally:
         host.shutdown()
