@@ -57,9 +57,12 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, repo: Path | None, model_file: Path | None, **kwargs: Any) -> Any:
         from archmem.workspace import Workspace
 
+        from archmem.store.failures import store_failures
+
         workspace = Workspace.open(repo, model=model_file)
         try:
-            return command(*args, workspace=workspace, **kwargs)
+            with store_failures(lambda: workspace.store_path):
+                return command(*args, workspace=workspace, **kwargs)
         finally:
             report_files(workspace)
 

@@ -7,7 +7,8 @@ clash, a secret, an unknown session, a bad kind, content over 20,000 characters)
 tool error (``isError``) whose text is the CLI's message, ``str(ArchmemError)``, and
 whose structured content is ``ArchmemError.to_dict()``. Wrong or missing arguments are
 tool errors too (the SDK checks them against each tool's input schema). The server
-never dies on bad input.
+never dies on bad input, and a line that is no MCP message (malformed JSON, a batch, an
+``id`` of null) is answered with its JSON-RPC error (``archmem.mcp_stdio``).
 
 Which repository. The server's working directory, up to its git top level, as for
 every archmem command; ``archmem mcp --repo DIR`` names it (clients that start servers
@@ -154,11 +155,14 @@ class WorkspaceHost:
         return await loop.run_in_executor(self._executor, partial(self._call, function, arguments))
 
     def _call(self, function: Callable[..., Answer], arguments: dict[str, Any]) -> Answer:
+        from archmem.store.failures import store_failures
+
         self._refresh_if_moved()
         if "store" in self.workspace.__dict__:
             self.workspace.sync_files()  # a pull or a hand edit since the last call (a stat per file)
         try:
-            return function(self.workspace, **arguments)
+            with store_failures(lambda: self.workspace.store_path):
+                return function(self.workspace, **arguments)
         finally:
             self._seen = self._state()
 
@@ -352,9 +356,13 @@ def serve(workspace: Workspace, *, log_level: str = "WARNING") -> None:
     logging.basicConfig(
         stream=sys.stderr, level=log_level, format="archmem mcp %(levelname)s %(name)s: %(message)s", force=True
     )
+    import anyio
+
+    from archmem.mcp_stdio import serve_stdio
+
     host = WorkspaceHost(workspace)
     server = build_server(host, log_level=log_level)
     try:
-        server.run("stdio")
+        anyio.run(serve_stdio, server)  # the SDK's stdio transport, every line answered
     finally:
         host.shutdown()

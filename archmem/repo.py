@@ -12,6 +12,7 @@ import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import NamedTuple
 
 from archmem.errors import RepositoryError
 
@@ -20,6 +21,13 @@ SKIPPED_FOLDERS = frozenset(
      ".tox", ".nox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis",
      "dist", "build", "target", ".idea", ".vscode"}
 )
+
+
+class BlamedCommit(NamedTuple):
+    """A commit as blame and ``rev-parse`` name it: its sha and committer time."""
+
+    sha: str
+    time: datetime
 
 
 def find_root(start: Path) -> tuple[Path, bool]:
@@ -117,19 +125,21 @@ class Repository:
                 return value
         return None
 
-    def commit_time(self, ref: str) -> datetime:
-        """The committer time of a revision (``--since REF``)."""
+    def revision(self, ref: str) -> BlamedCommit:
+        """The commit a revision names, with its committer time (``--since REF``)."""
         if not self.is_git:
             raise RepositoryError(f"{self.root} is not a git repository: --since needs git")
-        result = self._git("show", "-s", "--format=%ct", f"{ref}^{{commit}}", "--", check=False)
+        result = self._git("show", "-s", "--format=%H %ct", f"{ref}^{{commit}}", "--", check=False)
         if result.returncode != 0:
             raise RepositoryError(f"unknown revision {ref!r}", hint="give a commit, tag or branch (git rev-parse REF)")
-        return datetime.fromtimestamp(int(result.stdout.decode().strip().splitlines()[0]), tz=timezone.utc)
+        sha, seconds = result.stdout.decode().strip().splitlines()[0].split()
+        return BlamedCommit(sha, datetime.fromtimestamp(int(seconds), tz=timezone.utc))
 
-    def blame_line_times(self, path: Path) -> list[datetime | None] | None:
-        """The committer time of the commit that last changed each line of ``path``
-        (one ``git blame --porcelain``); None for lines not committed yet, and None
-        for the whole file when git does not track it."""
+    def blame_line_commits(self, path: Path) -> list[BlamedCommit | None] | None:
+        """The first-parent commit that last changed each line of ``path`` (one ``git
+        blame --first-parent --porcelain``: a line merged from a branch is the merge's,
+        when it reached this branch); None for lines not committed yet, and None for
+        the whole file when git does not track it."""
         if not self.is_git:
             return None
         try:
@@ -143,10 +153,12 @@ class Repository:
             cwd: Path | None = Path(top)
         else:
             cwd = None
-        result = self._git("blame", "--porcelain", "--", relative.as_posix(), check=False, cwd=cwd)
+        result = self._git(
+            "blame", "--first-parent", "--porcelain", "--", relative.as_posix(), check=False, cwd=cwd
+        )
         if result.returncode != 0:
             return None
-        return parse_blame_times(result.stdout.decode("utf-8", errors="replace"))
+        return parse_blame(result.stdout.decode("utf-8", errors="replace"))
 
     def _git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
         try:
@@ -182,21 +194,21 @@ def _is_state(path: str) -> bool:
     return path == ".archmem" or path.startswith(".archmem/")
 
 
-def parse_blame_times(porcelain: str) -> list[datetime | None]:
-    """Per final line, its commit's committer time, from ``git blame --porcelain``."""
-    times: dict[str, datetime | None] = {}
-    lines: list[datetime | None] = []
+def parse_blame(porcelain: str) -> list[BlamedCommit | None]:
+    """Per final line, its commit and committer time, from ``git blame --porcelain``."""
+    commits: dict[str, BlamedCommit | None] = {}
+    lines: list[BlamedCommit | None] = []
     current = ""
     for line in porcelain.splitlines():
         if line.startswith("\t"):
-            lines.append(times.get(current))
+            lines.append(commits.get(current))
             continue
         head = line.split(" ", 1)
         if len(head[0]) == 40 and all(c in "0123456789abcdef" for c in head[0]):
             current = head[0]
-            times.setdefault(current, None)
+            commits.setdefault(current, None)
         elif head[0] == "committer-time" and current != _NOT_COMMITTED:
-            times[current] = datetime.fromtimestamp(int(head[1]), tz=timezone.utc)
+            commits[current] = BlamedCommit(current, datetime.fromtimestamp(int(head[1]), tz=timezone.utc))
     return lines
 
 

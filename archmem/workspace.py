@@ -409,8 +409,10 @@ class Workspace:
         view = self.drift_view(deepen=deepen, progress=progress)
         since = None
         if since_ref is not None:
-            moment = self.repository.commit_time(since_ref)
-            since = {element.id: moment for element in self.model.elements}
+            from archmem.drift.types import Baseline
+
+            base = Baseline(*self.repository.revision(since_ref))
+            since = {element.id: base for element in self.model.elements}
         self.__dict__["drift"] = view
         return view.report(since=since)
 

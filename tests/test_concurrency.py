@@ -4,18 +4,22 @@ And a writer killed mid-batch leaves a consistent store."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from archmem.testing import EmbeddingServer
 from archmem.workspace import Workspace
 
-from .conftest import ADR, MODEL, write
+from .conftest import ADR, MODEL, REPO_ROOT, write
 
 WRITER = Path(__file__).with_name("writer_process.py")
 WORKERS = 8
@@ -111,3 +115,54 @@ def test_a_writer_killed_mid_batch_leaves_a_consistent_store(repo: Path):
                 assert memory.elements == ["orders", "gateway"]
         # and the store still takes writes
         ws.remember("After the crash.", kind="note")
+
+
+class GatedEmbeddings(EmbeddingServer):
+    """The loopback embedding server, holding its first ``parties`` requests until all
+    have arrived. A writer asks for its vector only after it has resolved the memory it
+    supersedes, so once the gate opens every writer has read the same version."""
+
+    def __init__(self, parties: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.gate = threading.Barrier(parties, timeout=120)
+        self.arrived = 0
+        self._arrivals = threading.Lock()
+
+    def _answer(self, path: str, body: Any) -> tuple[int, bytes]:
+        with self._arrivals:
+            held, self.arrived = self.arrived < self.gate.parties, self.arrived + 1
+        if held:
+            self.gate.wait()
+        return super()._answer(path, body)
+
+
+@pytest.mark.slow
+def test_eight_writers_superseding_one_title_at_once_one_wins_the_rest_are_told(repo: Path):
+    with Workspace.open(repo, env={}) as ws:
+        first = ws.remember("Headers over 8KB are dropped.", kind="pitfall", title="Header limits").id
+    with GatedEmbeddings(WORKERS, dims=64) as server:
+        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "ARCHMEM_EMBEDDINGS_PROVIDER": "ollama",
+               "ARCHMEM_EMBEDDINGS_BASE_URL": server.ollama_host, "ARCHMEM_EMBEDDINGS_MODEL": "fake-embed"}
+        procs = [
+            subprocess.Popen([sys.executable, "-m", "archmem", "remember", f"Writer {i}: the limit is {16 + i}KB now.",
+                              "--kind", "pitfall", "--title", "Header limits", "--supersedes", "Header limits",
+                              "--json", "--repo", str(repo)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            for i in range(WORKERS)
+        ]
+        results = [(proc, *proc.communicate(timeout=180)) for proc in procs]
+        assert server.arrived == WORKERS  # every writer had read the title before any wrote
+    winners = [json.loads(out)["id"] for proc, out, _ in results if proc.returncode == 0]
+    assert len(winners) == 1, [(proc.returncode, err) for proc, _, err in results]
+    for proc, _, err in results:
+        if proc.returncode != 0:
+            assert proc.returncode == 9 and "Traceback" not in err, err
+            told = json.loads(err)
+            assert told["error"] == "conflict" and f"({first}) is already superseded" in told["message"]
+            assert f"'Header limits' ({winners[0]})" in told["message"]  # the current head, by name and id
+    with Workspace.open(repo, env={}) as ws:
+        chain = ws.history("Header limits")
+        assert [m.id for m in chain] == [first, winners[0]]
+        assert [m.status for m in chain] == ["superseded", "active"]
+        titled = [m for m in ws.list_memories(status=None) if m.title == "Header limits"]
+        assert len(titled) == 2  # the chain never forked: nothing else was written

@@ -6,9 +6,12 @@ commits that touched its code, in history order, with cumulative churn and file 
 for each changed path, the commits that touched it (for memory anchors). Ignored files
 (lock files, generated code) are not part of any element, as in ``compute_ownership``.
 
-Time: a commit counts as *after* ``since`` when its committer time is later; history
-order is kept, so a clock-skewed commit dated before its parent is given its parent's
-time (a running maximum). With an honest clock that is the committer time itself.
+Order: from a ``Baseline`` (element drift: the commit that described the element), the
+commits after it in the first-parent history count, whatever their dates: many commits
+share a second, and clocks are skewed. From a time (memory staleness: ``confirmed_at``
+is a wall-clock moment), a commit counts when its committer time is later; history order
+is kept, so a clock-skewed commit dated before its parent is given its parent's time (a
+running maximum). With an honest clock that is the committer time itself.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from itertools import accumulate
 from math import ceil
 from typing import TYPE_CHECKING, NamedTuple
 
-from archmem.drift.types import Commit, DriftStamp, ElementSize, FileChange, Thresholds
+from archmem.drift.types import Baseline, Commit, DriftStamp, ElementSize, FileChange, Thresholds
 from archmem.model.paths import compile_globs, has_wildcard
 
 if TYPE_CHECKING:
@@ -196,6 +199,7 @@ class DriftIndex:
         self.times: list[float] = []
         """Committer times as seconds, made non-decreasing (a running maximum)."""
         self._moments: list[datetime] = []
+        self._ordinals: dict[str, int] | None = None
         self._series: dict[str, _Series] = {}
         self._files: dict[str, _FileSeries] = {}
         self._sorted_paths: list[str] | None = None
@@ -259,7 +263,7 @@ class DriftIndex:
     def drift(
         self,
         element_id: str,
-        since: datetime | None,
+        since: Baseline | datetime | None,
         size: ElementSize,
         thresholds: Thresholds,
     ) -> DriftStamp | None:
@@ -267,11 +271,25 @@ class DriftIndex:
         crosses the threshold (``None``: from the start of history), or ``None``."""
         churn_limit, events_limit = whole_limits(thresholds, size)
         found = self.crossing(element_id, self.position(since), churn_limit, events_limit)
-        return None if found is None else replace(self.stamp(element_id, *found, since=since), size=size)
+        if found is None:
+            return None
+        moment = since.time if isinstance(since, Baseline) else since
+        return replace(self.stamp(element_id, *found, since=moment), size=size)
 
-    def position(self, since: datetime | None) -> int:
-        """Where history goes past ``since``: the index of the first commit after it."""
-        return 0 if since is None else bisect_right(self.times, timestamp(since))
+    def position(self, since: Baseline | datetime | None) -> int:
+        """Where history goes past ``since``: the index of the first commit after it.
+        A baseline on the first-parent line is placed by the line, else by its time."""
+        if since is None:
+            return 0
+        if isinstance(since, Baseline):
+            if since.commit is not None:
+                if self._ordinals is None:
+                    self._ordinals = {sha: ci for ci, sha in enumerate(self.shas)}
+                found = self._ordinals.get(since.commit)
+                if found is not None:
+                    return found + 1
+            since = since.time
+        return bisect_right(self.times, timestamp(since))
 
     def crossing(self, element_id: str, position: int, churn_limit: int, events_limit: int) -> tuple[int, int] | None:
         """(first, crossing) entries of the element's series counted from ``position``:

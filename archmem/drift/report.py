@@ -20,7 +20,7 @@ from typing import Any
 from archmem.clock import format_time
 from archmem.drift.index import DriftIndex
 from archmem.drift.staleness import Staleness
-from archmem.drift.types import DriftStamp, ElementSize, Thresholds
+from archmem.drift.types import Baseline, DriftStamp, ElementSize, Thresholds
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 
@@ -111,18 +111,19 @@ def element_drift(
     index: DriftIndex,
     *,
     sizes: Mapping[str, ElementSize],
-    since: Mapping[str, datetime | None],
+    since: Mapping[str, Baseline | None],
     missing: set[str],
     thresholds: Thresholds,
 ) -> list[ElementDrift]:
-    """Every element's status, in the model's order."""
+    """Every element's status, in the model's order; drift counts the commits after
+    each element's baseline in history."""
     result = []
     for _, element in model.walk():
         size = sizes.get(element.id, ElementSize(0, 0))
         described = since.get(element.id)
         location = element.location
         common = {
-            "id": element.id, "name": element.name, "since": described, "size": size,
+            "id": element.id, "name": element.name, "since": described.time if described else None, "size": size,
             "line": location.line if location else None, "file": location.file if location else None,
         }
         if not model.effective_paths(element.id):

@@ -41,6 +41,17 @@ class Commit:
 
 
 @dataclass(frozen=True)
+class Baseline:
+    """Where element drift is counted from: the first-parent commit at which the model
+    last described the element. The commits after it count, whatever their dates (a
+    clock can be skewed, and many commits share a second); ``time`` is its committer
+    time, shown as "since", and the place in history when ``commit`` is not on the line."""
+
+    commit: str | None
+    time: datetime
+
+
+@dataclass(frozen=True)
 class ElementSize:
     files: int
     lines: int

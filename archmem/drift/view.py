@@ -6,7 +6,7 @@ it for VERIFY reasons and ``archmem drift`` for the report.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -18,12 +18,12 @@ from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import ScanResult, reader_for, scan_history
 from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
-from archmem.drift.types import ElementSize, Thresholds
+from archmem.drift.types import Baseline, ElementSize, Thresholds
 from archmem.errors import RepositoryError
 from archmem.memory.types import Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
-from archmem.repo import Repository
+from archmem.repo import BlamedCommit, Repository
 from archmem.store.sqlite import SQLiteStore
 
 
@@ -85,28 +85,36 @@ class DriftView:
         }
 
     @cached_property
-    def described(self) -> dict[str, datetime | None]:
-        """When the model last described each element: the newest commit among the
-        lines of its block (from one blame per model file), or a recorded accept."""
+    def described(self) -> dict[str, Baseline | None]:
+        """Where the model last described each element: the newest first-parent commit
+        among the lines of its block (one ``git blame --first-parent`` per model file, so a
+        description merged from a branch holds from its merge), or a recorded accept when
+        that is later. Newest by place in history, not by date; an uncommitted block
+        describes the code as it is now (HEAD). An accept is a moment on the clock."""
         now = self.clock()
-        blames: dict[str, list[datetime | None] | None] = {}
-        since: dict[str, datetime | None] = {}
+        index = self.index
+        head = Baseline(self.scan.head, now)
+        blames: dict[str, list[BlamedCommit | None] | None] = {}
+        since: dict[str, Baseline | None] = {}
         accepted = self.accepted()
         for element in self.model.elements:
-            moment: datetime | None = None
+            baseline: Baseline | None = None
             location = element.location
             if location is not None:
                 if location.file not in blames:
-                    blames[location.file] = self.repository.blame_line_times(Path(location.file))
-                times = blames[location.file]
-                if times is None:
-                    moment = now  # an uncommitted model describes the code as it is now
+                    blames[location.file] = self.repository.blame_line_commits(Path(location.file))
+                commits = blames[location.file]
+                if commits is None:
+                    baseline = head  # an uncommitted model describes the code as it is now
                 else:
-                    block = times[location.line - 1 : (location.end_line or location.line)]
-                    moment = max((t or now for t in block), default=None)
-            if element.id in accepted and (moment is None or accepted[element.id] > moment):
-                moment = accepted[element.id]
-            since[element.id] = moment
+                    block = commits[location.line - 1 : (location.end_line or location.line)]
+                    lines = [Baseline(c.sha, c.time) if c else head for c in block]
+                    baseline = max(lines, key=index.position, default=None)
+            if element.id in accepted:
+                accept = Baseline(None, accepted[element.id])
+                if baseline is None or index.position(accept) >= index.position(baseline):
+                    baseline = accept
+            since[element.id] = baseline
         return since
 
     def accepted(self) -> dict[str, datetime]:
@@ -115,7 +123,7 @@ class DriftView:
         ).fetchall()
         return {row[0]: parse_time(row[1]) for row in rows}
 
-    def report(self, *, since: dict[str, datetime | None] | None = None) -> DriftReport:
+    def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
         elements = element_drift(
             self.model, self.index, sizes=self.sizes, since=since or self.described,
             missing=self.missing, thresholds=self.thresholds,

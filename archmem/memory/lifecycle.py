@@ -278,6 +278,9 @@ def remember(
         if session is None:
             raise UnknownNameError("session", session_id, closest(session_id, ctx.store.session_ids()))
         author = author or session.agent  # what the session's agent learned is signed by it
+    # the version the writer saw; the write below is a compare-and-swap on it, so two
+    # writers superseding one title cannot both win, each over the other's new fact
+    seen = resolve_memory(ctx.store, supersedes) if supersedes else None
     now = ctx.clock()
     digest = content_hash(content)
     embedding: Embedding | None = None
@@ -293,12 +296,13 @@ def remember(
 
     with ctx.store.transaction():
         old: Memory | None = None
-        if supersedes:
-            old = resolve_memory(ctx.store, supersedes)
+        if seen is not None:
+            old = resolve_memory(ctx.store, seen.id)
             if old.status == "superseded":
                 head = current_of(ctx.store, old)
                 raise ConflictError(
-                    f"{old.label!r} is already superseded by {head.label!r} ({head.id}); supersede that one instead",
+                    f"{old.label!r} ({old.id}) is already superseded by {head.label!r} ({head.id}); "
+                    "supersede that one instead",
                 )
             if old.status == "archived":
                 raise ConflictError(f"{old.label!r} is archived; there is nothing current to supersede")

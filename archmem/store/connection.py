@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from archmem.errors import StoreError
+from archmem.store.failures import is_store_failure, store_error
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -68,14 +69,7 @@ class SQLiteConnection:
         return db
 
     def _explain(self, exc: sqlite3.Error) -> StoreError:
-        text = str(exc)
-        if "not a database" in text or "malformed" in text:
-            return StoreError(f"{self.path} is corrupt or not an archmem store ({text}); nothing was changed")
-        if "readonly" in text or "read-only" in text:
-            return StoreError(f"the store {self.path} is read-only ({text})")
-        if "unable to open" in text:
-            return StoreError(f"cannot open the store {self.path} ({text})")
-        return StoreError(f"{self.path}: {text}")
+        return store_error(exc, self.path)
 
     def close(self) -> None:
         self.db.close()
@@ -101,9 +95,11 @@ class SQLiteConnection:
         try:
             yield
             self._before_commit()
-        except BaseException:
+        except BaseException as exc:
             self._depth = 0
             self._rollback()
+            if is_store_failure(exc) and not isinstance(exc, sqlite3.IntegrityError):
+                raise self._explain(exc) from None
             raise
         self._depth = 0
         self._commit()
@@ -118,12 +114,6 @@ class SQLiteConnection:
     def _after_rollback(self) -> None:
         """Undo what ``_before_commit`` wrote outside the database."""
 
-    def _rollback(self) -> None:
-        try:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
-        finally:
-            self._after_rollback()
 
     def _switch_to_wal(self, db: sqlite3.Connection) -> str:
         """``PRAGMA journal_mode = WAL``, retried while another process holds the new file:
@@ -143,7 +133,7 @@ class SQLiteConnection:
             try:
                 self.db.execute("BEGIN IMMEDIATE")
                 return
-            except sqlite3.OperationalError as exc:
+            except sqlite3.DatabaseError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise self._explain(exc) from None
                 if time.monotonic() > deadline:
@@ -160,10 +150,24 @@ class SQLiteConnection:
             raise self._explain(exc) from None
         self._after_commit()
 
+    def _rollback(self) -> None:
+        """Roll back what is still open. On SQLITE_FULL or an I/O error SQLite has rolled
+        back already, and a second ROLLBACK ("no transaction is active") would hide why."""
+        if self.db.in_transaction:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # the error that made us roll back is the one to report
+        self._after_rollback()
+
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        """``db.execute`` with the database's failures (corrupt, full, locked, read-only)
+        as ``StoreError``; constraint violations and FTS5 query errors stay for the caller."""
         try:
             return self.db.execute(sql, params)
-        except sqlite3.OperationalError as exc:
-            if "fts5" in str(exc) or "syntax error" in str(exc):
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            if not is_store_failure(exc) or "fts5" in str(exc) or "syntax error" in str(exc):
                 raise
             raise self._explain(exc) from None

@@ -220,7 +220,8 @@ def migrate(db: sqlite3.Connection, path: str, *, now: str) -> list[int]:
             db.execute(f"INSERT INTO {MIGRATIONS_TABLE} (id, name, applied_at) VALUES (?, ?, ?)", (number, name, now))
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # SQLITE_FULL and I/O errors have rolled back already
+                db.execute("ROLLBACK")
             raise
         applied.append(number)
     return applied

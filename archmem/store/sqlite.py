@@ -64,7 +64,7 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
         super().__init__(path, busy_timeout_ms=busy_timeout_ms)
         try:
             migrate(self.db, str(self.path), now=now or format_time_now())
-        except sqlite3.OperationalError as exc:
+        except sqlite3.DatabaseError as exc:
             self.db.close()
             raise self._explain(exc) from None
         except BaseException:
