@@ -55,7 +55,10 @@ def test_a_committed_file_with_a_newline_in_its_name_is_owned(git_repo):
     """Issue 17, item 11: ``src/**`` owns ``src/a<newline>b.py`` (git lists it with -z)."""
     from archmem.workspace import Workspace
 
-    model = 'workspace {\n model {\n  s = softwareSystem "S" {\n   properties {\n    "archmem.paths" "src/**"\n   }\n  }\n }\n}\n'
+    model = (
+        'workspace {\n model {\n  s = softwareSystem "S" {\n   properties {\n    "archmem.paths" "src/**"\n'
+        "   }\n  }\n }\n}\n"
+    )
     root = git_repo({"workspace.dsl": model, "src/a\nb.py": "1\n2\n"})
     with Workspace.open(root) as ws:
         assert ws.ownership.size("s").files == 1

@@ -45,6 +45,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from archmem.errors import ModelError, ModelNotFoundError, ModelSyntaxError, SourceLocation, closest
 from archmem.model.adrs import normalize_format, read_decisions
+from archmem.model.confine import boundary, confine
 from archmem.model.types import C4_KINDS, ArchitectureModel, Decision, Element, Location, Relationship
 
 FORMAT = "archmem-yaml"
@@ -74,14 +75,18 @@ _NULL = "tag:yaml.org,2002:null"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-def parse_yaml_model(path: Path) -> ArchitectureModel:
-    """Parse an archmem YAML model file; every mistake names its file, line and column."""
+def parse_yaml_model(path: Path, *, root: Path | None = None) -> ArchitectureModel:
+    """Parse an archmem YAML model file; every mistake names its file, line and column.
+
+    The ``decisions`` folders it names must stay inside ``root``, the repository
+    (default, and for a model outside it: the model's folder).
+    """
     path = Path(path)
     if not path.is_file():
         raise ModelNotFoundError(
             f"model file {path} does not exist" if not path.exists() else f"model file {path} is not a file"
         )
-    return _Parser(path).parse()
+    return _Parser(path, boundary(path, root)).parse()
 
 
 @dataclass
@@ -96,8 +101,9 @@ class _Entry:
 class _Parser:
     """Walks the composed YAML node tree (which keeps marks) into model values."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, within: Path) -> None:
         self.path = path
+        self.within = within
         self.file = path.resolve().as_posix()
         self.lines: list[str] = []
         self.entries: dict[str, _Entry] = {}
@@ -383,9 +389,12 @@ class _Parser:
         folder = self._scalar(path_node, "decisions path") or ""
         if not folder.strip():
             raise ModelSyntaxError("decisions path is empty", location=self._loc(path_node))
-        target = self.path.resolve().parent / folder.strip()
+        target = confine(
+            folder.strip(), base=self.path.resolve().parent, within=self.within, what="decisions",
+            location=self._loc(path_node),
+        )
         try:
-            return read_decisions(target, fmt, element=element)
+            return read_decisions(target, fmt, element=element, within=self.within, warn=self.warnings.append)
         except ModelError as exc:
             if exc.location is not None:
                 raise

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from archmem.errors import ArchmemError, ModelError, ModelNotFoundError, ModelSyntaxError, SourceLocation, closest
+from archmem.model.confine import boundary
 from archmem.model.dsl import blocks, deployment, directives, views
 from archmem.model.dsl.archetypes import RELATIONSHIP, Archetype, Archetypes
 from archmem.model.dsl.builder import (
@@ -73,9 +74,11 @@ GRAMMARS: dict[str, tuple[str, tuple[str, ...]]] = {
 class Parser:
     """Parses one workspace (and what it includes or extends) into a ``Builder``."""
 
-    def __init__(self, env: Mapping[str, str], encoding: str | None = None) -> None:
+    def __init__(self, env: Mapping[str, str], encoding: str | None = None, root: Path | None = None) -> None:
         self.env = dict(env)
         self.encoding = encoding
+        self.root = (root or Path.cwd()).resolve()
+        """What the model names must stay in (``archmem.model.confine``)."""
         self.b = Builder()
         self.archetypes = Archetypes()
         self.constants: dict[str, str] = {}
@@ -446,17 +449,20 @@ def parse_dsl(
     *,
     env: Mapping[str, str] | None = None,
     encoding: str | None = None,
+    root: Path | None = None,
 ) -> ArchitectureModel:
     """Parse a Structurizr DSL workspace file into an ``ArchitectureModel``.
 
     ``env`` resolves ``${NAME}`` after ``!const``/``!var`` (default: ``os.environ``);
     ``encoding`` forces a character encoding (default: UTF-8, falling back to
-    ISO-8859-1 with a warning). Raises ``ModelError`` (or a subclass) for anything wrong.
+    ISO-8859-1 with a warning); every file or folder the model names must stay inside
+    ``root``, the repository (default, and for a model outside it: the model's folder).
+    Raises ``ModelError`` (or a subclass) for anything wrong.
     """
     path = Path(path)
     if not path.is_file():
         raise ModelNotFoundError(f"model file not found: {path}")
-    parser = Parser(os.environ if env is None else env, encoding)
+    parser = Parser(os.environ if env is None else env, encoding, boundary(path, root))
     root = path.resolve()
     try:
         with paused_gc():
