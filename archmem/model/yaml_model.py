@@ -46,6 +46,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from archmem.errors import ModelError, ModelNotFoundError, ModelSyntaxError, SourceLocation, closest
 from archmem.model.adrs import normalize_format, read_decisions
 from archmem.model.confine import boundary, confine
+from archmem.model.limits import MAX_NESTING, compose_yaml, too_deep
 from archmem.model.types import C4_KINDS, ArchitectureModel, Decision, Element, Location, Relationship
 
 FORMAT = "archmem-yaml"
@@ -96,6 +97,7 @@ class _Entry:
     element: Element
     tree_path: str
     node: Node
+    depth: int = 1
 
 
 class _Parser:
@@ -153,7 +155,7 @@ class _Parser:
             ) from None
         self.lines = text.splitlines()
         try:
-            root = yaml.compose(text, Loader=yaml.SafeLoader)
+            root = compose_yaml(text, self.file)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problem = exc.problem or exc.context or "invalid YAML"
@@ -178,6 +180,9 @@ class _Parser:
 
     def _element(self, node: Node, parent: _Entry | None) -> None:
         what = "element" if parent is None else f"child of {parent.element.id!r}"
+        depth = parent.depth + 1 if parent is not None else 1
+        if depth > MAX_NESTING:
+            raise too_deep("elements", MAX_NESTING, self._loc(node))
         fields = self._mapping(node, what, ELEMENT_KEYS)
         if "id" not in fields:
             raise ModelSyntaxError(f"{what} has no id", location=self._loc(node), expected=["id"])
@@ -210,7 +215,7 @@ class _Parser:
             canonical_name=canonical,
             location=self._location(node),
         )
-        entry = _Entry(element, tree_path, id_node)
+        entry = _Entry(element, tree_path, id_node, depth)
         self.entries[raw_id] = entry
         self.by_tree_path[tree_path] = raw_id
         self.order.append(element)
