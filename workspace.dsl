@@ -54,9 +54,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
 
             domain = container "Model" "Reads the architecture model into elements, relationships and decisions." "Python, pydantic" {
-                types = component "Model types" "Element, Relationship, Decision, ArchitectureModel." "pydantic" {
+                types = component "Model types" "Element, Relationship, Decision, ArchitectureModel; how deep a model may nest." "pydantic" {
                     properties {
-                        "archmem.paths" "archmem/model/types.py, archmem/model/__init__.py"
+                        "archmem.paths" "archmem/model/types.py, archmem/model/__init__.py, archmem/model/limits.py"
                     }
                 }
                 dsl = component "Structurizr DSL parser" "Lexer and context-stack parser for workspace.dsl." {
@@ -74,9 +74,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/adrs.py"
                     }
                 }
-                codepaths = component "Code ownership" "Path globs, element ownership, discovery of the model file." {
+                codepaths = component "Code ownership" "Path globs, element ownership, discovery of the model file, what a model may name." {
                     properties {
-                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py, archmem/model/summary.py"
+                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py, archmem/model/summary.py, archmem/model/confine.py"
                     }
                 }
             }

@@ -65,6 +65,7 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
                 return command(*args, workspace=workspace, **kwargs)
         finally:
             report_files(workspace)
+            show_model_warnings(workspace)
 
     return wrapper
 
@@ -82,6 +83,16 @@ def report_files(workspace: Workspace) -> None:
         )
     for line in report.warnings():
         click.secho(f"warning: {line}", fg="yellow", err=True)
+
+
+def show_model_warnings(workspace: Workspace) -> None:
+    """What reading the model warned about, on stderr, whatever the command printed
+    (``archmem model`` prints them in its own output instead)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and ctx.meta.get("archmem.model_warnings_shown"):
+        return
+    for warning in workspace.model_warnings:
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
 
 
 def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -156,6 +167,7 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
     """Show the architecture model: elements with their code, relationships, decisions,
     and the code that no element owns."""
     summary = workspace.model_summary()
+    click.get_current_context().meta["archmem.model_warnings_shown"] = True  # they are in the summary
     if as_json:
         emit_json(summary)
         return

@@ -55,8 +55,11 @@ def drift(
             click.echo(line)
         from archmem.words import plural
 
-        click.echo(f"archmem drift: score {report.score}/100, {report.count('drifted')} drifted, "
-                   f"{report.count('missing')} missing, {plural(len(report.stale), 'memory', 'memories')} to verify")
+        if report.no_commits:
+            click.echo(f"archmem drift: {report.warnings[0]}")
+        else:
+            click.echo(f"archmem drift: score {report.score}/100, {report.count('drifted')} drifted, "
+                       f"{report.count('missing')} missing, {plural(len(report.stale), 'memory', 'memories')} to verify")
     else:
         from archmem.cli_output import print_drift
 

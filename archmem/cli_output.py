@@ -182,6 +182,10 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
 def print_drift(report: Any, now: Any) -> None:
     from archmem.clock import age_in_words
 
+    if report.no_commits:
+        click.secho("Drift: ", bold=True, nl=False)
+        click.echo(report.warnings[0])
+        return
     counts = report.counts()
     click.secho(f"Drift score {report.score}/100", bold=True, nl=False)
     click.echo(

@@ -109,6 +109,8 @@ def _drift(ws: Workspace) -> dict[str, Any]:
     if not ws.repository.is_git:
         return {"error": f"{ws.root} is not a git repository: drift needs its history"}
     report = ws.drift_report()
+    if report.no_commits:
+        return {"error": report.warnings[0]}
     counts = report.counts()
     return {"score": report.score, "stale_memories": counts["stale_memories"], "drifted": counts["drifted"],
             "missing": counts["missing"], "in_sync": counts["in_sync"], "no_paths": counts["no_paths"]}

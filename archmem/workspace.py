@@ -113,6 +113,13 @@ class Workspace:
         )
 
     @property
+    def model_warnings(self) -> list[str]:
+        """What reading the model warned about (a decision record skipped, a construct
+        ignored), once the model has been read; nothing before."""
+        model = self.__dict__.get("model")
+        return list(model.warnings) if model is not None else []
+
+    @property
     def loaded_model_path(self) -> Path | None:
         """The model file read so far (None before the model is read, or without one)."""
         return self.__dict__.get("model_path")

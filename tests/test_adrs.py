@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from archmem.errors import ArchmemError, ModelError
 from archmem.model.adrs import (
@@ -159,6 +162,39 @@ def test_duplicate_numbers_are_an_error(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="used twice") as info:
         read_decisions(tmp_path, "adrtools")
     assert info.value.file is not None and info.value.file.endswith("0001-b.md")
+
+
+# ---- a record that cannot be read, while loading a model (issue 17, item 10) --------------
+
+BAD_RECORDS = {
+    "not UTF-8": ("0002-b.md", b"# 2. Caf\xe9\n\nDate: 2020-01-01\n"),
+    "no title": ("0002-b.md", b"Date: 2020-01-01\n\n## Status\n\nAccepted\n"),
+    "a bad date": ("0002-b.md", b"# 2. B\n\nDate: someday\n"),
+    "a duplicate id": ("0001-b.md", b"# 1. Again\n\nDate: 2020-01-01\n"),
+}
+
+
+@pytest.mark.parametrize("bad", sorted(BAD_RECORDS))
+def test_with_warn_a_bad_record_is_skipped_and_the_rest_is_read(tmp_path: Path, bad: str) -> None:
+    write(tmp_path, "0001-a.md", ADRTOOLS_RECORD.format(n=1, title="A", status="Accepted"))
+    path = write(tmp_path, *BAD_RECORDS[bad])
+    write(tmp_path, "0003-c.md", ADRTOOLS_RECORD.format(n=3, title="C", status="Accepted"))
+    warnings: list[str] = []
+    decisions = read_decisions(tmp_path, "adrtools", warn=warnings.append)
+    assert [d.id for d in decisions] == ["1", "3"]
+    [warning] = warnings
+    assert warning.startswith(path.resolve().as_posix() + ":") and warning.endswith("this decision record is skipped")
+
+
+@given(data=st.binary(max_size=60))
+def test_any_bytes_in_a_record_give_decisions_or_a_warning_never_an_error(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        write(Path(folder), "0001-a.md", ADRTOOLS_RECORD.format(n=1, title="A", status="Accepted"))
+        write(Path(folder), "0002-b.md", data)
+        warnings: list[str] = []
+        decisions = read_decisions(Path(folder), "adrtools", warn=warnings.append)
+        assert decisions[0].id == "1"
+        assert len(decisions) + len(warnings) == 2
 
 
 # ---- MADR --------------------------------------------------------------------------------

@@ -129,3 +129,28 @@ def test_recall_command_text_json_and_explain(repo: Path):
     assert empty.exit_code == 0 and "Nothing archmem knows is relevant" in empty.output
     bad = am(repo, "recall", "x", "--limit", "0")
     assert bad.exit_code == 2
+
+
+@pytest.mark.parametrize("model", ["yaml", "dsl"])
+def test_a_decision_record_that_is_not_utf8_is_a_warning_not_a_failure(repo: Path, model: str):
+    """Issue 17, item 10: one bad ADR must not take remember, recall and brief down."""
+    if model == "dsl":  # no !adrs: the conventional docs/adr folder is read
+        (repo / "archmem.yaml").unlink()
+        write(repo, {"workspace.dsl": 'workspace {\n  model {\n    gateway = softwareSystem "ApiGateway"\n  }\n}\n'})
+    bad = repo / "docs" / "adr" / "0018-latin-1.md"
+    bad.write_bytes(b"# 18. Caf\xe9 rules\n\nDate: 2026-01-01\n\n## Status\n\nAccepted\n")
+    expected = f"warning: {bad.resolve().as_posix()}:1:10: decision record is not UTF-8 text"
+    runs = [
+        am(repo, "remember", "The gateway drops headers over 8KB.", "--kind", "pitfall", "--element", "ApiGateway"),
+        am(repo, "recall", "gateway headers"),
+        am(repo, "brief", "raise the header limit of the gateway"),
+        am(repo, "model", "--json"),
+    ]
+    for result in runs:
+        assert result.exit_code == 0, result.output
+    for result in runs[:3]:
+        assert expected in result.stderr and expected not in result.stdout
+    assert "drops headers" in runs[1].stdout and "drops headers" in runs[2].stdout
+    model_json = json.loads(runs[3].stdout)
+    assert [d["id"] for d in model_json["decisions"]] == ["17"]
+    assert [w for w in model_json["warnings"] if "0018-latin-1.md:1:10" in w]

@@ -156,3 +156,29 @@ def test_concurrent_scans_on_a_new_store_agree(repo: Path):
     assert reports[0]["elements"] == reports[1]["elements"] == reports[2]["elements"]
     again = json.loads(run(repo, "drift", "--json").output)
     assert again["commits"] == 61 and again["elements"] == reports[0]["elements"]
+
+
+def test_a_repository_without_commits_says_drift_cannot_be_measured(tmp_path: Path):
+    """Issue 17, item 11: not "0/100, every element missing", but no score and why."""
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": MODEL})  # its code is not written yet: every element would read as missing
+    text = run(root, "drift")
+    assert text.exit_code == 0, text.output
+    assert "no commits yet" in text.output and "cannot be measured" in text.output
+    assert "/100" not in text.output and "missing" not in text.output
+    data = json.loads(run(root, "drift", "--json").stdout)
+    assert data["score"] is None and data["no_commits"] is True and data["elements"] == []
+    assert any("no commits yet" in w for w in data["warnings"])
+    summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
+    github = run(root, "drift", "--format", "github",
+                 env={"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs)})
+    assert github.exit_code == 0 and "no commits yet" in github.output and "::warning" not in github.output
+    assert "drift-score=\n" in outputs.read_text() and "not measured" in summary.read_text()
+    status = json.loads(run(root, "status", "--json").stdout)
+    assert "no commits yet" in status["drift"]["error"]
+    # the first commit makes it measurable
+    write(root, {"services/api/a.go": lines(3), "services/orders/b.py": lines(3), "legacy/c.py": lines(3)})
+    commit(root, "first", "2026-01-01T00:00:00Z")
+    assert json.loads(run(root, "drift", "--json").stdout)["score"] == 100

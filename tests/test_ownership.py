@@ -49,3 +49,17 @@ def test_ignore_globs_leave_files_out():
 
 def test_is_code():
     assert is_code("a/b.py") and is_code("x.GO") and not is_code("README.md") and not is_code("Makefile")
+
+
+def test_a_committed_file_with_a_newline_in_its_name_is_owned(git_repo):
+    """Issue 17, item 11: ``src/**`` owns ``src/a<newline>b.py`` (git lists it with -z)."""
+    from archmem.workspace import Workspace
+
+    model = (
+        'workspace {\n model {\n  s = softwareSystem "S" {\n   properties {\n    "archmem.paths" "src/**"\n'
+        "   }\n  }\n }\n}\n"
+    )
+    root = git_repo({"workspace.dsl": model, "src/a\nb.py": "1\n2\n"})
+    with Workspace.open(root) as ws:
+        assert ws.ownership.size("s").files == 1
+        assert ws.ownership.unowned == []

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from archmem.errors import ModelError
 from archmem.model.paths import (
@@ -99,3 +101,20 @@ def test_escaping_glob_is_an_error_with_the_element_location():
     message = str(info.value)
     assert "/x/workspace.dsl:12:9" in message
     assert "api" in message and "leaves the repository" in message
+
+
+@pytest.mark.parametrize(
+    ("glob", "path"),
+    [("src/**", "src/a\nb.py"), ("src/**", "src/x\n/y.py"), ("src/*.py", "src/a\nb.py"), ("src/?", "src/\n"),
+     ("src", "src/a\nb.py"), ("src/[\n]", "src/\n")],
+)
+def test_a_file_name_with_a_newline_is_matched_like_any_other(glob, path):
+    """Issue 17, item 11: a newline is a legal character in a file name."""
+    assert compile_globs([normalize_glob(glob)])(path) is True
+
+
+@given(name=st.text(alphabet=st.characters(blacklist_characters="/\x00"), min_size=1, max_size=12))
+def test_any_file_name_under_a_folder_is_matched_by_its_double_star(name):
+    assert compile_globs(["src/**"])(f"src/{name}") is True
+    assert compile_globs(["src/*"])(f"src/{name}") is True
+    assert compile_globs(["src"])(f"src/{name}") is True

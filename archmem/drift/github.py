@@ -16,7 +16,7 @@ OUTPUTS = ("drift-score", "total-elements", "drifted-elements", "missing-element
 def outputs(report: DriftReport) -> dict[str, str]:
     counts = report.counts()
     return {
-        "drift-score": str(report.score),
+        "drift-score": "" if report.score is None else str(report.score),
         "total-elements": str(counts["total_elements"]),
         "drifted-elements": str(counts["drifted"]),
         "missing-elements": str(counts["missing"]),
@@ -61,6 +61,8 @@ def churn(stamp: Any) -> str:
 
 
 def summary(report: DriftReport) -> str:
+    if report.no_commits:
+        return f"## archmem drift: not measured\n\n{report.warnings[0][:1].upper()}{report.warnings[0][1:]}.\n"
     counts = report.counts()
     out = [
         f"## archmem drift: {report.score}/100",

@@ -7,7 +7,8 @@ the memories that became VERIFY, and a score for the whole model.
     in_sync    otherwise
 
 score = 100 × in_sync / (in_sync + drifted + missing): the share of the elements that
-own code whose description still holds.
+own code whose description still holds. A repository without commits has no history
+to measure along: its report says so and has no score and no statuses.
 """
 
 from __future__ import annotations
@@ -47,6 +48,12 @@ class ElementDrift:
         }
 
 
+NO_COMMITS = (
+    "no commits yet, so drift cannot be measured (it follows each element's code along git history "
+    "from when the model described it); commit, then run archmem drift again"
+)
+
+
 @dataclass
 class DriftReport:
     elements: list[ElementDrift] = field(default_factory=list)
@@ -54,12 +61,21 @@ class DriftReport:
     documented: int = 0
     commits: int = 0
     warnings: list[str] = field(default_factory=list)
+    no_commits: bool = False
+    """No history at all: nothing was measured (``score`` is None, ``elements`` empty)."""
+
+    @classmethod
+    def without_history(cls, documented: int = 0) -> DriftReport:
+        """The report for a repository with no commits yet."""
+        return cls(documented=documented, no_commits=True, warnings=[NO_COMMITS])
 
     def count(self, status: str) -> int:
         return sum(1 for e in self.elements if e.status == status)
 
     @property
-    def score(self) -> int:
+    def score(self) -> int | None:
+        if self.no_commits:
+            return None
         owning = self.count("in_sync") + self.count("drifted") + self.count("missing")
         return 100 if owning == 0 else round(100 * self.count("in_sync") / owning)
 
@@ -90,6 +106,7 @@ class DriftReport:
                 for memory, staleness in self.stale
             ],
             "commits": self.commits,
+            "no_commits": self.no_commits,
             "warnings": self.warnings,
         }
 

@@ -124,6 +124,8 @@ class DriftView:
         return {row[0]: parse_time(row[1]) for row in rows}
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
+        if self.scan.head is None:  # no commits: every element would read as missing or in sync
+            return DriftReport.without_history()
         elements = element_drift(
             self.model, self.index, sizes=self.sizes, since=since or self.described,
             missing=self.missing, thresholds=self.thresholds,

@@ -18,18 +18,24 @@ Files whose names do not look like records (``README.md``, ``index.md``,
 them. A record the importers would choke on (no title, an unparsable date, a
 duplicate id, bytes that are not UTF-8) is a ``ModelError`` naming file, line and
 column; MADR dates are the one lenient case (Structurizr ignores them), so an
-unparsable MADR date is simply ``None``.
+unparsable MADR date is simply ``None``. Loading a model passes ``warn``: then such a
+record is skipped with a warning instead, because one bad file must not take the rest
+of the model (and every command that needs it) down.
+
+Every folder and record is confined (``archmem.model.confine``): a record that links
+outside the boundary is never opened.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from archmem.errors import ModelError, SourceLocation, closest
+from archmem.model.confine import confine, is_inside
 from archmem.model.types import Decision
 
 FORMATS = ("adrtools", "madr", "log4brains")
@@ -72,12 +78,22 @@ _IMPORTER_CLASSES = {
 # ---- public API ------------------------------------------------------------------
 
 
-def read_decisions(folder: Path, fmt: str | None = None, *, element: str | None = None) -> list[Decision]:
+def read_decisions(
+    folder: Path,
+    fmt: str | None = None,
+    *,
+    element: str | None = None,
+    within: Path | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> list[Decision]:
     """Every decision record in ``folder``, sorted by id (numerically where numeric).
 
     ``fmt`` is ``adrtools``, ``madr``, ``log4brains`` (or a Structurizr importer class
     name of one of them); ``None`` detects it from the files. ``element`` is stored on
     each decision (``None`` = workspace-wide). A folder without records gives ``[]``.
+    A record that links outside ``within`` (default: the folder) is never read. With
+    ``warn``, a record that cannot be read is skipped and ``warn`` gets why (file:line:col
+    first); without it, that is a ``ModelError``.
     """
     folder = Path(folder)
     if not folder.exists():
@@ -87,20 +103,30 @@ def read_decisions(folder: Path, fmt: str | None = None, *, element: str | None 
         )
     if not folder.is_dir():
         raise ModelError(f"decisions folder {folder} is not a folder")
-    chosen = normalize_format(fmt) if fmt is not None else detect_format(folder)
+    within = folder if within is None else within
+    chosen = normalize_format(fmt) if fmt is not None else detect_format(folder, within=within)
     if chosen is None:
         return []
     reader = _READERS[chosen]
     decisions: list[Decision] = []
     seen: dict[str, Path] = {}
     for path in _record_files(folder, chosen):
-        decision = reader(_read_text(path), element)
-        if decision.id in seen:
-            raise ModelError(
-                f"decision id {decision.id!r} is used twice: {seen[decision.id].name} and {path.name}",
-                location=SourceLocation(path.resolve().as_posix(), 1, 1),
-                hint="give each decision record its own number",
-            )
+        try:
+            where = SourceLocation(path.as_posix(), 1, 1)
+            record = confine(path.name, base=folder, within=within, what="decision record", location=where)
+            decision = reader(_read_text(record), element)
+            if decision.id in seen:
+                raise ModelError(
+                    f"decision id {decision.id!r} is used twice: {seen[decision.id].name} and {path.name}",
+                    location=SourceLocation(record.as_posix(), 1, 1),
+                    hint="give each decision record its own number",
+                )
+        except ModelError as exc:
+            if warn is None:
+                raise
+            where = exc.location or SourceLocation(path.as_posix(), 1, 1)
+            warn(f"{where}: {exc.message}; this decision record is skipped")
+            continue
         seen[decision.id] = path
         decisions.append(decision)
     decisions.sort(key=lambda d: _id_sort_key(d.id))
@@ -111,42 +137,48 @@ def find_decision_folders(repo_root: Path) -> list[Path]:
     """The conventional ADR folders under ``repo_root`` that exist and hold records.
 
     Also honours adr-tools' ``.adr-dir`` file and Log4brains' ``adrFolder`` setting in
-    ``.log4brains.yml``, which name the folder a team chose.
+    ``.log4brains.yml``, which name the folder a team chose. What those two name must
+    stay inside the repository (a ``ModelError`` at their line otherwise); a
+    conventional folder that is a symlink out of it is passed over.
     """
-    root = Path(repo_root)
+    root = Path(repo_root).resolve()
     candidates: list[Path] = []
     adr_dir = root / ".adr-dir"
-    if adr_dir.is_file():
+    if adr_dir.is_file() and is_inside(adr_dir, root):
         text = adr_dir.read_text(encoding="utf-8", errors="replace").strip()
         if text:
-            candidates.append(root / text)
+            where = SourceLocation(adr_dir.as_posix(), 1, 1)
+            written = text.splitlines()[0].strip()
+            candidates.append(confine(written, base=root, within=root, what=".adr-dir names", location=where))
     log4brains = root / ".log4brains.yml"
-    if log4brains.is_file():
-        match = re.search(
-            r"^\s*adrFolder\s*:\s*['\"]?([^'\"#\n]+?)['\"]?\s*$",
-            log4brains.read_text(encoding="utf-8", errors="replace"),
-            re.MULTILINE,
-        )
+    if log4brains.is_file() and is_inside(log4brains, root):
+        text = log4brains.read_text(encoding="utf-8", errors="replace")
+        match = re.search(r"^\s*adrFolder\s*:\s*['\"]?([^'\"#\n]+?)['\"]?\s*$", text, re.MULTILINE)
         if match:
-            candidates.append(root / match.group(1))
-    candidates.extend(root / rel for rel in CONVENTIONAL_FOLDERS)
+            line = text.count("\n", 0, match.start(1)) + 1
+            column = match.start(1) - (text.rfind("\n", 0, match.start(1)) + 1) + 1
+            where = SourceLocation(log4brains.as_posix(), line, column)
+            candidates.append(confine(match.group(1), base=root, within=root, what="adrFolder", location=where))
+    candidates.extend(root / rel for rel in CONVENTIONAL_FOLDERS if is_inside(root / rel, root))
     found: list[Path] = []
     for candidate in candidates:
         if not candidate.is_dir():
             continue
         resolved = candidate.resolve()
-        if resolved not in found and detect_format(resolved) is not None:
+        if resolved not in found and detect_format(resolved, within=root) is not None:
             found.append(resolved)
     return found
 
 
-def detect_format(folder: Path) -> str | None:
+def detect_format(folder: Path, *, within: Path | None = None) -> str | None:
     """The ADR format of the records in ``folder``, or ``None`` when it holds none.
 
     Date-prefixed names (``20240111-…``) mean Log4brains; numbered names are adr-tools
     when their titles carry the number (``# 1. Title``) or they have adr-tools'
-    ``Date:``/``## Status`` layout without front matter, MADR otherwise.
+    ``Date:``/``## Status`` layout without front matter, MADR otherwise. A record that
+    links outside ``within`` (default: the folder) gets no vote and is not opened.
     """
+    within = Path(folder) if within is None else within
     names = [p.name for p in Path(folder).iterdir() if p.is_file()]
     dated = [n for n in names if _DATED_NAME.match(n)]
     numbered = [n for n in names if _NUMBERED_NAME.match(n) and not _DATED_NAME.match(n)]
@@ -156,7 +188,8 @@ def detect_format(folder: Path) -> str | None:
         return "log4brains"
     votes = {"adrtools": 0, "madr": 0}
     for name in sorted(numbered)[:20]:
-        votes[_guess_numbered(Path(folder) / name)] += 1
+        if is_inside(Path(folder) / name, within):
+            votes[_guess_numbered(Path(folder) / name)] += 1
     return "adrtools" if votes["adrtools"] > votes["madr"] else "madr"
 
 

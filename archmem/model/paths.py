@@ -56,8 +56,14 @@ def glob_to_regex(glob: str) -> str:
 
     ``**`` spans any number of folders, ``*`` and ``?`` stay inside one, ``[...]`` is a
     character class. A glob without wildcards matches the path itself or anything
-    under it, so ``src/api`` owns ``src/api/handler.go``.
+    under it, so ``src/api`` owns ``src/api/handler.go``. The pattern carries its own
+    DOTALL flag: a newline is a legal character in a file name, and ``.`` must match it
+    whoever compiles the pattern.
     """
+    return "(?s:" + _glob_body(glob) + ")"
+
+
+def _glob_body(glob: str) -> str:
     if not has_wildcard(glob):
         return re.escape(glob) + r"(?:/.*)?"
     out: list[str] = []

@@ -17,6 +17,7 @@ from typing import Any
 
 from archmem.errors import ModelError, ModelNotFoundError, ModelSyntaxError, SourceLocation
 from archmem.model.dsl.builder import Builder, Entity, Rel, split_tags
+from archmem.model.limits import MAX_NESTING, check_json_depth, too_deep
 from archmem.model.types import ArchitectureModel
 
 IDENTIFIER_PROPERTY = "structurizr.dsl.identifier"
@@ -82,6 +83,7 @@ class _Loader:
         return SourceLocation(self.file, self.lines.get(str(json_id), 1), 1)
 
     def load(self) -> None:
+        check_json_depth(self.text, self.file)
         try:
             data = json.loads(self.text)
         except json.JSONDecodeError as exc:
@@ -155,14 +157,16 @@ class _Loader:
             self.b.add(env, None, SourceLocation(self.file, 1, 1))
         return env
 
-    def deployment_node(self, data: dict[str, Any], parent: Entity | None) -> None:
+    def deployment_node(self, data: dict[str, Any], parent: Entity | None, depth: int = 1) -> None:
+        if depth > MAX_NESTING:
+            raise too_deep("deployment nodes", MAX_NESTING, self.where(data.get("id")))
         env = self.environment(str(data.get("environment") or "Default"))
         instances = data.get("instances")
         node = self.element(
             "deploymentNode", data, parent, env, instances=None if instances is None else str(instances)
         )
         for child in _list(data.get("children")):
-            self.deployment_node(child, node)
+            self.deployment_node(child, node, depth + 1)
         for infra in _list(data.get("infrastructureNodes")):
             self.element("infrastructureNode", infra, node, env)
         for kind, key in (("softwareSystemInstance", "softwareSystemId"), ("containerInstance", "containerId")):

@@ -45,6 +45,8 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from archmem.errors import ModelError, ModelNotFoundError, ModelSyntaxError, SourceLocation, closest
 from archmem.model.adrs import normalize_format, read_decisions
+from archmem.model.confine import boundary, confine
+from archmem.model.limits import MAX_NESTING, compose_yaml, too_deep
 from archmem.model.types import C4_KINDS, ArchitectureModel, Decision, Element, Location, Relationship
 
 FORMAT = "archmem-yaml"
@@ -74,14 +76,18 @@ _NULL = "tag:yaml.org,2002:null"
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-def parse_yaml_model(path: Path) -> ArchitectureModel:
-    """Parse an archmem YAML model file; every mistake names its file, line and column."""
+def parse_yaml_model(path: Path, *, root: Path | None = None) -> ArchitectureModel:
+    """Parse an archmem YAML model file; every mistake names its file, line and column.
+
+    The ``decisions`` folders it names must stay inside ``root``, the repository
+    (default, and for a model outside it: the model's folder).
+    """
     path = Path(path)
     if not path.is_file():
         raise ModelNotFoundError(
             f"model file {path} does not exist" if not path.exists() else f"model file {path} is not a file"
         )
-    return _Parser(path).parse()
+    return _Parser(path, boundary(path, root)).parse()
 
 
 @dataclass
@@ -91,13 +97,15 @@ class _Entry:
     element: Element
     tree_path: str
     node: Node
+    depth: int = 1
 
 
 class _Parser:
     """Walks the composed YAML node tree (which keeps marks) into model values."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, within: Path) -> None:
         self.path = path
+        self.within = within
         self.file = path.resolve().as_posix()
         self.lines: list[str] = []
         self.entries: dict[str, _Entry] = {}
@@ -147,7 +155,7 @@ class _Parser:
             ) from None
         self.lines = text.splitlines()
         try:
-            root = yaml.compose(text, Loader=yaml.SafeLoader)
+            root = compose_yaml(text, self.file)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problem = exc.problem or exc.context or "invalid YAML"
@@ -172,6 +180,9 @@ class _Parser:
 
     def _element(self, node: Node, parent: _Entry | None) -> None:
         what = "element" if parent is None else f"child of {parent.element.id!r}"
+        depth = parent.depth + 1 if parent is not None else 1
+        if depth > MAX_NESTING:
+            raise too_deep("elements", MAX_NESTING, self._loc(node))
         fields = self._mapping(node, what, ELEMENT_KEYS)
         if "id" not in fields:
             raise ModelSyntaxError(f"{what} has no id", location=self._loc(node), expected=["id"])
@@ -204,7 +215,7 @@ class _Parser:
             canonical_name=canonical,
             location=self._location(node),
         )
-        entry = _Entry(element, tree_path, id_node)
+        entry = _Entry(element, tree_path, id_node, depth)
         self.entries[raw_id] = entry
         self.by_tree_path[tree_path] = raw_id
         self.order.append(element)
@@ -383,9 +394,12 @@ class _Parser:
         folder = self._scalar(path_node, "decisions path") or ""
         if not folder.strip():
             raise ModelSyntaxError("decisions path is empty", location=self._loc(path_node))
-        target = self.path.resolve().parent / folder.strip()
+        target = confine(
+            folder.strip(), base=self.path.resolve().parent, within=self.within, what="decisions",
+            location=self._loc(path_node),
+        )
         try:
-            return read_decisions(target, fmt, element=element)
+            return read_decisions(target, fmt, element=element, within=self.within, warn=self.warnings.append)
         except ModelError as exc:
             if exc.location is not None:
                 raise

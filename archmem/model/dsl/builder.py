@@ -71,6 +71,7 @@ class Entity:
     outer: Entity | None = None
     """For a group: the group it is nested in."""
     members: list[Entity] = field(default_factory=list)
+    """For a group: its elements and nested groups, in order (``group_members``)."""
     lineage: tuple[Entity, ...] = ()
     file: str = ""
     line: int = 0
@@ -399,6 +400,40 @@ def may_relate(source: Entity, destination: Entity) -> bool:
     if s in ("softwareSystemInstance", "containerInstance"):
         return d == "infrastructureNode"
     return False
+
+
+def group_path(group: Entity) -> str:
+    """``Outer/Inner``: a group's name after those of the groups around it.
+
+    Worked out when an element is placed in the group and kept on that group only:
+    keeping it on every group cost memory in the square of the nesting depth.
+    """
+    if group.group is None:
+        names: list[str] = []
+        node: Entity | None = group
+        while node is not None and node.group is None:
+            names.append(node.name)
+            node = node.outer
+        if node is not None:
+            names.append(node.group)  # a group around it already knows its path
+        group.group = "/".join(reversed(names))
+    return group.group
+
+
+def group_members(group: Entity) -> list[Entity]:
+    """The elements of a group and of the groups nested in it, in the order written
+    (a loop, not recursion: groups may nest as deep as the nesting limit)."""
+    found: list[Entity] = []
+    pending = [iter(group.members)]
+    while pending:
+        for member in pending[-1]:
+            if member.kind == "group":
+                pending.append(iter(member.members))
+                break
+            found.append(member)
+        else:
+            pending.pop()
+    return found
 
 
 def lineage(entity: Entity) -> tuple[Entity, ...]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from archmem.model.dsl import blocks, expressions
 from archmem.model.dsl.archetypes import RELATIONSHIP, Archetype
-from archmem.model.dsl.builder import Entity, add_tags, split_tags
+from archmem.model.dsl.builder import Entity, add_tags, group_path, split_tags
 from archmem.model.dsl.context import ELEMENT, ENV, NOREL, Ctx
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def instance(p: Parser, ctx: Ctx, tokens: list[Token], ident: Token | None) -> E
     if len(args) > 3:
         add_tags(entity.tags, split_tags(args[3].text))
     if ctx.group is not None:
-        entity.group = ctx.group.group
+        entity.group = group_path(ctx.group)
     p.b.add(entity, ident.text if ident else None, p.loc(ident or args[1]))
     if opens:
         p.push(Ctx(ELEMENT, entity=entity, defines=entity, env=node.env))

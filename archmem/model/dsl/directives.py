@@ -3,7 +3,9 @@
 refuses to run (``!script``, ``!plugin``, ``!components``).
 
 archmem reads a repository it may not trust, so it never executes JVM code and never
-fetches over the network; an ``!include`` may not leave the including file's folder.
+fetches over the network, and every path a directive names is confined
+(``archmem.model.confine``): inside the repository, and for ``!include`` inside the
+including file's folder, as Structurizr has it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from archmem.errors import ModelError, ModelNotFoundError, UnsupportedFeatureError
 from archmem.model.adrs import normalize_format, read_decisions
+from archmem.model.confine import confine, is_inside
 from archmem.model.dsl.builder import Entity
 from archmem.model.dsl.context import WORKSPACE, Ctx
 
@@ -68,8 +71,9 @@ def handle_global(p: Parser, ctx: Ctx | None, tokens: list[Token]) -> bool:
     return True
 
 
-def resolve_local(p: Parser, target: str, token: Token, what: str) -> Path:
-    """A path written in the DSL, relative to the file it is written in (never a URL)."""
+def resolve_local(p: Parser, target: str, token: Token, what: str, within: Path | None = None) -> Path:
+    """A path written in the DSL, relative to the file it is written in, resolved and
+    confined to ``within`` (default: the model's boundary); never a URL."""
     if target.startswith(("https://", "http://")):
         raise UnsupportedFeatureError(
             f"{what} {target} is not supported: archmem never fetches over the network",
@@ -78,7 +82,10 @@ def resolve_local(p: Parser, target: str, token: Token, what: str) -> Path:
         )
     if "\x00" in target or not target.strip():
         raise p.error(f"{what}: {target!r} is not a path", token)
-    return Path(p.st.file).parent / target
+    label = None if within is None else f"{within}, the folder of the including file"
+    return confine(
+        target, base=Path(p.st.file).parent, within=within or p.root, what=what, location=p.loc(token), label=label
+    )
 
 
 @contextmanager
@@ -94,16 +101,9 @@ def include(p: Parser, tokens: list[Token]) -> None:
     """``!include <file|directory>``: its statements are parsed here, in this block."""
     p.arity(tokens, 2, 2, "!include <file|directory>")
     target = tokens[1]
-    path = resolve_local(p, target.text, target, "!include")
+    folder = Path(p.st.file).parent.resolve()
+    resolved = resolve_local(p, target.text, target, "!include", within=folder)
     with file_errors(p, target, "!include"):
-        folder = Path(p.st.file).parent.resolve()
-        resolved = path.resolve()
-        if not resolved.is_relative_to(folder):
-            raise ModelError(
-                f"!include {target.text} points outside {folder}, the folder of the including file",
-                location=p.loc(target),
-                hint="archmem only includes files at or below the including file's folder",
-            )
         if not resolved.exists():
             raise ModelNotFoundError(f"The file at {resolved} does not exist", location=p.loc(target))
         if resolved.is_dir():
@@ -114,6 +114,14 @@ def include(p: Parser, tokens: list[Token]) -> None:
             )
         else:
             files = [resolved]
+        for file in files:
+            if not is_inside(file, folder):
+                raise ModelError(
+                    f"!include {target.text}: {file.relative_to(resolved).as_posix()} links outside {folder}, "
+                    "the folder of the including file",
+                    location=p.loc(target),
+                    hint="a model may only name files inside the repository (symlinks are followed)",
+                )
     for file in files:
         p.run_file(file)
 
@@ -163,12 +171,12 @@ def workspace(p: Parser, tokens: list[Token]) -> None:
         path = resolve_local(p, args[2].text, args[2], "workspace extends")
         with file_errors(p, args[2], "workspace extends"):
             if not path.is_file():
-                raise ModelNotFoundError(f"The file at {path.resolve()} does not exist", location=p.loc(args[2]))
+                raise ModelNotFoundError(f"The file at {path} does not exist", location=p.loc(args[2]))
         if path.suffix.lower() == ".json":
             from archmem.model.structurizr_json import load_into
 
-            p.files.append(str(path.resolve()))
-            load_into(p.b, path.resolve())
+            p.files.append(str(path))
+            load_into(p.b, path)
         else:
             p.parse_file(path)
     else:
@@ -190,9 +198,7 @@ def docs_or_decisions(p: Parser, tokens: list[Token], entity: Entity | None) -> 
     path = resolve_local(p, tokens[1].text, tokens[1], tokens[0].text)
     with file_errors(p, tokens[1], tokens[0].text):
         if not path.exists():
-            raise ModelNotFoundError(
-                f"{tokens[0].text}: the path {path.resolve()} does not exist", location=p.loc(tokens[1])
-            )
+            raise ModelNotFoundError(f"{tokens[0].text}: the path {path} does not exist", location=p.loc(tokens[1]))
     option = tokens[2].text if len(tokens) > 2 else None
     if word == "!docs":
         if option:
@@ -213,7 +219,9 @@ def docs_or_decisions(p: Parser, tokens: list[Token], entity: Entity | None) -> 
             fmt = "adrtools"
     try:
         with file_errors(p, tokens[1], tokens[0].text):
-            found = read_decisions(path, fmt, element=entity.id if entity is not None else None)
+            found = read_decisions(
+                path, fmt, element=entity.id if entity is not None else None, within=p.root, warn=p.b.warnings.append
+            )
     except ModelError as exc:
         if exc.location is not None:
             raise

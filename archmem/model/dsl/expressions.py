@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from archmem.model.dsl.builder import Entity, Rel
+from archmem.model.dsl.builder import Entity, Rel, group_members
 from archmem.model.dsl.context import ELEMENT, ELEMENTS, ENV, RELS, Ctx
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def _elements(p: Parser, ctx: Ctx, token: Token, text: str) -> list[Entity]:
     if found is None:
         return []
     if found.kind == "group":
-        return list(found.members)
+        return group_members(found)
     if found.kind == "deploymentEnvironment":
         return []
     return [found]
@@ -148,13 +148,14 @@ def _elements(p: Parser, ctx: Ctx, token: Token, text: str) -> list[Entity]:
 
 def _evaluate(p: Parser, ctx: Ctx, token: Token, expr: str) -> list[Item]:
     low = expr.lower()
-    if low.startswith("element=="):
-        rest = expr[len("element==") :]
-        return _evaluate(p, ctx, token, rest) if _is_expression(rest) else _identifier(p, ctx, token, rest)
-    if low.startswith("relationship=="):
-        rest = expr[len("relationship==") :]
-        rest = "*->*" if rest == "*" else rest
-        return _evaluate(p, ctx, token, rest) if _is_expression(rest) else _identifier(p, ctx, token, rest)
+    while low.startswith(("element==", "relationship==")):  # a loop: the prefixes may repeat
+        relationship = low.startswith("relationship==")
+        rest = expr[len("relationship==" if relationship else "element==") :]
+        if relationship and rest == "*":
+            rest = "*->*"
+        if not _is_expression(rest):
+            return _identifier(p, ctx, token, rest)
+        expr, low = rest, rest.lower()
     if expr == "->":
         raise p.error('Unexpected identifier "->"', token)
     if expr.startswith("->") or (expr.endswith("->") and "->" not in expr[:-2]):

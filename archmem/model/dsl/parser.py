@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from archmem.errors import ArchmemError, ModelError, ModelNotFoundError, ModelSyntaxError, SourceLocation, closest
+from archmem.model.confine import boundary
 from archmem.model.dsl import blocks, deployment, directives, views
 from archmem.model.dsl.archetypes import RELATIONSHIP, Archetype, Archetypes
 from archmem.model.dsl.builder import (
@@ -28,6 +29,7 @@ from archmem.model.dsl.builder import (
     Entity,
     Rel,
     add_tags,
+    group_path,
     may_relate,
     split_tags,
 )
@@ -48,6 +50,7 @@ from archmem.model.dsl.context import (
 )
 from archmem.model.dsl.handlers import HANDLERS, PERMITTED, PLACEMENT
 from archmem.model.dsl.lexer import Statement, Token, read_text, statements, substitute
+from archmem.model.limits import MAX_FILE_DEPTH, MAX_NESTING, too_deep
 from archmem.model.types import ArchitectureModel
 
 RELATABLE = STATIC_KINDS | DEPLOYMENT_KINDS
@@ -73,9 +76,11 @@ GRAMMARS: dict[str, tuple[str, tuple[str, ...]]] = {
 class Parser:
     """Parses one workspace (and what it includes or extends) into a ``Builder``."""
 
-    def __init__(self, env: Mapping[str, str], encoding: str | None = None) -> None:
+    def __init__(self, env: Mapping[str, str], encoding: str | None = None, root: Path | None = None) -> None:
         self.env = dict(env)
         self.encoding = encoding
+        self.root = (root or Path.cwd()).resolve()
+        """What the model names must stay in (``archmem.model.confine``)."""
         self.b = Builder()
         self.archetypes = Archetypes()
         self.constants: dict[str, str] = {}
@@ -115,6 +120,8 @@ class Parser:
     def read(self, path: Path) -> list[Statement]:
         """The statements of a file, remembering it was read (and refusing cycles)."""
         path = path.resolve()
+        if len(self.active) >= MAX_FILE_DEPTH:
+            raise too_deep("included and extended files", MAX_FILE_DEPTH, self.loc(self.st.tokens[0]))
         if path in self.active:
             raise ModelError(
                 f"{path.name} includes or extends itself (through {' -> '.join(p.name for p in self.active)})",
@@ -184,6 +191,8 @@ class Parser:
             self.warn(f"tokens after }} are ignored: {' '.join(t.text for t in tokens[1:])}")
 
     def push(self, ctx: Ctx) -> None:
+        if len(self.stack) >= MAX_NESTING:
+            raise too_deep("blocks", MAX_NESTING, self.loc(self.st.tokens[0]))
         ctx.file, ctx.line = self.st.file, self.st.line
         self.stack.append(ctx)
 
@@ -313,12 +322,10 @@ class Parser:
             else:
                 setattr(entity, name_, token.text)
         if group is not None:
-            entity.group = group.group
+            entity.group = group_path(group)
         self.b.add(entity, ident.text if ident else None, self.loc(ident or args[1]))
-        node = group
-        while node is not None:
-            node.members.append(entity)
-            node = node.outer
+        if group is not None:
+            group.members.append(entity)
         if opens:
             self.push(Ctx(ELEMENT, entity=entity, defines=entity, env=env))
         return entity
@@ -331,11 +338,10 @@ class Parser:
         if len(args) < 2 or not opens:
             raise self.error("Expected: group <name> {", tokens[-1])
         outer = ctx.group
-        path = f"{outer.group}/{args[1].text}" if outer is not None else args[1].text
-        group = Entity(
-            "group", args[1].text, parent=anchor, outer=outer, group=path, file=self.st.file, line=self.st.line
-        )
+        group = Entity("group", args[1].text, parent=anchor, outer=outer, file=self.st.file, line=self.st.line)
         self.b.add(group, ident.text if ident else None, self.loc(ident or args[1]))
+        if outer is not None:
+            outer.members.append(group)
         return group
 
     # ---- relationships ----------------------------------------------------------
@@ -446,17 +452,20 @@ def parse_dsl(
     *,
     env: Mapping[str, str] | None = None,
     encoding: str | None = None,
+    root: Path | None = None,
 ) -> ArchitectureModel:
     """Parse a Structurizr DSL workspace file into an ``ArchitectureModel``.
 
     ``env`` resolves ``${NAME}`` after ``!const``/``!var`` (default: ``os.environ``);
     ``encoding`` forces a character encoding (default: UTF-8, falling back to
-    ISO-8859-1 with a warning). Raises ``ModelError`` (or a subclass) for anything wrong.
+    ISO-8859-1 with a warning); every file or folder the model names must stay inside
+    ``root``, the repository (default, and for a model outside it: the model's folder).
+    Raises ``ModelError`` (or a subclass) for anything wrong.
     """
     path = Path(path)
     if not path.is_file():
         raise ModelNotFoundError(f"model file not found: {path}")
-    parser = Parser(os.environ if env is None else env, encoding)
+    parser = Parser(os.environ if env is None else env, encoding, boundary(path, root))
     root = path.resolve()
     try:
         with paused_gc():
