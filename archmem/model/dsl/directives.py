@@ -198,7 +198,10 @@ def docs_or_decisions(p: Parser, tokens: list[Token], entity: Entity | None) -> 
     path = resolve_local(p, tokens[1].text, tokens[1], tokens[0].text)
     with file_errors(p, tokens[1], tokens[0].text):
         if not path.exists():
-            raise ModelNotFoundError(f"{tokens[0].text}: the path {path} does not exist", location=p.loc(tokens[1]))
+            # a folder that moved since the workspace was written (common in real repositories)
+            # costs its decisions, never the whole model
+            p.warn(f"{tokens[0].text}: the path {tokens[1].text} does not exist; nothing was read from it")
+            return
     option = tokens[2].text if len(tokens) > 2 else None
     if word == "!docs":
         if option:
