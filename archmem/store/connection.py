@@ -160,6 +160,13 @@ class SQLiteConnection:
                 pass  # the error that made us roll back is the one to report
         self._after_rollback()
 
+    def _select_in(self, sql: str, ids: Sequence[str], *, chunk: int = 500) -> Iterator[Any]:
+        """The rows of ``sql`` for many ids: its ``{ids}`` becomes the placeholders of one
+        chunk at a time, under SQLite's limit on bound variables."""
+        for start in range(0, len(ids), chunk):
+            part = list(ids[start : start + chunk])
+            yield from self._execute(sql.format(ids=", ".join("?" * len(part))), part).fetchall()
+
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
         """``db.execute`` with the database's failures (corrupt, full, locked, read-only)
         as ``StoreError``; constraint violations and FTS5 query errors stay for the caller."""

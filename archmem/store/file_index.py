@@ -67,6 +67,8 @@ class MemoryFileIndex:
 
         def transaction(self) -> Any: ...
 
+        def _select_in(self, sql: str, ids: Sequence[str], *, chunk: int = 500) -> Iterator[Any]: ...
+
         def get_memories(self, memory_ids: Iterable[str]) -> dict[str, Memory]: ...
 
     # ---- the write path ------------------------------------------------------------
@@ -169,28 +171,17 @@ class MemoryFileIndex:
 
     def _paths_of(self, ids: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = self._execute(
-                f"SELECT memory_id, path FROM memory_files WHERE memory_id IN ({', '.join('?' * len(chunk))}) "
-                "ORDER BY path",
-                chunk,
-            ).fetchall()
-            for memory_id, path in rows:
-                found.setdefault(memory_id, path)
+        for memory_id, path in self._select_in(
+            "SELECT memory_id, path FROM memory_files WHERE memory_id IN ({ids}) ORDER BY path", ids
+        ):
+            found.setdefault(memory_id, path)
         return found
 
     def path_of(self, memory_id: str) -> str | None:
         return self._paths_of([memory_id]).get(memory_id)
 
     def _file_statuses(self, ids: list[str]) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            found.update(self._execute(
-                f"SELECT id, file_status FROM memories WHERE id IN ({', '.join('?' * len(chunk))})", chunk
-            ).fetchall())
-        return found
+        return dict(self._select_in("SELECT id, file_status FROM memories WHERE id IN ({ids})", ids))
 
     def record_file(
         self, path: str, memory_id: str | None, stat: FileStat, sha256: str,

@@ -161,14 +161,7 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
 
     def get_memories(self, memory_ids: Iterable[str]) -> dict[str, Memory]:
         ids = list(dict.fromkeys(memory_ids))
-        found: dict[str, Memory] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = self._execute(
-                _SELECT_MEMORY + f" WHERE m.id IN ({', '.join('?' * len(chunk))})", chunk
-            ).fetchall()
-            found.update((row[0], _memory(row)) for row in rows)
-        return found
+        return {row[0]: _memory(row) for row in self._select_in(_SELECT_MEMORY + " WHERE m.id IN ({ids})", ids)}
 
     def find_by_title(self, title_key: str, *, active_only: bool = True) -> list[Memory]:
         """Memories with this title key, newest first (one at most when active_only)."""
@@ -219,15 +212,11 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
                 if memory_id in wanted:
                     found.setdefault(memory_id, []).append(value)
             return found
-        for start in range(0, len(memory_ids), 500):
-            chunk = memory_ids[start : start + 500]
-            rows = self._execute(
-                f"SELECT memory_id, {column} FROM {table} WHERE memory_id IN ({', '.join('?' * len(chunk))}) "
-                "ORDER BY memory_id, position",
-                chunk,
-            )
-            for memory_id, value in rows:
-                found.setdefault(memory_id, []).append(value)
+        for memory_id, value in self._select_in(
+            f"SELECT memory_id, {column} FROM {table} WHERE memory_id IN ({{ids}}) ORDER BY memory_id, position",
+            memory_ids,
+        ):
+            found.setdefault(memory_id, []).append(value)
         return found
 
     def element_memory_ids(self, element_id: str, *, limit: int) -> list[str]:
