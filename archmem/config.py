@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from archmem.errors import ConfigError, closest
 
@@ -101,6 +101,37 @@ class CodeConfig(_Section):
     """Globs left out of ownership and of the "code no element owns" list."""
 
 
+class ConformanceRule(_Section):
+    """``{from = "orders", to = "payments"}``: elements by identifier or name; a rule on
+    an element covers everything inside it. ``from`` and ``to`` take one name or a list."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
+
+    sources: list[str] = Field(default_factory=list, alias="from")
+    targets: list[str] = Field(default_factory=list, alias="to")
+    reason: str = ""
+
+    @field_validator("sources", "targets", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class ConformanceConfig(_Section):
+    """``archmem conformance``: the code's imports against the model's relationships."""
+
+    ignore: list[str] = Field(default_factory=list)
+    """Globs of files whose imports are not read (generated code, fixtures)."""
+    python_roots: list[str] = Field(default_factory=list)
+    """Extra folders absolute Python imports start from (besides each top-level package's parent)."""
+    forbid: list[ConformanceRule] = Field(default_factory=list)
+    """Code of ``from`` may not import code of ``to``, whatever the model draws."""
+    only: list[ConformanceRule] = Field(default_factory=list)
+    """Only code of ``from`` (and of ``to`` itself) may import code of ``to``."""
+    briefings: bool = True
+    """A briefing names the undeclared dependencies of its elements."""
+
+
 class Config(_Section):
     model: str | None = None
     """The model file, relative to the repository root; else it is discovered."""
@@ -109,6 +140,7 @@ class Config(_Section):
     drift: DriftConfig = Field(default_factory=DriftConfig)
     recall: RecallConfig = Field(default_factory=RecallConfig)
     code: CodeConfig = Field(default_factory=CodeConfig)
+    conformance: ConformanceConfig = Field(default_factory=ConformanceConfig)
 
     source: str | None = Field(default=None, exclude=True)
     """Which file the settings came from (for messages), if any."""
@@ -288,4 +320,18 @@ link_sources = 3
 [code]
 # Globs left out of element ownership and of the "code no element owns" list.
 ignore = []
+
+[conformance]
+# archmem conformance compares the code's imports with the model's relationships.
+# Files whose imports are not read (generated code, fixtures):
+ignore = []
+# Extra folders that absolute Python imports start from:
+python_roots = []
+# Rules, by element identifier or name (a rule on an element covers what is inside it):
+# forbid = [{ from = "orders", to = "payments.internal", reason = "only through the API" }]
+# only = [{ to = "database", from = ["orders", "payments"] }]
+forbid = []
+only = []
+# Briefings name the undeclared dependencies of the elements they are about.
+briefings = true
 """

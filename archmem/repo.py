@@ -7,8 +7,10 @@ build and tool folders), so ``archmem model`` is useful before ``git init``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -79,6 +81,43 @@ class Repository:
         if path not in self._lines:
             self._lines[path] = count_lines(self.root / path)
         return self._lines[path]
+
+    def read_bytes(self, path: str, *, limit: int = 2 << 20) -> bytes | None:
+        """A file's bytes, or None when it cannot be read or is larger than ``limit``."""
+        try:
+            full = self.root / path
+            if full.stat().st_size > limit:
+                return None
+            return full.read_bytes()
+        except OSError:
+            return None
+
+    def content_hashes(self, paths: Sequence[str]) -> dict[str, str]:
+        """Git's blob id of each file's content now, for caching what is read from it.
+
+        A tracked file git sees unchanged comes from the index without being read; a
+        changed, untracked or non-git file is read and hashed the way git would.
+        """
+        known: dict[str, str] = {}
+        if self.is_git:
+            staged = self._git("ls-files", "-s", "-z", check=False)
+            dirty = self._git("diff-files", "--name-only", "--relative", "-z", check=False)
+            if staged.returncode == 0 and dirty.returncode == 0:
+                changed = set(dirty.stdout.decode("utf-8", errors="surrogateescape").split("\0"))
+                for entry in staged.stdout.decode("utf-8", errors="surrogateescape").split("\0"):
+                    meta, _, path = entry.partition("\t")
+                    fields = meta.split()
+                    if len(fields) == 3 and fields[2] == "0" and fields[0] != "120000" and path not in changed:
+                        known[path] = fields[1]
+        result = {}
+        for path in paths:
+            if path in known:
+                result[path] = known[path]
+                continue
+            data = self.read_bytes(path)
+            if data is not None:
+                result[path] = blob_id(data)
+        return result
 
     def changed_files(self) -> list[str]:
         """Files changed in the working tree or the index against HEAD, plus new
@@ -210,6 +249,11 @@ def parse_blame(porcelain: str) -> list[BlamedCommit | None]:
         elif head[0] == "committer-time" and current != _NOT_COMMITTED:
             commits[current] = BlamedCommit(current, datetime.fromtimestamp(int(head[1]), tz=timezone.utc))
     return lines
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob of these bytes (``git hash-object``)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def count_lines(path: Path) -> int:

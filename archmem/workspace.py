@@ -27,6 +27,7 @@ from archmem.model.types import ArchitectureModel
 from archmem.repo import Repository
 
 if TYPE_CHECKING:
+    from archmem.conformance.types import ConformanceReport
     from archmem.drift.report import DriftReport
     from archmem.drift.view import DriftView
     from archmem.embeddings import BackfillReport, Embedder
@@ -130,7 +131,7 @@ class Workspace:
         (``archmem mcp``) after the model file or git HEAD changed."""
         from archmem.repo import find_root
 
-        for name in ("model_path", "model", "ownership", "model_or_empty", "element_index", "drift"):
+        for name in ("model_path", "model", "ownership", "model_or_empty", "element_index", "drift", "_conformance"):
             self.__dict__.pop(name, None)
         self._recall_warnings = ()
         self.repository = Repository(root=self.root, is_git=find_root(self.root)[1])
@@ -528,6 +529,27 @@ class Workspace:
             self.store, self.embedder, self.memory_embedding_text, now=format_time(self.clock()),
             batch_size=batch_size, progress=progress,
         )
+
+    # ---- conformance --------------------------------------------------------------
+
+    def conformance(self) -> ConformanceReport:
+        """The code's imports against the model's relationships and the ``[conformance]``
+        rules: undeclared dependencies with their import sites, relationships without code,
+        cycles, rule violations (DESIGN.md "Conformance"). Imports are cached per file
+        content in the store, so a second run reads only changed files; the report is
+        kept until ``refresh()``."""
+        report = self.__dict__.get("_conformance")
+        if report is None:
+            from archmem.conformance.engine import check_conformance
+            from archmem.store.imports import ImportCache
+
+            report = check_conformance(
+                files=self.repository.files(), hashes=self.repository.content_hashes, read=self.repository.read_bytes,
+                model=self.model, ownership=self.ownership, config=self.config.conformance,
+                cache=ImportCache(self.store), config_source=self.config.source,
+            )
+            self.__dict__["_conformance"] = report
+        return report
 
     # ---- briefing -----------------------------------------------------------------
 

@@ -146,7 +146,7 @@ def test_default_repo_is_the_git_top_level_of_the_current_folder(git_repo):
     assert json.loads(result.output)["model"] == "archmem.yaml"
 
 
-HEAVY = ["pydantic", "numpy", "jinja2", "git", "yaml", "openai", "ollama", "mcp"]
+HEAVY = ["pydantic", "numpy", "jinja2", "git", "yaml", "openai", "ollama", "mcp", "networkx"]
 
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"]])

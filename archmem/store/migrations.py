@@ -408,3 +408,22 @@ def _m009_memory_files(db: sqlite3.Connection) -> None:
         INSERT INTO store_meta (key, value) SELECT 'files_export', 'pending' WHERE EXISTS (SELECT 1 FROM memories);
         """,
     )
+
+
+@migration(10, "imports per file content, for conformance")
+def _m010_code_imports(db: sqlite3.Connection) -> None:
+    """What each file imports, keyed by its content hash (git's blob id) and the
+    extractor (language and version): a later run reads only files whose content is new.
+    ``seen`` is the last run that needed the row, so rows no branch needs can go."""
+    run_script(
+        db,
+        """
+        CREATE TABLE code_imports (
+            blob TEXT NOT NULL,
+            extractor TEXT NOT NULL,
+            imports TEXT NOT NULL,
+            seen INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (blob, extractor)
+        ) WITHOUT ROWID;
+        """,
+    )

@@ -1,0 +1,122 @@
+"""Comparing the element dependency graph with the model, and with the rules of
+``[conformance]`` in archmem.toml.
+
+A relationship covers code dependencies along the tree on both of its ends: the
+dependency's source lies on one branch with the relationship's source (one is the other
+or contains it), and likewise the destinations. So a container-level ``orders →
+payments`` covers every import from orders' code into payments' code; a component-level
+``orders.checkout → payments.api`` also covers code owned by the containers themselves
+(the containers' relationship it implies), but not ``orders.checkout →
+payments.internal``: to say "only through the API", draw the relationship to the API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from archmem.config import ConformanceConfig, ConformanceRule
+from archmem.conformance.graph import Lineage
+from archmem.conformance.types import Cycle, Dependency, Unevidenced, Violation
+from archmem.errors import ConfigError, UnknownNameError
+from archmem.model.types import ArchitectureModel, Relationship
+
+
+def _label(relationship: Relationship) -> str:
+    return f"{relationship.source} -> {relationship.destination}"
+
+
+def mark_declared(dependencies: Sequence[Dependency], model: ArchitectureModel, lineage: Lineage) -> None:
+    """Set ``declared`` and ``relationship`` on each dependency the model covers."""
+    relationships = [r for r in model.relationships if not lineage.related(r.source, r.destination)]
+    for dep in dependencies:
+        for relationship in relationships:
+            if lineage.related(relationship.source, dep.source) and lineage.related(relationship.destination, dep.target):
+                dep.declared = True
+                dep.relationship = _label(relationship)
+                break
+
+
+def unevidenced(
+    dependencies: Sequence[Dependency], model: ArchitectureModel, lineage: Lineage, *,
+    owns_code: Callable[[str], bool], readable: Callable[[str], bool],
+) -> list[Unevidenced]:
+    """Relationships that no import realizes; those an import could never show (an end
+    without code, or without code archmem reads imports of) are marked not checkable."""
+    found = []
+    for relationship in model.relationships:
+        source, destination = relationship.source, relationship.destination
+        if lineage.related(source, destination):
+            continue
+        evidence = any(
+            source in lineage.chain.get(d.source, ()) and destination in lineage.chain.get(d.target, ())
+            for d in dependencies
+        )
+        if evidence:
+            continue
+        reason = ""
+        for end in (source, destination):
+            if not owns_code(end):
+                reason = f"{lineage.name(end)} owns no code in this repository"
+                break
+        if not reason and not readable(source):
+            reason = f"archmem reads no imports in {lineage.name(source)}'s code"
+        found.append(Unevidenced(
+            source=source, destination=destination, description=relationship.description,
+            source_name=lineage.name(source), destination_name=lineage.name(destination),
+            checkable=not reason, reason=reason,
+        ))
+    return found
+
+
+def mark_drawn(cycles: Sequence[Cycle], model: ArchitectureModel, lineage: Lineage) -> None:
+    """A ring the model's own relationships draw (every step declared) is ``drawn``."""
+    relationships = [r for r in model.relationships if not lineage.related(r.source, r.destination)]
+    for cycle in cycles:
+        cycle.drawn = all(
+            any(lineage.related(r.source, step.source) and lineage.related(r.destination, step.target)
+                for r in relationships)
+            for step in cycle.steps
+        )
+
+
+def _resolve_names(rule: ConformanceRule, kind: str, index: int, model: ArchitectureModel,
+                   source: str | None) -> tuple[list[str], list[str]]:
+    where = f"{source or 'archmem.toml'}: [conformance] {kind}[{index}]"
+    if not rule.targets or (kind == "forbid" and not rule.sources):
+        raise ConfigError(f"{where} needs both 'from' and 'to'" if kind == "forbid" else f"{where} needs 'to'")
+    ids: tuple[list[str], list[str]] = ([], [])
+    for side, names in ((0, rule.sources), (1, rule.targets)):
+        for name in names:
+            try:
+                ids[side].append(model.find(name).id)
+            except UnknownNameError as exc:
+                label = "from" if side == 0 else "to"
+                raise ConfigError(f"{where} {label}: {exc.message}", hint=exc.hint) from None
+    return ids
+
+
+def violations(
+    dependencies: Sequence[Dependency], model: ArchitectureModel, lineage: Lineage, config: ConformanceConfig,
+    *, source: str | None = None,
+) -> list[Violation]:
+    """Dependencies that break a ``forbid`` or an ``only`` rule (declared in the model or not)."""
+    found = []
+
+    def inside(element: str, roots: list[str]) -> bool:
+        chain = lineage.chain.get(element, (element,))
+        return any(root in chain for root in roots)
+
+    for index, rule in enumerate(config.forbid):
+        sources, targets = _resolve_names(rule, "forbid", index, model, source)
+        text = f"forbid {', '.join(rule.sources)} → {', '.join(rule.targets)}"
+        for dep in dependencies:
+            if inside(dep.source, sources) and inside(dep.target, targets):
+                found.append(Violation(rule=text, dependency=dep, reason=rule.reason))
+    for index, rule in enumerate(config.only):
+        sources, targets = _resolve_names(rule, "only", index, model, source)
+        allowed = ", ".join(rule.sources) or "nothing"
+        text = f"only {allowed} → {', '.join(rule.targets)}"
+        for dep in dependencies:
+            if inside(dep.target, targets) and not inside(dep.source, targets) and not inside(dep.source, sources):
+                found.append(Violation(rule=text, dependency=dep, reason=rule.reason))
+    return found

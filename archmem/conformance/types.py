@@ -1,0 +1,198 @@
+"""The conformance report as values: element dependencies with their import sites,
+what the model does not draw, relationships without code, cycles, rule violations.
+
+Plain dataclasses with ``to_dict()``, so the CLI, the Action, ``archmem pr``, the
+knowledge map and briefings read the same thing; nothing here imports networkx.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+EXAMPLES = 3
+"""Import sites shown per dependency where a list is not asked for (text, briefings)."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """One import: the importing file and line, what it named, the file it reached."""
+
+    file: str
+    line: int
+    spec: str
+    target: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "import": self.spec, "target": self.target}
+
+
+@dataclass
+class Dependency:
+    """Code of ``source`` imports code of ``target`` (element ids) at ``sites``."""
+
+    source: str
+    target: str
+    source_name: str
+    target_name: str
+    sites: list[Site] = field(default_factory=list)
+    declared: bool = False
+    relationship: str | None = None
+    """The model's relationship that covers it (``a -> b``), when there is one."""
+
+    @property
+    def weight(self) -> int:
+        return len(self.sites)
+
+    def sentence(self, site: Site) -> str:
+        """``orders/api.py:12 imports payments/internal.py: OrderService → PaymentService is not in the model``."""
+        return (f"{site} imports {site.target}: {self.source_name} → {self.target_name} is not in the model")
+
+    def to_dict(self, *, all_sites: bool = True) -> dict[str, Any]:
+        sites = self.sites if all_sites else self.sites[:EXAMPLES]
+        return {
+            "source": self.source, "target": self.target, "source_name": self.source_name,
+            "target_name": self.target_name, "weight": self.weight, "declared": self.declared,
+            "relationship": self.relationship, "sites": [s.to_dict() for s in sites],
+        }
+
+
+@dataclass
+class Unevidenced:
+    """A relationship of the model that no import realizes (informational: it may be a
+    network call, a queue or configuration)."""
+
+    source: str
+    destination: str
+    description: str
+    source_name: str
+    destination_name: str
+    checkable: bool = True
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "destination": self.destination, "description": self.description,
+                "source_name": self.source_name, "destination_name": self.destination_name,
+                "checkable": self.checkable, "reason": self.reason}
+
+
+@dataclass
+class Cycle:
+    """Sibling elements whose code depends on each other in a ring (``elements[0]`` →
+    ``elements[1]`` → … → ``elements[0]``), with one dependency per step."""
+
+    elements: list[str]
+    names: list[str]
+    steps: list[Dependency]
+    members: list[str]
+    """Every element of the strongly connected group (a ring is one path through it)."""
+    drawn: bool = False
+    """The model's relationships draw the same ring."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"elements": self.elements, "names": self.names, "members": self.members, "drawn": self.drawn,
+                "steps": [s.to_dict(all_sites=False) for s in self.steps]}
+
+
+@dataclass
+class Violation:
+    """Code that breaks a rule of ``[conformance]`` in archmem.toml."""
+
+    rule: str
+    dependency: Dependency
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "reason": self.reason, **self.dependency.to_dict()}
+
+
+@dataclass
+class Unresolved:
+    file: str
+    line: int
+    spec: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "import": self.spec, "reason": self.reason}
+
+
+@dataclass
+class ImportCounts:
+    """How the imports were read and where they went."""
+
+    files: int = 0
+    read: int = 0
+    """Files parsed in this run; the others came from the cache (same content hash)."""
+    imports: int = 0
+    internal: int = 0
+    external: int = 0
+    unresolved: int = 0
+    from_unowned: int = 0
+    """Internal imports in files no element owns (not lifted to any element)."""
+    to_unowned: int = 0
+    """Imports of files no element owns, from an element's code."""
+    within: int = 0
+    """Imports between files of one element (or of an element and its parent)."""
+    languages: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ConformanceReport:
+    """The code's dependencies against the model (DESIGN.md "Conformance")."""
+
+    counts: ImportCounts = field(default_factory=ImportCounts)
+    dependencies: list[Dependency] = field(default_factory=list)
+    unevidenced: list[Unevidenced] = field(default_factory=list)
+    cycles: list[Cycle] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    unresolved: list[Unresolved] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    """(file, why) for files whose imports could not be read."""
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def undeclared(self) -> list[Dependency]:
+        return [d for d in self.dependencies if not d.declared]
+
+    @property
+    def clean(self) -> bool:
+        """Nothing the model does not draw: no undeclared dependency, no undrawn cycle,
+        no rule broken."""
+        return not self.undeclared and not self.violations and not [c for c in self.cycles if not c.drawn]
+
+    def undeclared_of(self, element_id: str) -> list[Dependency]:
+        return [d for d in self.undeclared if d.source == element_id]
+
+    def summary_counts(self) -> dict[str, int]:
+        return {
+            "dependencies": len(self.dependencies),
+            "undeclared": len(self.undeclared),
+            "undeclared_sites": sum(d.weight for d in self.undeclared),
+            "unevidenced": sum(1 for u in self.unevidenced if u.checkable),
+            "cycles": len(self.cycles),
+            "violations": len(self.violations),
+            "unresolved": self.counts.unresolved,
+            "files": self.counts.files,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "clean": self.clean,
+            "counts": self.summary_counts(),
+            "imports": self.counts.to_dict(),
+            "undeclared": [d.to_dict() for d in self.undeclared],
+            "violations": [v.to_dict() for v in self.violations],
+            "cycles": [c.to_dict() for c in self.cycles],
+            "unevidenced": [u.to_dict() for u in self.unevidenced],
+            "dependencies": [d.to_dict(all_sites=False) for d in self.dependencies],
+            "unresolved": [u.to_dict() for u in self.unresolved],
+            "errors": [{"file": f, "error": e} for f, e in self.errors],
+            "warnings": self.warnings,
+        }
