@@ -1,0 +1,123 @@
+"""``archmem conformance``: the code's imports against the model, as text, JSON or
+GitHub Actions output."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import click
+
+from archmem.cli import cli, emit_json, json_option, workspace_options
+
+if TYPE_CHECKING:
+    from archmem.conformance.types import ConformanceReport
+    from archmem.workspace import Workspace
+
+FAIL_ON = ("undeclared", "rules", "cycles", "any")
+
+
+@cli.command("conformance")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
+              show_default=True, help="github: annotations on the import lines, step outputs, job summary.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), multiple=True,
+              help="Exit 1 when there is any of these (repeatable): undeclared, rules, cycles, any.")
+@click.option("--all-sites", is_flag=True, help="List every import site in text output, not a few per dependency.")
+@workspace_options
+@json_option
+def conformance(
+    workspace: Workspace, output_format: str, fail_on: tuple[str, ...], all_sites: bool, as_json: bool
+) -> None:
+    """Whether the code still has the shape the model draws: dependencies the model does
+    not draw (with their import lines), rules broken, cycles, relationships no import shows."""
+    report = workspace.conformance()
+    if as_json or output_format == "json":
+        emit_json(report.to_dict())
+    elif output_format == "github":
+        from archmem.conformance.github import write_github
+
+        written = write_github(report, dict(os.environ))
+        for line in written["annotations"]:
+            click.echo(line)
+        counts = report.summary_counts()
+        more = f" ({written['omitted']} more annotations in the summary)" if written["omitted"] else ""
+        click.echo(f"archmem conformance: {counts['undeclared']} undeclared dependencies, "
+                   f"{len(report.violations)} rules broken, {written['outputs']['cycles']} cycles{more}")
+    else:
+        print_conformance(report, all_sites=all_sites)
+    if _fails(report, fail_on):
+        raise SystemExit(1)
+
+
+def _fails(report: ConformanceReport, fail_on: tuple[str, ...]) -> bool:
+    wanted = set(FAIL_ON[:-1]) if "any" in fail_on else set(fail_on)
+    return bool(
+        ("undeclared" in wanted and report.undeclared)
+        or ("rules" in wanted and report.violations)
+        or ("cycles" in wanted and [c for c in report.cycles if not c.drawn])
+    )
+
+
+def print_conformance(report: ConformanceReport, *, all_sites: bool = False) -> None:
+    from archmem.conformance.types import EXAMPLES
+    from archmem.words import plural
+
+    counts = report.counts
+    languages = ", ".join(f"{name} {n}" for name, n in sorted(counts.languages.items()))
+    click.echo(f"{plural(counts.files, 'file')}{f' ({languages})' if languages else ''}, "
+               f"{plural(counts.imports, 'import')}: {counts.internal} within the repository, "
+               f"{counts.external} outside, {counts.unresolved} unresolved; "
+               f"{counts.read} read now, {counts.files - counts.read} from the cache")
+
+    def sites(dep: object) -> None:
+        shown = dep.sites if all_sites else dep.sites[:EXAMPLES]  # type: ignore[attr-defined]
+        for site in shown:
+            click.echo(f"    {site} imports {site.target}")
+        rest = len(dep.sites) - len(shown)  # type: ignore[attr-defined]
+        if rest:
+            click.echo(f"    … {rest} more (--all-sites)")
+
+    if report.violations:
+        click.secho(f"\nRules broken ({len(report.violations)})", bold=True)
+        for v in report.violations:
+            dep = v.dependency
+            click.secho(f"  {dep.source_name} → {dep.target_name}: {v.rule}{f' ({v.reason})' if v.reason else ''}",
+                        fg="red")
+            sites(dep)
+    if report.undeclared:
+        click.secho(f"\nDependencies the model does not draw ({len(report.undeclared)})", bold=True)
+        for dep in report.undeclared:
+            click.secho(f"  {dep.source_name} → {dep.target_name}  ({dep.source} → {dep.target}, "
+                        f"{plural(dep.weight, 'import')})", fg="yellow")
+            sites(dep)
+    undrawn = [c for c in report.cycles if not c.drawn]
+    if report.cycles:
+        click.secho(f"\nCycles ({len(undrawn)}{f', and {len(report.cycles) - len(undrawn)} the model draws' if len(undrawn) < len(report.cycles) else ''})", bold=True)
+        for cycle in report.cycles:
+            note = "  (the model draws it)" if cycle.drawn else ""
+            click.echo(f"  {' → '.join([*cycle.names, cycle.names[0]])}{note}")
+            for step in cycle.steps:
+                click.echo(f"    {step.source_name} → {step.target_name}: {step.sites[0]} imports {step.sites[0].target}")
+    checkable = [u for u in report.unevidenced if u.checkable]
+    if checkable:
+        click.secho(f"\nRelationships no import shows ({len(checkable)}; informational: calls over the network, "
+                    "queues, configuration)", bold=True)
+        for u in checkable:
+            click.echo(f"  {u.source_name} → {u.destination_name}" + (f": {u.description}" if u.description else ""))
+    unchecked = len(report.unevidenced) - len(checkable)
+    if unchecked:
+        click.echo(f"  ({plural(unchecked, 'relationship')} not checkable: an end owns no code archmem reads)")
+    if report.unresolved or counts.unresolved:
+        click.secho(f"\nUnresolved imports ({counts.unresolved})", bold=True)
+        for item in report.unresolved[: None if all_sites else 10]:
+            click.echo(f"  {item.file}:{item.line} {item.spec}: {item.reason}")
+        if counts.unresolved > (len(report.unresolved) if all_sites else min(10, len(report.unresolved))):
+            click.echo("  …")
+    for path, error in report.errors:
+        click.secho(f"warning: {path}: {error}", fg="yellow", err=True)
+    for warning in report.warnings:
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
+    declared = len(report.dependencies) - len(report.undeclared)
+    verdict = "The code has the model's shape." if report.clean else "The code leaves the model."
+    click.echo(f"\n{verdict} {declared} of {plural(len(report.dependencies), 'dependency', 'dependencies')} "
+               "between elements are in the model.")

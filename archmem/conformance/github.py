@@ -1,0 +1,130 @@
+"""GitHub Actions output for conformance: a ``::warning`` (or ``::error`` for a rule)
+on every import line that leaves the model, step outputs with the counts, and the
+lists in the job summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archmem.conformance.types import EXAMPLES, ConformanceReport
+from archmem.words import plural
+
+MAX_ANNOTATIONS = 50
+"""GitHub shows only so many per step; the summary always has the whole list."""
+
+OUTPUTS = ("element-dependencies", "undeclared-dependencies", "undeclared-imports", "rule-violations", "cycles",
+           "unevidenced-relationships", "unresolved-imports")
+
+
+def outputs(report: ConformanceReport) -> dict[str, str]:
+    counts = report.summary_counts()
+    return {
+        "element-dependencies": str(counts["dependencies"]),
+        "undeclared-dependencies": str(counts["undeclared"]),
+        "undeclared-imports": str(counts["undeclared_sites"]),
+        "rule-violations": str(len(report.violations)),
+        "cycles": str(len([c for c in report.cycles if not c.drawn])),
+        "unevidenced-relationships": str(counts["unevidenced"]),
+        "unresolved-imports": str(counts["unresolved"]),
+    }
+
+
+def _escape(value: str, *, property: bool = False) -> str:
+    """GitHub's workflow-command escaping (``%``, CR, LF; and ``:`` ``,`` in properties)."""
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+def _command(level: str, file: str, line: int, title: str, text: str) -> str:
+    return (f"::{level} file={_escape(file, property=True)},line={line},"
+            f"title={_escape(title, property=True)}::{_escape(text)}")
+
+
+def annotations(report: ConformanceReport) -> list[str]:
+    """One line per import site that breaks the model or a rule (rules first)."""
+    lines = []
+    for violation in report.violations:
+        dep = violation.dependency
+        for site in dep.sites:
+            why = f" ({violation.reason})" if violation.reason else ""
+            text = f"{site} imports {site.target}: {dep.source_name} → {dep.target_name} breaks the rule {violation.rule}{why}"
+            lines.append(_command("error", site.file, site.line, "archmem conformance: rule", text))
+    for dep in report.undeclared:
+        for site in dep.sites:
+            lines.append(_command("warning", site.file, site.line, "archmem conformance", dep.sentence(site)))
+    for cycle in report.cycles:
+        if cycle.drawn:
+            continue
+        ring = " → ".join([*cycle.names, cycle.names[0]])
+        for step in cycle.steps:
+            site = step.sites[0]
+            lines.append(_command("warning", site.file, site.line, "archmem conformance: cycle",
+                                  f"{site} imports {site.target}: part of the cycle {ring}"))
+    return lines
+
+
+def summary(report: ConformanceReport) -> str:
+    counts = report.summary_counts()
+    state = "the code has the model's shape" if report.clean else "the code leaves the model"
+    imports = report.counts
+    out = [
+        f"## archmem conformance: {state}",
+        "",
+        f"{plural(imports.files, 'file')}, {plural(imports.imports, 'import')} ({imports.internal} within the "
+        f"repository, {imports.external} outside, {imports.unresolved} unresolved); "
+        f"{plural(counts['dependencies'], 'dependency', 'dependencies')} between elements, "
+        f"{counts['undeclared']} not in the model, {len(report.violations)} breaking a rule, "
+        f"{plural(len([c for c in report.cycles if not c.drawn]), 'cycle')}.",
+        "",
+    ]
+    if report.violations:
+        out += ["### Rules broken", "", "| rule | dependency | imports |", "|---|---|---|"]
+        for v in report.violations:
+            dep = v.dependency
+            out.append(f"| {v.rule}{f' ({v.reason})' if v.reason else ''} | {dep.source_name} → {dep.target_name} | "
+                       f"{_sites(dep.sites)} |")
+        out.append("")
+    if report.undeclared:
+        out += ["### Dependencies the model does not draw", "", "| from | to | imports |", "|---|---|---|"]
+        for dep in report.undeclared:
+            out.append(f"| {dep.source_name} (`{dep.source}`) | {dep.target_name} (`{dep.target}`) | {_sites(dep.sites)} |")
+        out.append("")
+    undrawn = [c for c in report.cycles if not c.drawn]
+    if undrawn:
+        out += ["### Cycles", ""]
+        for cycle in undrawn:
+            steps = "; ".join(f"{s.source_name} → {s.target_name} at `{s.sites[0]}`" for s in cycle.steps)
+            out.append(f"- {' → '.join([*cycle.names, cycle.names[0]])}: {steps}")
+        out.append("")
+    checkable = [u for u in report.unevidenced if u.checkable]
+    if checkable:
+        out += ["### Relationships no import shows (informational: calls over the network, queues, configuration)", ""]
+        for u in checkable:
+            out.append(f"- {u.source_name} → {u.destination_name}" + (f": {u.description}" if u.description else ""))
+        out.append("")
+    return "\n".join(out)
+
+
+def _sites(sites: list[Any]) -> str:
+    shown = ", ".join(f"`{s}`" for s in sites[:EXAMPLES])
+    return shown + (f" and {len(sites) - EXAMPLES} more" if len(sites) > EXAMPLES else "")
+
+
+def write_github(report: ConformanceReport, env: dict[str, str]) -> dict[str, Any]:
+    """Append the summary and outputs to the files GitHub names; return what was written
+    (annotations beyond ``MAX_ANNOTATIONS`` are counted, not printed)."""
+    every = annotations(report)
+    written: dict[str, Any] = {"annotations": every[:MAX_ANNOTATIONS], "omitted": max(0, len(every) - MAX_ANNOTATIONS),
+                               "outputs": outputs(report)}
+    summary_file = env.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(summary(report) + "\n")
+    output_file = env.get("GITHUB_OUTPUT")
+    if output_file:
+        with open(output_file, "a", encoding="utf-8") as handle:
+            for key, value in written["outputs"].items():
+                handle.write(f"{key}={value}\n")
+    return written
