@@ -13,19 +13,19 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem = softwareSystem "archmem" "Memories on C4 elements, drift from git, ranked recall and briefings." {
 
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
-                cli = component "CLI" "The archmem command: flags, tables, --json, exit codes." "click" {
+                cli = component "CLI" "The archmem command and every subcommand: flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/__main__.py"
                     }
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
                     properties {
-                        "archmem.paths" "archmem/cli_mcp.py, archmem/mcp_server.py, archmem/mcp_tools.py, archmem/mcp_stdio.py"
+                        "archmem.paths" "archmem/mcp_server.py, archmem/mcp_tools.py, archmem/mcp_stdio.py"
                     }
                 }
                 install = component "Agent integration" "archmem install: the MCP entry, SessionStart hook and habits section for Claude Code, Codex and other clients." {
                     properties {
-                        "archmem.paths" "archmem/cli_install.py, archmem/install.py, archmem/install_text.py"
+                        "archmem.paths" "archmem/install.py, archmem/install_text.py"
                     }
                 }
             }
@@ -33,9 +33,12 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             service = container "Workspace" "The one façade: owns config, clock, repository and store." "Python" {
                 facade = component "Workspace" "Opens a repository, loads its model, answers every operation." {
                     properties {
-                        "archmem.paths" "archmem/workspace.py, archmem/__init__.py, archmem/demo.py, archmem/status.py, archmem/initialize.py"
+                        "archmem.paths" "archmem/workspace.py, archmem/demo.py, archmem/status.py, archmem/initialize.py"
                     }
                 }
+            }
+
+            foundation = container "Foundation" "What every layer may use: errors, the clock, settings, value types, small words." "Python" {
                 config = component "Config" "archmem.toml, [tool.archmem] and ARCHMEM_* settings with their defaults." {
                     properties {
                         "archmem.paths" "archmem/config.py"
@@ -51,22 +54,32 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/errors.py"
                     }
                 }
+                types = component "Value types" "Element, Relationship, Memory, Commit, the conformance report: the values passed between layers." "pydantic, dataclasses" {
+                    properties {
+                        "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/drift/types.py, archmem/conformance/types.py"
+                    }
+                }
+                words = component "Package basics" "The version and the few words every output uses (plurals)." {
+                    properties {
+                        "archmem.paths" "archmem/__init__.py, archmem/words.py"
+                    }
+                }
             }
 
             domain = container "Model" "Reads the architecture model into elements, relationships and decisions." "Python, pydantic" {
-                types = component "Model types" "Element, Relationship, Decision, ArchitectureModel; how deep a model may nest." "pydantic" {
+                loader = component "Model loader" "Finds the model file and reads it with the parser its format needs." {
                     properties {
-                        "archmem.paths" "archmem/model/types.py, archmem/model/__init__.py, archmem/model/limits.py"
+                        "archmem.paths" "archmem/model/loader.py, archmem/model/__init__.py"
                     }
                 }
-                dsl = component "Structurizr DSL parser" "Lexer and context-stack parser for workspace.dsl." {
+                dsl = component "Structurizr parser" "Lexer and context-stack parser for workspace.dsl, and Structurizr JSON (which workspace extends may name)." {
                     properties {
-                        "archmem.paths" "archmem/model/dsl/**"
+                        "archmem.paths" "archmem/model/dsl/**, archmem/model/structurizr_json.py"
                     }
                 }
-                formats = component "Other model formats" "archmem YAML and Structurizr JSON." {
+                formats = component "archmem YAML" "The archmem YAML model format." {
                     properties {
-                        "archmem.paths" "archmem/model/yaml_model.py, archmem/model/structurizr_json.py"
+                        "archmem.paths" "archmem/model/yaml_model.py"
                     }
                 }
                 adrs = component "Decision records" "adrtools, MADR and log4brains folders." {
@@ -74,9 +87,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/adrs.py"
                     }
                 }
-                codepaths = component "Code ownership" "Path globs, element ownership, discovery of the model file, what a model may name." {
+                codepaths = component "Code ownership" "Path globs, element ownership, what a model may name, the model as data." {
                     properties {
-                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py, archmem/model/summary.py, archmem/model/confine.py"
+                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/summary.py, archmem/model/confine.py"
                     }
                 }
             }
@@ -84,7 +97,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             memory = container "Memory" "Memories on elements: remember, confirm, supersede, links, sessions, review." "Python" {
                 lifecycle = component "Memory lifecycle" "Restating confirms, supersede without forks, archive, purge, export and import." {
                     properties {
-                        "archmem.paths" "archmem/memory/lifecycle.py, archmem/memory/transfer.py, archmem/memory/types.py, archmem/memory/__init__.py"
+                        "archmem.paths" "archmem/memory/lifecycle.py, archmem/memory/transfer.py, archmem/memory/__init__.py"
                     }
                 }
                 sessions = component "Sessions" "Exposures and citations per session; the review queue." {
@@ -123,9 +136,22 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
 
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
-                driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words." {
+                driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; GitHub output." {
                     properties {
-                        "archmem.paths" "archmem/drift/**"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py"
+                    }
+                }
+            }
+
+            conformance = container "Conformance" "Whether the code still has the shape the model draws: imports resolved, lifted to elements, compared with the relationships and rules." "Python, networkx" {
+                imports = component "Import reader" "Imports per file (Python ast; a comment- and string-blanking lexer for TypeScript, Go, Java, Kotlin, C#) and their resolution to files." {
+                    properties {
+                        "archmem.paths" "archmem/conformance/scan.py, archmem/conformance/resolve.py"
+                    }
+                }
+                checker = component "Conformance check" "Lifts imports to an element graph, compares it with the model and the rules; GitHub output." "networkx" {
+                    properties {
+                        "archmem.paths" "archmem/conformance/__init__.py, archmem/conformance/graph.py, archmem/conformance/check.py, archmem/conformance/engine.py, archmem/conformance/github.py"
                     }
                 }
             }
@@ -139,7 +165,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
 
             adapters = container "Adapters" "The outside world: the repository on disk and its git history." "Python, git" {
-                repo = component "Repository" "Files in the working tree and their sizes." {
+                repo = component "Repository" "Files in the working tree, their sizes and content hashes." {
                     properties {
                         "archmem.paths" "archmem/repo.py"
                     }
@@ -159,7 +185,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/testing/**"
                     }
                 }
-                store = component "Store" "Memory folders written atomically, and the SQLite index: WAL, migrations, FTS5, vectors, sessions, audit log." "SQLite, Markdown" {
+                store = component "Store" "Memory folders written atomically, and the SQLite index: WAL, migrations, FTS5, vectors, sessions, history and import caches, audit log." "SQLite, Markdown" {
                     properties {
                         "archmem.paths" "archmem/store/**"
                     }
@@ -167,29 +193,95 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
         }
 
+        # people
         agent -> archmem.interfaces.mcp "Starts sessions, recalls and remembers through"
         developer -> archmem.interfaces.install "Connects an agent with"
-        archmem.interfaces.mcp -> archmem.service.facade "Calls"
         developer -> archmem.interfaces.cli "Runs"
+
+        # interfaces → the Workspace (and the foundation every layer uses)
+        archmem.interfaces -> archmem.foundation "Reports errors and reads settings with"
         archmem.interfaces.cli -> archmem.service.facade "Calls"
-        archmem.service.facade -> archmem.service.config "Reads settings with"
-        archmem.service.facade -> archmem.domain.codepaths "Loads the model through"
-        archmem.domain.codepaths -> archmem.domain.dsl "Parses workspace.dsl with"
-        archmem.domain.codepaths -> archmem.domain.formats "Parses YAML and JSON models with"
+        archmem.interfaces.mcp -> archmem.service.facade "Calls"
+        archmem.interfaces.cli -> archmem.interfaces.mcp "Starts the MCP server (archmem mcp) with"
+        archmem.interfaces.cli -> archmem.interfaces.install "Installs agent integrations (archmem install) with"
+        archmem.interfaces.cli -> archmem.adapters.store "Reports store failures with"
+        archmem.interfaces.cli -> archmem.adapters.repo "Finds the project root for archmem install with"
+        archmem.interfaces.cli -> archmem.domain.loader "Looks for a model file for archmem install with"
+        archmem.interfaces.cli -> archmem.drift.driftindex "Writes drift as GitHub output with"
+        archmem.interfaces.cli -> archmem.conformance.checker "Writes conformance as GitHub output with"
+        archmem.interfaces.mcp -> archmem.adapters.store "Reports store failures with"
+
+        # the Workspace → the domain and the adapters
+        archmem.service -> archmem.foundation "Uses errors, clock and settings of"
+        archmem.service.facade -> archmem.domain "Loads the model and its ownership through"
+        archmem.service.facade -> archmem.memory "Writes, syncs and reviews memories through"
+        archmem.service.facade -> archmem.recall "Recalls through"
+        archmem.service.facade -> archmem.drift "Measures drift with"
+        archmem.service.facade -> archmem.conformance "Checks the code against the model with"
+        archmem.service.facade -> archmem.render "Renders briefings and the map with"
+        archmem.service.facade -> archmem.adapters.repo "Lists and reads files with"
+        archmem.service.facade -> archmem.adapters.store "Opens the store with"
+        archmem.service.facade -> archmem.adapters.embeddings "Embeds memories and queries with"
+
+        # inside the foundation
+        archmem.foundation.config -> archmem.foundation.errors "Reports invalid settings with"
+        archmem.foundation.types -> archmem.foundation.errors "Reports unknown names with"
+
+        # the model
+        archmem.domain -> archmem.foundation "Builds value types with"
+        archmem.domain.loader -> archmem.domain.dsl "Parses workspace.dsl with"
+        archmem.domain.loader -> archmem.domain.formats "Parses YAML models with"
+        archmem.domain.loader -> archmem.domain.adrs "Reads docs/adr with"
+        archmem.domain.loader -> archmem.domain.codepaths "Resolves code paths with"
         archmem.domain.dsl -> archmem.domain.adrs "Reads !adrs folders with"
-        archmem.service.facade -> archmem.adapters.repo "Lists files with"
-        archmem.service.facade -> archmem.memory.lifecycle "Writes memories through"
+        archmem.domain.dsl -> archmem.domain.codepaths "Confines model paths with"
+        archmem.domain.formats -> archmem.domain.adrs "Reads decisions with"
+        archmem.domain.formats -> archmem.domain.codepaths "Confines model paths with"
+        archmem.domain.adrs -> archmem.domain.codepaths "Confines decision folders with"
+
+        # memory
+        archmem.memory -> archmem.foundation "Builds memories with"
+        archmem.memory -> archmem.adapters.store "Stores memories in"
         archmem.memory.lifecycle -> archmem.memory.textrules "Checks and indexes text with"
-        archmem.memory.lifecycle -> archmem.adapters.store "Stores memories in"
-        archmem.memory.memoryfiles -> archmem.adapters.store "Indexes memory files in"
-        archmem.service.facade -> archmem.memory.memoryfiles "Syncs the index from the files with"
-        archmem.memory.sessions -> archmem.adapters.store "Records usage in"
-        archmem.service.facade -> archmem.recall.engine "Recalls through"
+        archmem.memory.lifecycle -> archmem.domain "Resolves elements and decisions with"
+        archmem.memory.lifecycle -> archmem.adapters.embeddings "Embeds memories with"
+        archmem.memory.lifecycle -> archmem.recall.engine "Embeds through the vector index of"
+        archmem.memory.memoryfiles -> archmem.memory.textrules "Reads links and kinds with"
+        archmem.memory.memoryfiles -> archmem.memory.lifecycle "Indexes memory files as memories with"
+        archmem.memory.sessions -> archmem.memory.lifecycle "Writes session outcomes through"
+        archmem.memory.sessions -> archmem.memory.textrules "Finds near-duplicates with"
+
+        # recall
+        archmem.recall -> archmem.foundation "Reads settings and values of"
         archmem.recall.engine -> archmem.recall.scoring "Scores with"
         archmem.recall.engine -> archmem.recall.elementmatch "Finds relevant elements with"
+        archmem.recall.engine -> archmem.memory.textrules "Tokenizes queries with"
+        archmem.recall.engine -> archmem.domain.codepaths "Maps changed files to elements with"
         archmem.recall.engine -> archmem.adapters.store "Searches"
-        archmem.service.facade -> archmem.adapters.embeddings "Embeds memories and queries with"
-        archmem.service.facade -> archmem.render.briefing "Renders briefings with"
+        archmem.recall.engine -> archmem.adapters.embeddings "Embeds queries with"
+        archmem.recall.elementmatch -> archmem.memory.textrules "Tokenizes element text with"
+        archmem.recall.elementmatch -> archmem.domain.codepaths "Maps files to elements with"
+
+        # drift
+        archmem.drift -> archmem.foundation "Reads settings and values of"
+        archmem.drift.driftindex -> archmem.domain.codepaths "Matches changes to elements' paths with"
+        archmem.drift.driftindex -> archmem.adapters.repo "Blames the model file with"
+        archmem.drift.driftindex -> archmem.adapters.history "Reads the history with"
+        archmem.drift.driftindex -> archmem.adapters.store "Caches the history in"
+
+        # conformance
+        archmem.conformance -> archmem.foundation "Reads rules and builds the report with"
+        archmem.conformance.checker -> archmem.conformance.imports "Reads and resolves imports with"
+        archmem.conformance.checker -> archmem.domain.codepaths "Lifts files to elements with"
+
+        # render
+        archmem.render -> archmem.foundation "Reads values and words of"
+        archmem.render.briefing -> archmem.recall "Renders recall results and scores with"
+        archmem.render.briefing -> archmem.domain.codepaths "Sizes elements with"
+
+        # adapters
+        archmem.adapters -> archmem.foundation "Reports failures and builds values with"
+        archmem.adapters.embeddings -> archmem.adapters.store "Stores vectors in"
     }
 
     views {
