@@ -590,12 +590,13 @@ class Workspace:
                     "a briefing needs a TASK, --element or changed files (--changed); --overview briefs the project"
                 )
         result = self.recall(task, elements=elements, changed_files=files, limit=limit)
+        undeclared = self._undeclared_by_element(result.warnings) if result.elements else None
         briefing = build_briefing(
             task.strip(), result, self.model_or_empty, now=self.clock(),
             documented=set(self.store.element_memory_counts()),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
-            overrides=self.root / ".archmem" / "templates",
+            overrides=self.root / ".archmem" / "templates", undeclared=undeclared,
         )
         if overview and derived and not elements and not briefing.memory_ids:
             return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
@@ -604,6 +605,27 @@ class Workspace:
 
             record_exposures(self.memory_context, session_id, briefing.memory_ids)
         return briefing
+
+    def _undeclared_by_element(self, warnings: list[str]) -> dict[str, list[Any]] | None:
+        """Per element, its undeclared dependencies, for a briefing; None when conformance
+        is off (``[conformance] briefings = false``) or cannot run (said in ``warnings``)."""
+        from archmem.errors import ArchmemError
+
+        if not self.config.conformance.briefings or not self.model_or_empty.elements:
+            return None
+        try:
+            report = self.conformance()
+        except ArchmemError as exc:
+            warnings.append(f"conformance not checked: {exc.message}")
+            return None
+        by_element: dict[str, list[Any]] = {}
+        model = self.model_or_empty
+        for dep in report.undeclared:  # an element answers for its parts' imports across its boundary
+            around_target = {dep.target, *(a.id for a in model.ancestors(dep.target))}
+            for owner in (dep.source, *(a.id for a in model.ancestors(dep.source))):
+                if owner not in around_target:
+                    by_element.setdefault(owner, []).append(dep)
+        return by_element
 
     def overview(
         self, *, budget: int | None = None, budget_tokens: int | None = None, session_id: str | None = None,

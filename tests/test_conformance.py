@@ -171,3 +171,21 @@ def test_ignored_files_are_not_read(git_repo):
         report = ws.conformance()
         assert report.counts.files == 12
         assert ("shop.audit", "shop.orders.api") not in {(d.source, d.target) for d in report.dependencies}
+
+
+def test_a_briefing_on_an_element_names_its_undeclared_dependencies(git_repo):
+    with open_shop(git_repo, "python") as ws:
+        text = ws.brief("change the checkout flow", elements=["OrderService"]).markdown
+        assert ("⚠ its code imports, where the model draws no relationship: PaymentInternal "
+                "(orders/service/checkout.py:5)") in text
+        # a container answers for its components' imports that leave it; the system's stay inside
+        orders = ws.brief("orders", elements=["shop.orders"]).markdown
+        assert "PaymentInternal (orders/service/checkout.py:5)" in orders
+        other = ws.brief("notification emails", elements=["Notifications", "Shop"]).markdown
+        blocks = {block.split("**")[0]: block for block in other.split("- **")[1:]}
+        assert "⚠" not in blocks["Shop"] and "⚠" not in blocks["Notifications"]
+
+
+def test_briefings_can_leave_conformance_out(git_repo):
+    with open_shop(git_repo, "python", {"archmem.toml": "[conformance]\nbriefings = false\n"}) as ws:
+        assert "⚠" not in ws.brief("change the checkout flow", elements=["OrderService"]).markdown

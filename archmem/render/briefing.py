@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import shlex
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from archmem.clock import age_in_words, parse_time
+from archmem.conformance.types import Dependency
 from archmem.memory.types import MEMORY_KINDS
 from archmem.model.types import ArchitectureModel
 from archmem.recall.engine import RecallResult
@@ -88,7 +89,24 @@ def memory_item(item: dict[str, Any], neighbours: list[dict[str, Any]], model: A
     }
 
 
-def _element_item(element_id: str, model: ArchitectureModel) -> dict[str, Any]:
+UNDECLARED_SHOWN = 3
+"""Undeclared dependencies named per element in a briefing (the rest are counted)."""
+
+
+def _undeclared_lines(deps: Sequence[Dependency]) -> list[str]:
+    """``PaymentService (orders/api.py:12, 2 more imports)``, heaviest first, a few."""
+    lines = []
+    for dep in deps[:UNDECLARED_SHOWN]:
+        more = f", {dep.weight - 1} more import{'s' if dep.weight > 2 else ''}" if dep.weight > 1 else ""
+        lines.append(f"{dep.target_name} ({dep.sites[0]}{more})")
+    if len(deps) > UNDECLARED_SHOWN:
+        lines.append(f"{len(deps) - UNDECLARED_SHOWN} more (`archmem conformance`)")
+    return lines
+
+
+def _element_item(
+    element_id: str, model: ArchitectureModel, undeclared: Mapping[str, Sequence[Dependency]] | None = None
+) -> dict[str, Any]:
     element = model.get(element_id)
     assert element is not None
     outgoing, incoming = model.relationships_of(element_id)
@@ -104,6 +122,7 @@ def _element_item(element_id: str, model: ArchitectureModel) -> dict[str, Any]:
         "description": element.description.split("\n")[0],
         "outgoing": [name(r.destination) + (f" ({r.description})" if r.description else "") for r in outgoing],
         "incoming": [name(r.source) + (f" ({r.description})" if r.description else "") for r in incoming],
+        "undeclared": _undeclared_lines((undeclared or {}).get(element_id, ())),
     }
 
 
@@ -117,9 +136,11 @@ def build_briefing(
     budget: int = DEFAULT_BUDGET_CHARS,
     measure: Callable[[str], int] = len,
     overrides: Path | None = None,
+    undeclared: Mapping[str, Sequence[Dependency]] | None = None,
 ) -> Briefing:
     """Render the briefing for ``task`` from a recall, dropping the lowest-ranked
-    memories until it fits ``budget`` (measured by ``measure``: characters or tokens)."""
+    memories until it fits ``budget`` (measured by ``measure``: characters or tokens).
+    ``undeclared``: per element id, its code's dependencies the model does not draw."""
     # selected by relevance; shown pitfalls first (DESIGN.md), each kind in rank order,
     # so a budget cut takes notes and outcomes before it takes a pitfall
     ranked = sorted((r for r in result.results if r["via"] is None), key=lambda r: KIND_ORDER.get(r["kind"], 9))
@@ -135,7 +156,7 @@ def build_briefing(
         context = {
             "task": task,
             "task_quoted": shlex.quote(task),
-            "elements": [_element_item(e["id"], model) for e in relevant],
+            "elements": [_element_item(e["id"], model, undeclared) for e in relevant],
             "memories": items[:shown],
             "cut": len(items) - shown,
             "more_limit": max(20, len(items)),
