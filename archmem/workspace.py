@@ -669,9 +669,17 @@ class Workspace:
             note = "Drift not checked: " + (
                 "not a git repository." if not self.repository.is_git else "; ".join(self._recall_warnings)
             )
+        from archmem.errors import ArchmemError
+
+        undeclared = None
+        conformance_note = None
+        try:
+            undeclared = self.conformance().undeclared
+        except ArchmemError as exc:
+            conformance_note = f"Conformance not checked: {exc.message}"
         return build_map(
             self.model, memories, ownership=self.ownership, now=self.clock(), verify=verify, drift=drift,
-            drift_note=note,
+            drift_note=note, undeclared=undeclared, conformance_note=conformance_note,
         )
 
     # ---- set-up ------------------------------------------------------------------

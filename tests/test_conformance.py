@@ -189,3 +189,26 @@ def test_a_briefing_on_an_element_names_its_undeclared_dependencies(git_repo):
 def test_briefings_can_leave_conformance_out(git_repo):
     with open_shop(git_repo, "python", {"archmem.toml": "[conformance]\nbriefings = false\n"}) as ws:
         assert "⚠" not in ws.brief("change the checkout flow", elements=["OrderService"]).markdown
+
+
+def test_the_knowledge_map_lists_undeclared_dependencies_and_badges_their_cells(git_repo):
+    with open_shop(git_repo, "python") as ws:
+        knowledge = ws.knowledge_map()
+        markdown = knowledge.render("md")
+        section = markdown.split("## Dependencies the model does not draw")[1].split("##")[0]
+        assert "- **OrderService → PaymentInternal**: 1 import (`orders/service/checkout.py:5`)" in section
+        assert "- **Audit → OrderApi**: 1 import (`audit/log.py:5`)" in section
+        html = knowledge.render("html")
+        assert 'id="undeclared"' in html and "<strong>Audit → OrderApi</strong>" in html
+        cell = html.split('data-element="shop.orders.service"')[1].split("</article>")[0]
+        assert '<span class="badge undeclared"' in cell and "→ PaymentInternal not in the model" in cell
+        data = knowledge.to_dict()
+        assert {(d["source"], d["target"]) for d in data["undeclared"]} == {
+            ("shop.orders.service", "shop.payments.internal"), ("shop.audit", "shop.orders.api")}
+
+
+def test_the_knowledge_map_says_when_conformance_could_not_run(git_repo):
+    rules = '[conformance]\nonly = [{ to = "Nowhere" }]\n'
+    with open_shop(git_repo, "python", {"archmem.toml": rules}) as ws:
+        markdown = ws.knowledge_map().render("md")
+        assert "_Conformance not checked: " in markdown and "unknown element 'Nowhere'" in markdown

@@ -1,5 +1,6 @@
 """The knowledge map: per element, what the project knows, how fresh, what to verify,
-and the visible gaps; plus code no element owns and memories on no element.
+and the visible gaps; plus code no element owns, memories on no element, and the
+dependencies between elements' code that the model does not draw (conformance).
 
 It opens with the coverage sentence: ``3 of 19 elements documented``.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from archmem.clock import age_in_words
+from archmem.conformance.types import EXAMPLES, Dependency
 from archmem.memory.types import MEMORY_KINDS, Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
@@ -40,6 +42,8 @@ class Cell:
     lines: int
     parent: str | None = None
     """The enclosing element's id (``None`` at the top level); the HTML map nests by it."""
+    undeclared: list[str] = field(default_factory=list)
+    """Names of the elements this one's code imports without a relationship in the model."""
 
     @property
     def documented(self) -> bool:
@@ -58,7 +62,7 @@ class Cell:
             "newest_confirmation": self.newest_confirmation.isoformat() if self.newest_confirmation else None,
             "newest_confirmation_age": age_in_words(self.newest_confirmation, now) if self.newest_confirmation else None,
             "freshness": self.freshness(now), "pitfalls": self.pitfalls, "verify": self.verify, "drift": self.drift,
-            "size": {"files": self.files, "lines": self.lines},
+            "size": {"files": self.files, "lines": self.lines}, "undeclared": self.undeclared,
         }
 
 
@@ -70,6 +74,9 @@ class KnowledgeMap:
     unowned: list[str] = field(default_factory=list)
     project_wide: list[dict[str, str]] = field(default_factory=list)
     drift_note: str | None = None
+    undeclared: list[dict[str, Any]] | None = None
+    """The dependencies the model does not draw (None: conformance was not checked)."""
+    conformance_note: str | None = None
 
     @property
     def coverage(self) -> str:
@@ -82,6 +89,7 @@ class KnowledgeMap:
             "documented": sum(1 for c in self.cells if c.documented), "total": len(self.cells),
             "elements": [c.to_dict(self.now) for c in self.cells], "unowned": self.unowned,
             "project_wide": self.project_wide, "drift_note": self.drift_note,
+            "undeclared": self.undeclared, "conformance_note": self.conformance_note,
         }
 
     def tree(self) -> list[dict[str, Any]]:
@@ -146,8 +154,14 @@ def build_map(
     verify: set[str],
     drift: dict[str, str] | None,
     drift_note: str | None = None,
+    undeclared: list[Dependency] | None = None,
+    conformance_note: str | None = None,
 ) -> KnowledgeMap:
-    """Cells in the model's hierarchy from the active memories, ownership and drift."""
+    """Cells in the model's hierarchy from the active memories, ownership, drift and the
+    undeclared dependencies (``None``: not checked, ``conformance_note`` says why)."""
+    targets: dict[str, list[str]] = {}
+    for dep in undeclared or ():
+        targets.setdefault(dep.source, []).append(dep.target_name)
     by_element: dict[str, list[Memory]] = {}
     project_wide = []
     for memory in memories:
@@ -167,9 +181,15 @@ def build_map(
                 pitfalls=sum(1 for m in mine if m.kind == "pitfall"),
                 verify=sum(1 for m in mine if m.id in verify),
                 drift=(drift or {}).get(element.id), files=size.files, lines=size.lines, parent=element.parent,
+                undeclared=targets.get(element.id, []),
             )
         )
     return KnowledgeMap(
         title=model.name or "Knowledge map", now=now, cells=cells, unowned=list(ownership.unowned),
-        project_wide=project_wide, drift_note=drift_note,
+        project_wide=project_wide, drift_note=drift_note, conformance_note=conformance_note,
+        undeclared=None if undeclared is None else [
+            {"source": d.source, "target": d.target, "source_name": d.source_name, "target_name": d.target_name,
+             "imports": d.weight, "sites": [str(s) for s in d.sites[:EXAMPLES]]}
+            for d in undeclared
+        ],
     )
