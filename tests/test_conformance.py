@@ -212,3 +212,18 @@ def test_the_knowledge_map_says_when_conformance_could_not_run(git_repo):
     with open_shop(git_repo, "python", {"archmem.toml": rules}) as ws:
         markdown = ws.knowledge_map().render("md")
         assert "_Conformance not checked: " in markdown and "unknown element 'Nowhere'" in markdown
+
+
+def test_the_speed_bench_runs_and_finds_what_it_planted(capsys):
+    """No timing here (bench/conformance_speed.py measures); only that it runs, small."""
+    import importlib.util
+
+    from .conftest import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("conformance_speed", REPO_ROOT / "bench" / "conformance_speed.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--files", "200", "--undeclared", "4", "--repeat", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "agree: True" in out and "(1 file read)" not in out.split("one file changed:")[0]

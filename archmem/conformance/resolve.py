@@ -25,7 +25,6 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from archmem.conformance.scan import FileImports, ImportRef, skeleton
 
@@ -99,6 +98,13 @@ class _PythonIndex:
     def __init__(self, files: set[str], extra_roots: Iterable[str]) -> None:
         self.files = files
         py = [f for f in files if f.endswith((".py", ".pyi"))]
+        self.modules: dict[str, str] = {}
+        """``a/b`` → ``a/b.py`` (or ``.pyi``, or ``a/b/__init__.py``), in Python's order."""
+        for path in sorted(py, key=lambda p: (p.endswith("i"), "__init__" in p)):
+            stem = path.rsplit(".", 1)[0]
+            if stem.endswith("/__init__") or stem == "__init__":
+                stem = stem[: -len("__init__")].rstrip("/")
+            self.modules.setdefault(stem, path)
         packages = {posixpath.dirname(f) for f in py if posixpath.basename(f) in ("__init__.py", "__init__.pyi")}
         self.packages = packages
         roots = {""} | {posixpath.dirname(p) for p in packages if posixpath.dirname(p) not in packages}
@@ -109,16 +115,12 @@ class _PythonIndex:
             for root in self.roots:
                 if root == "" or path.startswith(root + "/"):
                     rest = path[len(root) + 1:] if root else path
-                    self.top_level.add(PurePosixPath(rest).parts[0].split(".")[0])
+                    self.top_level.add(rest.split("/", 1)[0].split(".")[0])
 
     def _module(self, folder: str, dotted: str) -> str | None:
         """The file of module ``dotted`` below ``folder``: ``a/b.py`` or ``a/b/__init__.py``."""
-        base = posixpath.join(folder, *dotted.split(".")) if dotted else folder
-        for candidate in (base + ".py", base + ".pyi", posixpath.join(base, "__init__.py"),
-                          posixpath.join(base, "__init__.pyi")):
-            if candidate in self.files:
-                return candidate
-        return None
+        relative = dotted.replace(".", "/")
+        return self.modules.get(f"{folder}/{relative}" if folder and relative else folder or relative)
 
     def _names(self, folder: str, module: str, names: tuple[str, ...]) -> list[str] | None:
         """Targets of ``from module import names`` below ``folder`` (None: no such module)."""
@@ -383,7 +385,7 @@ class _DeclaredIndex:
         for path, found in sorted(scanned.items()):
             if found.language not in languages:
                 continue
-            stem = PurePosixPath(path).name.split(".")[0]
+            stem = path.rsplit("/", 1)[-1].split(".")[0]
             for name in found.declares:
                 self.members.setdefault(name, []).append(path)
                 self.types.setdefault((name, stem), path)
