@@ -139,3 +139,13 @@ def test_languages_by_extension(path: str, language: str | None):
 def test_extraction_round_trips_through_its_cached_form():
     found = extract("java", "package a.b;\nimport static a.b.C.d;\n")
     assert FileImports.from_json(found.to_json()) == found
+
+
+def test_a_file_of_many_statements_that_look_like_an_import_start_stays_linear():
+    """``export const …`` lines without semicolons once took 92 s for 20,000 lines."""
+    import time
+
+    text = "".join(f"export const a{i} = b{i}\n" for i in range(20_000)) + 'export { x } from "./x"\n'
+    start = time.perf_counter()
+    assert specs("typescript", text) == [("./x", 20_001)]
+    assert time.perf_counter() - start < 5
