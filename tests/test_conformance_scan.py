@@ -121,6 +121,11 @@ def test_csharp_usings_namespaces_and_not_using_statements_or_verbatim_strings()
     ]
 
 
+def test_a_byte_order_mark_does_not_hide_the_first_line():
+    found = extract("csharp", "\ufeffnamespace Shop.Orders;\nusing Shop.Payments;\n")
+    assert found.declares == ["Shop.Orders"] and [(r.spec, r.line) for r in found.imports] == [("Shop.Payments", 2)]
+
+
 def test_the_skeleton_keeps_every_newline_so_lines_stay_exact():
     text = "a /* one\ntwo */ b `x\ny` \"plain\" 'it\\'s'\n"
     out = skeleton(text, "js")

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-EXTRACTOR_VERSION = 1
+EXTRACTOR_VERSION = 2
 
 LANGUAGES: dict[str, str] = {
     ".py": "python", ".pyi": "python",
@@ -95,6 +95,8 @@ class FileImports:
 
 def extract(language: str, text: str) -> FileImports:
     """The imports of one file's text in ``language`` (a key of ``LANGUAGES``' values)."""
+    if text.startswith("\ufeff"):  # a byte-order mark (common in C#) would hide the first line
+        text = text[1:]
     return _EXTRACTORS[language](text)
 
 
