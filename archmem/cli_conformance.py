@@ -120,4 +120,4 @@ def print_conformance(report: ConformanceReport, *, all_sites: bool = False) -> 
     declared = len(report.dependencies) - len(report.undeclared)
     verdict = "The code has the model's shape." if report.clean else "The code leaves the model."
     click.echo(f"\n{verdict} {declared} of {plural(len(report.dependencies), 'dependency', 'dependencies')} "
-               "between elements are in the model.")
+               f"between elements {'is' if declared == 1 else 'are'} in the model.")

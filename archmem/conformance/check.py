@@ -60,6 +60,8 @@ def unevidenced(
                 break
         if not reason and not readable(source):
             reason = f"archmem reads no imports in {lineage.name(source)}'s code"
+        if not reason and not readable(destination):
+            reason = f"no import can name {lineage.name(destination)}'s code (no language archmem reads)"
         found.append(Unevidenced(
             source=source, destination=destination, description=relationship.description,
             source_name=lineage.name(source), destination_name=lineage.name(destination),
