@@ -242,3 +242,12 @@ def test_a_relationship_to_code_no_import_can_name_is_not_checkable(git_repo):
     with Workspace.open(root, env={}) as ws:
         (db,) = [u for u in ws.conformance().unevidenced if u.destination == "shop.db"]
         assert not db.checkable and "no import can name Database's code" in db.reason
+
+
+def test_a_report_cut_to_changed_files_keeps_only_their_import_sites(git_repo):
+    with open_shop(git_repo, "python", {"archmem.toml": RULES}) as ws:
+        report = ws.conformance().in_files(["orders/service/checkout.py"])
+        assert [(d.source, d.target) for d in report.undeclared] == [("shop.orders.service", "shop.payments.internal")]
+        assert [v.dependency.source for v in report.violations] == ["shop.orders.service"]
+        assert len(report.cycles) == 1  # checkout.py's import is one step of the ring
+        assert ws.conformance().in_files(["notifications/mailer.py"]).clean

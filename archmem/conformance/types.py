@@ -7,7 +7,8 @@ knowledge map and briefings read the same thing; nothing here imports networkx.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 EXAMPLES = 3
@@ -169,6 +170,23 @@ class ConformanceReport:
 
     def undeclared_of(self, element_id: str) -> list[Dependency]:
         return [d for d in self.undeclared if d.source == element_id]
+
+    def in_files(self, files: Iterable[str]) -> ConformanceReport:
+        """The same report cut to import sites in ``files`` (a pull request's changed
+        files): dependencies, violations and cycle steps keep only those sites, and go
+        when none is left. Counts of imports and relationships stay the whole repository's."""
+        wanted = set(files)
+
+        def cut(dep: Dependency) -> Dependency | None:
+            sites = [s for s in dep.sites if s.file in wanted]
+            return replace(dep, sites=sites) if sites else None
+
+        dependencies = [d for d in map(cut, self.dependencies) if d is not None]
+        violations = [replace(v, dependency=d) for v in self.violations if (d := cut(v.dependency)) is not None]
+        cycles = [c for c in self.cycles if any(cut(step) for step in c.steps)]
+        return replace(self, dependencies=dependencies, violations=violations, cycles=cycles,
+                       unresolved=[u for u in self.unresolved if u.file in wanted],
+                       errors=[e for e in self.errors if e[0] in wanted])
 
     def summary_counts(self) -> dict[str, int]:
         return {
