@@ -11,7 +11,7 @@ import click
 from archmem.cli import cli, emit_json, json_option, workspace_options
 
 if TYPE_CHECKING:
-    from archmem.conformance.types import ConformanceReport
+    from archmem.conformance.types import ConformanceReport, Dependency
     from archmem.workspace import Workspace
 
 FAIL_ON = ("undeclared", "rules", "cycles", "any")
@@ -69,11 +69,11 @@ def print_conformance(report: ConformanceReport, *, all_sites: bool = False) -> 
                f"{counts.external} outside, {counts.unresolved} unresolved; "
                f"{counts.read} read now, {counts.files - counts.read} from the cache")
 
-    def sites(dep: object) -> None:
-        shown = dep.sites if all_sites else dep.sites[:EXAMPLES]  # type: ignore[attr-defined]
+    def sites(dep: Dependency) -> None:
+        shown = dep.sites if all_sites else dep.sites[:EXAMPLES]
         for site in shown:
             click.echo(f"    {site} imports {site.target}")
-        rest = len(dep.sites) - len(shown)  # type: ignore[attr-defined]
+        rest = len(dep.sites) - len(shown)
         if rest:
             click.echo(f"    … {rest} more (--all-sites)")
 
@@ -92,7 +92,8 @@ def print_conformance(report: ConformanceReport, *, all_sites: bool = False) -> 
             sites(dep)
     undrawn = [c for c in report.cycles if not c.drawn]
     if report.cycles:
-        click.secho(f"\nCycles ({len(undrawn)}{f', and {len(report.cycles) - len(undrawn)} the model draws' if len(undrawn) < len(report.cycles) else ''})", bold=True)
+        drawn = len(report.cycles) - len(undrawn)
+        click.secho(f"\nCycles ({len(undrawn)}{f', and {drawn} the model draws' if drawn else ''})", bold=True)
         for cycle in report.cycles:
             note = "  (the model draws it)" if cycle.drawn else ""
             click.echo(f"  {' → '.join([*cycle.names, cycle.names[0]])}{note}")

@@ -25,15 +25,37 @@ def _label(relationship: Relationship) -> str:
     return f"{relationship.source} -> {relationship.destination}"
 
 
+class Coverage:
+    """Which relationship covers a dependency, looked up by the dependency's source line
+    (its ancestors and what is inside it), not by scanning every relationship."""
+
+    def __init__(self, model: ArchitectureModel, lineage: Lineage) -> None:
+        self.lineage = lineage
+        self.by_source: dict[str, list[Relationship]] = {}
+        self.inside: dict[str, list[Relationship]] = {}
+        for relationship in model.relationships:
+            if lineage.related(relationship.source, relationship.destination):
+                continue
+            self.by_source.setdefault(relationship.source, []).append(relationship)
+            for above in lineage.chain.get(relationship.source, ())[:-1]:
+                self.inside.setdefault(above, []).append(relationship)
+
+    def find(self, source: str, target: str) -> Relationship | None:
+        candidates = [r for s in self.lineage.chain.get(source, (source,)) for r in self.by_source.get(s, ())]
+        for relationship in candidates + self.inside.get(source, []):
+            if self.lineage.related(relationship.destination, target):
+                return relationship
+        return None
+
+
 def mark_declared(dependencies: Sequence[Dependency], model: ArchitectureModel, lineage: Lineage) -> None:
     """Set ``declared`` and ``relationship`` on each dependency the model covers."""
-    relationships = [r for r in model.relationships if not lineage.related(r.source, r.destination)]
+    coverage = Coverage(model, lineage)
     for dep in dependencies:
-        for relationship in relationships:
-            if lineage.related(relationship.source, dep.source) and lineage.related(relationship.destination, dep.target):
-                dep.declared = True
-                dep.relationship = _label(relationship)
-                break
+        relationship = coverage.find(dep.source, dep.target)
+        if relationship is not None:
+            dep.declared = True
+            dep.relationship = _label(relationship)
 
 
 def unevidenced(
@@ -42,16 +64,12 @@ def unevidenced(
 ) -> list[Unevidenced]:
     """Relationships that no import realizes; those an import could never show (an end
     without code, or without code archmem reads imports of) are marked not checkable."""
+    shown = {(a, b) for d in dependencies for a in lineage.chain.get(d.source, (d.source,))
+             for b in lineage.chain.get(d.target, (d.target,))}
     found = []
     for relationship in model.relationships:
         source, destination = relationship.source, relationship.destination
-        if lineage.related(source, destination):
-            continue
-        evidence = any(
-            source in lineage.chain.get(d.source, ()) and destination in lineage.chain.get(d.target, ())
-            for d in dependencies
-        )
-        if evidence:
+        if lineage.related(source, destination) or (source, destination) in shown:
             continue
         reason = ""
         for end in (source, destination):
@@ -72,13 +90,9 @@ def unevidenced(
 
 def mark_drawn(cycles: Sequence[Cycle], model: ArchitectureModel, lineage: Lineage) -> None:
     """A ring the model's own relationships draw (every step declared) is ``drawn``."""
-    relationships = [r for r in model.relationships if not lineage.related(r.source, r.destination)]
+    coverage = Coverage(model, lineage)
     for cycle in cycles:
-        cycle.drawn = all(
-            any(lineage.related(r.source, step.source) and lineage.related(r.destination, step.target)
-                for r in relationships)
-            for step in cycle.steps
-        )
+        cycle.drawn = all(coverage.find(step.source, step.target) is not None for step in cycle.steps)
 
 
 def _resolve_names(rule: ConformanceRule, kind: str, index: int, model: ArchitectureModel,
