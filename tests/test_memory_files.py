@@ -244,3 +244,18 @@ def test_a_hand_edit_and_a_broken_file_are_seen_by_the_next_command(repo: Path):
     assert result.exit_code == 0 and json.loads(result.stdout)["results"][0]["id"] == edited["id"]
     assert f"{kept['path']}:4:1: the front matter is not valid YAML" in result.stderr
     assert "while parsing a flow sequence at line 3, column 7" in result.stderr
+
+
+def test_a_write_never_overwrites_a_hand_edit_it_has_not_read(repo: Path):
+    ws = Workspace.open(repo)
+    memory = ws.remember("Retries back off at 2s.", kind="note", title="Backoff")
+    path = repo / memory.path
+    edited = path.read_text(encoding="utf-8").replace("2s", "3s")
+    path.write_text(edited, encoding="utf-8")  # after this workspace's sync: it has not read it
+    from archmem.errors import ConflictError
+
+    with pytest.raises(ConflictError, match="changed on disk"):
+        ws.confirm("Backoff")
+    assert path.read_text(encoding="utf-8") == edited
+    ws.close()
+    assert Workspace.open(repo).confirm("Backoff").content == "Retries back off at 3s."

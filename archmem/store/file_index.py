@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import format_time
+from archmem.errors import ConflictError
 from archmem.memory.types import Memory
 from archmem.store.files import FileStat, MemoryFolder, content_sha
 
@@ -103,6 +104,7 @@ class MemoryFileIndex:
         memories = self.get_memories(ids)
         statuses = self._file_statuses(ids)
         taken = set(paths.values())
+        recorded = dict(self._select_in("SELECT path, sha256 FROM memory_files WHERE path IN ({ids})", list(taken)))
         for memory_id in ids:
             memory = memories.get(memory_id)
             path = paths.get(memory_id)
@@ -118,6 +120,11 @@ class MemoryFileIndex:
                 path = folder.path_for(memory, private=memory.private, taken=taken.__contains__)
                 taken.add(path)
             old = self._keep_for_rollback(path)
+            if old is not None and recorded.get(path) not in (None, content_sha(old)):
+                raise ConflictError(
+                    f"{path} changed on disk since archmem last read it; nothing was written",
+                    hint="run the command again: it reads the file first",
+                )
             if old != data:
                 folder.write(path, data)
             self.record_file(path, memory_id, folder.stat(path), content_sha(data))
