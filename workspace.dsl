@@ -154,6 +154,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/repo.py"
                     }
                 }
+                gittools = component "Git tools" "git merge-file and git config, for the merge driver of memory files." "git" {
+                    properties {
+                        "archmem.paths" "archmem/git/**"
+                    }
+                }
                 history = component "History reader" "One streamed git log --numstat pass, cached per commit." "GitPython" {
                     properties {
                         "archmem.paths" "archmem/history.py"
@@ -197,6 +202,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         developer -> archmem.interfaces.teamcli "Checks and merges memory files with"
         archmem.interfaces.teamcli -> archmem.service.facade "Calls"
         archmem.service.facade -> archmem.memory.teamfiles "Checks memory files with"
+        archmem.interfaces.teamcli -> archmem.memory.teamfiles "Merges memory files with"
+        archmem.interfaces.teamcli -> archmem.adapters.gittools "Runs git merge-file and git config through"
         archmem.service.facade -> archmem.recall.engine "Recalls through"
         archmem.recall.engine -> archmem.recall.scoring "Scores with"
         archmem.recall.engine -> archmem.recall.elementmatch "Finds relevant elements with"
