@@ -313,3 +313,12 @@ def test_annotations_escape_percent_and_line_breaks():
 
     [line] = annotations([Finding("x.md", 2, 3, "warning", "schema", "100%\r\nsure")])
     assert line == "::warning file=x.md,line=2,col=3::100%25%0D%0Asure"
+
+
+def test_positions_hold_in_files_with_crlf_line_ends_and_a_bom(repo: Path):
+    text = render_memory(memory("m-1", "First line.\n\nSee [[Nowhere]].", elements=["gatewy"]))
+    (repo / FOLDER).mkdir(parents=True)
+    (repo / FOLDER / "m.md").write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    assert [(p["rule"], p["line"], p["column"]) for p in problems(repo)] == [
+        ("unknown-element", 5, 5), ("dangling-link", 11, 5)
+    ]

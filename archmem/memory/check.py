@@ -26,20 +26,18 @@ memory is history, and a later rename in the model does not make it wrong.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from archmem.errors import ArchmemError, SecretFoundError, closest
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import FRONT_MATTER, MAX_FILE_BYTES, MemoryFileError, parse_memory
+from archmem.memory.file_format import CONFLICT_MARKER, FRONT_MATTER, MAX_FILE_BYTES, MemoryFileError, parse_memory
 from archmem.memory.secrets import check_no_secret
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 
 EXIT_CLEAN, EXIT_WARNINGS, EXIT_ERRORS = 0, 1, 2
-_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)")
 
 
 @dataclass(frozen=True)
@@ -181,15 +179,16 @@ def _read_one(file: MemoryFileText, add: Any) -> _Read | None:
         line = file.data[: exc.start].count(b"\n") + 1
         problem(line, 1, "error", "unreadable", "the file is not UTF-8 text")
         return None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     try:
         check_no_secret(text)
     except SecretFoundError as exc:
         problem(exc.line, exc.column, "error", "secret",
                 f"looks like a credential ({exc.secret_kind}); remove it, and rotate it if it was ever "
                 "committed: git history keeps it")
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = text.split("\n")
     markers = [] if "<<<<<<<" not in text and ">>>>>>>" not in text else [
-        (n, m[1][0]) for n, line in enumerate(lines, start=1) if (m := _MARKER.match(line))
+        (n, m[1][0]) for n, line in enumerate(lines, start=1) if (m := CONFLICT_MARKER.match(line))
     ]
     if markers:
         opening = [n for n, char in markers if char == "<"] or [markers[0][0]]
@@ -222,7 +221,8 @@ def _body_line(lines: list[str]) -> int:
 
 
 def _unique_ids(parsed: list[_Read], add: Any) -> dict[str, _Read]:
-    """One file per id (the first by path, as the index takes it); the rest are errors."""
+    """One file per id (the first by path) for the rules after this one; every file
+    that shares its id with another is an error."""
     groups: dict[str, list[_Read]] = {}
     for read in parsed:
         groups.setdefault(read.memory.id, []).append(read)
