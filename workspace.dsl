@@ -28,6 +28,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/cli_install.py, archmem/install.py, archmem/install_text.py"
                     }
                 }
+                teamcli = component "Team memory commands" "archmem check, archmem merge-file (git's merge driver for memory files) and archmem install merge-driver." "click" {
+                    properties {
+                        "archmem.paths" "archmem/cli_check.py, archmem/cli_merge.py, archmem/install_merge.py"
+                    }
+                }
             }
 
             service = container "Workspace" "The one façade: owns config, clock, repository and store." "Python" {
@@ -97,6 +102,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/memory/file_format.py, archmem/memory/sync.py"
                     }
                 }
+                teamfiles = component "Check and merge" "archmem check's rules over the memory files (forks, clashes, links, secrets), and the three-way merge of one memory file." {
+                    properties {
+                        "archmem.paths" "archmem/memory/check.py, archmem/memory/merge.py"
+                    }
+                }
                 textrules = component "Text rules" "Identifier-aware search text, similarity, wikilink grammar, secret detection, kinds." {
                     properties {
                         "archmem.paths" "archmem/memory/text.py, archmem/memory/links.py, archmem/memory/secrets.py, archmem/memory/kinds.py"
@@ -144,6 +154,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/repo.py"
                     }
                 }
+                gittools = component "Git tools" "git merge-file and git config, for the merge driver of memory files." "git" {
+                    properties {
+                        "archmem.paths" "archmem/git/**"
+                    }
+                }
                 history = component "History reader" "One streamed git log --numstat pass, cached per commit." "GitPython" {
                     properties {
                         "archmem.paths" "archmem/history.py"
@@ -184,6 +199,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.memory.memoryfiles -> archmem.adapters.store "Indexes memory files in"
         archmem.service.facade -> archmem.memory.memoryfiles "Syncs the index from the files with"
         archmem.memory.sessions -> archmem.adapters.store "Records usage in"
+        developer -> archmem.interfaces.teamcli "Checks and merges memory files with"
+        archmem.interfaces.teamcli -> archmem.service.facade "Calls"
+        archmem.service.facade -> archmem.memory.teamfiles "Checks memory files with"
+        archmem.interfaces.teamcli -> archmem.memory.teamfiles "Merges memory files with"
+        archmem.interfaces.teamcli -> archmem.adapters.gittools "Runs git merge-file and git config through"
         archmem.service.facade -> archmem.recall.engine "Recalls through"
         archmem.recall.engine -> archmem.recall.scoring "Scores with"
         archmem.recall.engine -> archmem.recall.elementmatch "Finds relevant elements with"

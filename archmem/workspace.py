@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from archmem.drift.view import DriftView
     from archmem.embeddings import BackfillReport, Embedder
     from archmem.initialize import InitResult
+    from archmem.memory.check import CheckReport
     from archmem.memory.lifecycle import Embedding, MemoryContext, RememberResult
     from archmem.memory.review import ReviewQueue
     from archmem.memory.sessions import SessionEnd
@@ -194,6 +195,24 @@ class Workspace:
     def file_warnings(self) -> list[str]:
         """Memory files that could not be read, one line each (every command prints them)."""
         return self.last_sync.warnings() if self.last_sync is not None else []
+
+    def check(self) -> CheckReport:
+        """Every problem in the memory files (``archmem check``), read from the files
+        themselves: no index is opened or written, so it runs on a fresh clone in CI."""
+        from archmem.memory.check import MemoryFileText, check_memory_files
+
+        folder = self.memory_folder
+        files = []
+        for rel, stat in folder.scan().items():
+            try:
+                files.append(MemoryFileText(rel, folder.read(rel), stat.private))
+            except OSError as exc:
+                files.append(MemoryFileText(rel, None, stat.private, exc.strerror or str(exc)))
+        try:
+            model, found = self.model, True
+        except ModelNotFoundError:
+            model, found = ArchitectureModel(), False
+        return check_memory_files(files, model, model_found=found)
 
     def close(self) -> None:
         if "store" in self.__dict__:
