@@ -259,3 +259,43 @@ def test_a_write_never_overwrites_a_hand_edit_it_has_not_read(repo: Path):
     assert path.read_text(encoding="utf-8") == edited
     ws.close()
     assert Workspace.open(repo).confirm("Backoff").content == "Retries back off at 3s."
+
+
+# ---- the file format round-trips -------------------------------------------------------
+
+from datetime import datetime, timezone  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from archmem.memory.file_format import render_memory  # noqa: E402
+from archmem.memory.types import Memory  # noqa: E402
+
+_text = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Cf")), min_size=1, max_size=40).map(
+    str.strip).filter(lambda t: t and "[[" not in t and "]]" not in t and "|" not in t)
+
+
+@settings(max_examples=300, deadline=None)
+@given(title=st.one_of(st.none(), _text | st.sampled_from([".inf", ".NaN", ".5", "-.5", "yes", "null", "~", "a: b",
+                                                              "x #y", "2026-01-01", "'q'", '"q"', "@at", "-"])),
+       author=st.one_of(st.none(), _text), elements=st.lists(_text, max_size=3, unique=True),
+       content=_text, confirmations=st.integers(0, 5))
+def test_render_then_parse_gives_back_the_memory(title, author, elements, content, confirmations):
+    memory = Memory(id="m-0123456789", kind="note", title=title, author=author, elements=elements, content=content,
+                    created_at=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=timezone.utc), confirmations=confirmations)
+    assert parse_memory(render_memory(memory)).memory == memory
+
+
+def test_a_link_to_a_superseded_title_resolves_the_same_after_a_rebuild(repo: Path):
+    ws = Workspace.open(repo)
+    old = ws.remember("Headers over 8KB are dropped.", kind="pitfall", title="Header limits")
+    linker = ws.remember("Large carts go in the body, see [[Header limits]].", kind="convention")
+    new = ws.remember("Since v2 the limit is 16KB.", kind="pitfall", title="Header limits v2",
+                      supersedes="Header limits")
+    before = [(link.target_text, link.target_id) for link in ws.store.links(source_ids=[linker.id])]
+    assert before == [("Header limits", new.id)] and old.id != new.id
+    ws.close()
+    for path in (repo / ".archmem").glob("archmem.db*"):
+        path.unlink()
+    rebuilt = Workspace.open(repo)
+    assert [(link.target_text, link.target_id) for link in rebuilt.store.links(source_ids=[linker.id])] == before

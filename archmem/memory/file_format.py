@@ -35,6 +35,8 @@ MAX_FILE_BYTES = 256 * 1024
 
 _PLAIN = re.compile(r"[A-Za-z_./][A-Za-z0-9_./@+#-]*(?: [A-Za-z0-9_./@+#()-]+)*")
 _YAML_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
+_YAML_NUMBER = re.compile(r"[-+]?\.(?:inf|nan|\d)", re.IGNORECASE)
+"""Plain scalars YAML reads as floats (``.inf``, ``.NaN``, ``.5``)."""
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
 
 
@@ -98,6 +100,7 @@ def _scalar(value: str) -> str:
     if (
         _PLAIN.fullmatch(value)
         and value.lower() not in _YAML_WORDS
+        and not _YAML_NUMBER.match(value)
         and not value.endswith(":")
         and ": " not in value
         and " #" not in value

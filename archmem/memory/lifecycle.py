@@ -169,9 +169,15 @@ class _ActiveTitles(Mapping[str, str]):
 
     def __getitem__(self, key: str) -> str:
         found = self.store.find_by_title(key, active_only=True)
-        if not found:
-            raise KeyError(key)
-        return found[0].id
+        if found:
+            return found[0].id
+        # a title only a superseded memory holds: its chain's current memory answers, as a
+        # link written before the supersede was moved to it (so a rebuilt index agrees)
+        for older in self.store.find_by_title(key, active_only=False):
+            head = current_of(self.store, older)
+            if head.status == "active":
+                return head.id
+        raise KeyError(key)
 
     def __iter__(self) -> Iterator[str]:
         return iter(linkrules.normalize_title(m.title) for m in self.store.list_memories() if m.title)

@@ -16,7 +16,7 @@ from typing import Any
 from archmem.clock import system_clock
 from archmem.errors import ArchmemError
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import MemoryFileError, parse_memory
+from archmem.memory.file_format import MAX_FILE_BYTES, MemoryFileError, parse_memory
 from archmem.memory.lifecycle import MemoryContext, content_hash, resolve_link_target, search_fields, write_links
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
@@ -116,6 +116,10 @@ def _index_file(
     """Index one new or changed file; returns the memory id it now holds, if it changed."""
     store = ctx.store
     assert isinstance(store, SQLiteStore)
+    if stat.size > MAX_FILE_BYTES:
+        store.record_file(path, row.memory_id if row else None, stat, f"size:{stat.size}",
+                          f"the file is {stat.size:,} bytes; a memory file is at most {MAX_FILE_BYTES:,}", 1)
+        return None
     try:
         data = folder.read(path)
     except OSError:

@@ -281,10 +281,12 @@ class MemoryFileIndex:
         return int(changed)
 
     def forks(self) -> dict[str, list[str]]:
-        """{memory id: the ids of its successors} where more than one supersedes it."""
+        """{memory id: the ids of its successors} where more than one supersedes it (an
+        archived successor was retired on purpose and ends the fork)."""
         rows = self._execute(
             "SELECT supersedes, json_group_array(id) FROM (SELECT supersedes, id FROM memories "
-            "WHERE supersedes IS NOT NULL ORDER BY created_at, id) GROUP BY supersedes HAVING COUNT(*) > 1"
+            "WHERE supersedes IS NOT NULL AND file_status != 'archived' ORDER BY created_at, id) "
+            "GROUP BY supersedes HAVING COUNT(*) > 1"
         ).fetchall()
         import json
 
