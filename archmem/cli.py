@@ -127,7 +127,8 @@ def cli() -> None:
 @workspace_options
 @json_option
 def init(workspace: Workspace, print_only: bool, as_json: bool) -> None:
-    """Write a commented archmem.toml, create .archmem/ and keep the database out of git."""
+    """Write a commented archmem.toml, create the memory folder, and keep the local index
+    and private memories out of git."""
     if print_only:
         from archmem.config import CONFIG_TEMPLATE
 
@@ -150,10 +151,12 @@ def init(workspace: Workspace, print_only: bool, as_json: bool) -> None:
         click.echo(f"wrote {result.config_path}")
     else:
         click.echo(f"kept the existing {result.config_path}")
-    if ".archmem/" in result.created:
-        click.echo(f"created {result.root / '.archmem'}/")
+    for created in result.created:
+        if created.endswith("/"):
+            click.echo(f"created {created}")
     if result.gitignore_updated:
-        click.echo("added the memory store to .gitignore")
+        click.echo("kept the local index and private memories out of git (.gitignore)")
+    click.echo(f"memories are files in {workspace.config.store.memories}/: commit them to share them")
     if result.model:
         click.echo(f"model: {result.model}")
     else:
