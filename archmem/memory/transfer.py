@@ -24,7 +24,8 @@ from archmem.memory.lifecycle import (
     search_fields,
     write_links,
 )
-from archmem.memory.secrets import check_no_secret
+from archmem.memory.fields import clean_line
+from archmem.memory.secrets import check_fields
 from archmem.memory.types import MEMORY_STATUSES, Memory
 
 FIELDS = (
@@ -98,7 +99,8 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
     data = dict(record)
     data["kind"] = parse_kind(str(record["kind"]))
     data["content"] = linkrules.validate_content(str(record["content"]))
-    check_no_secret(data["content"])
+    check_fields({name: record.get(name) for name in ("title", "author", "status_reason", "content")})
+    data.update({name: clean_line(record.get(name), name) for name in ("id", "author", "session_id", "status_reason")})
     if record.get("title"):
         data["title"] = linkrules.validate_title(str(record["title"]))
     for name in ("created_at", "confirmed_at"):
