@@ -22,7 +22,14 @@ if TYPE_CHECKING:
 
 
 class ArchmemGroup(click.Group):
-    """Turns an ``ArchmemError`` into a clear message and its exit code, never a traceback."""
+    """Turns an ``ArchmemError`` into a clear message and its exit code, never a traceback,
+    and prints everything through ``cli_output.SafeStream`` (no raw control character)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from archmem.cli_output import safe_output
+
+        with safe_output():
+            return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         from archmem.errors import ArchmemError
@@ -33,7 +40,9 @@ class ArchmemGroup(click.Group):
             if ctx.meta.get("archmem.json"):
                 click.echo(json.dumps(exc.to_dict(), indent=2), err=True)
             else:
-                click.secho(f"error: {exc}", fg="red", err=True)
+                from archmem.cli_output import secho
+
+                secho(f"error: {exc}", fg="red", err=True)
             ctx.exit(exc.exit_code)
 
 
