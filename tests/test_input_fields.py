@@ -157,3 +157,9 @@ def test_import_refuses_control_characters_in_id_and_author(ws: Workspace):
     assert [e["line"] for e in caught.value.report.errors] == [1, 2]
     assert "the id has the control character" in caught.value.report.errors[0]["message"]
     assert "the author has the control character" in caught.value.report.errors[1]["message"]
+
+
+def test_import_keeps_a_multi_line_status_reason_an_older_store_wrote(ws: Workspace):
+    line = json.dumps({"id": "m-1", "kind": "note", "content": "Headers over 8KB are dropped.", "status": "archived",
+                       "status_reason": "replaced by the gateway v2\nsee the migration notes", "created_at": "2026-01-01T00:00:00Z"})
+    assert ws.import_memories([line]).imported == ["m-1"]

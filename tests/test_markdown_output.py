@@ -61,7 +61,7 @@ MARKDOWN_BITS = st.sampled_from(
 
 
 @given(st.lists(MARKDOWN_BITS, max_size=30).map("".join) | st.text(max_size=80))
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=250, deadline=None)
 def test_a_markdown_value_stays_inert_and_on_its_line(text: str):
     value = markdown_inline(text)
     document = f"# Briefing: task\n\n- **Api** [PITFALL]\n\n  (ci/bot, today): {value}\n"
@@ -74,7 +74,7 @@ def test_a_markdown_value_stays_inert_and_on_its_line(text: str):
 
 
 @given(st.text(max_size=60).filter(lambda t: t.strip(" ")))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 def test_a_code_span_shows_its_value_literally(text: str):
     spans = [t for t in tokens(f"see {markdown_code(text)} here\n") if t.type == "code_inline"]  # type: ignore[attr-defined]
     assert len(spans) == 1 and spans[0].content == one_line(text).replace("\x00", "\ufffd")  # type: ignore[attr-defined]

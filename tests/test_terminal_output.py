@@ -63,8 +63,9 @@ def test_printed_text_never_holds_a_raw_control_character(text: str):
     assert terminal_output(styled, styled=True) == styled
 
 
-@given(st.recursive(st.none() | st.text() | st.integers(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner)))
-@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.text() | st.integers(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner),
+                    max_leaves=8))
+@settings(max_examples=100, deadline=None)
 def test_escaped_json_is_still_the_same_json(data: object):
     printed = printable(json.dumps(data, ensure_ascii=False))
     assert raw_controls(printed) == [] and json.loads(printed) == data
@@ -79,13 +80,15 @@ def test_only_styled_text_keeps_colour_sequences():
 # ---- printing through the CLI ---------------------------------------------------------
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Read by every command below, written by none of them."""
+    root = tmp_path_factory.mktemp("escapes") / "repo"
     write(root, {"workspace.dsl": DSL, "src/app.py": "x = 1\n"})
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
+    who = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}  # before the per-test isolation
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "initial"]):
+        git(root, *args, env=who)
     with Workspace.open(root, clock=FrozenClock(), env={}) as ws:
         ws.remember("The router drops <!-- everything after --> and ![x](http://tracker.example/p.png) "
                     "headers over 8KB.\n## Forged heading", kind="pitfall", elements=["api"], author="ci/bot")

@@ -100,7 +100,7 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
     data["kind"] = parse_kind(str(record["kind"]))
     data["content"] = linkrules.validate_content(str(record["content"]))
     check_fields({name: record.get(name) for name in ("title", "author", "status_reason", "content")})
-    data.update({name: clean_line(record.get(name), name) for name in ("id", "author", "session_id", "status_reason")})
+    data.update({name: clean_line(record.get(name), name) for name in ("id", "author", "session_id")})
     if record.get("title"):
         data["title"] = linkrules.validate_title(str(record["title"]))
     for name in ("created_at", "confirmed_at"):
