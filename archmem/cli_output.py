@@ -40,7 +40,16 @@ class SafeStream:
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self.inner.write(terminal_output(text, styled=self._styled))
+        out = terminal_output(text, styled=self._styled)
+        try:
+            self.inner.write(out)
+        except UnicodeEncodeError:  # a stream set to ASCII: UTF-8 bytes beneath it, as click writes them
+            buffer = getattr(self.inner, "buffer", None)
+            if buffer is None:
+                self.inner.write(out.encode(self.encoding, "backslashreplace").decode(self.encoding))
+            else:
+                self.inner.flush()
+                buffer.write(out.encode("utf-8", "replace"))
         return len(text)
 
     def flush(self) -> None:
@@ -72,8 +81,8 @@ def safe_output() -> Iterator[None]:
     if isinstance(sys.stdout, SafeStream) or sys.stdout is None or sys.stderr is None:
         yield
         return
-    sys.stdout = SafeStream(click.get_text_stream("stdout"))  # type: ignore[assignment]
-    sys.stderr = SafeStream(click.get_text_stream("stderr"))  # type: ignore[assignment]
+    sys.stdout = SafeStream(sys.stdout)  # type: ignore[assignment]
+    sys.stderr = SafeStream(sys.stderr)  # type: ignore[assignment]
     try:
         yield
     finally:

@@ -145,3 +145,14 @@ def test_safe_output_wraps_and_restores_the_streams():
         with safe_output():  # nested: wrapped once
             assert not isinstance(sys.stdout.inner, SafeStream)  # type: ignore[attr-defined]
     assert (sys.stdout, sys.stderr) == before
+
+
+def test_a_stream_set_to_ascii_gets_utf8_bytes_and_no_traceback():
+    raw = io.BytesIO()
+    inner = io.TextIOWrapper(raw, encoding="ascii")
+    stream = SafeStream(inner)
+    stream.write("a · b\x1b[2J\n")
+    stream.flush()
+    assert raw.getvalue() == "a · b\\u001b[2J\n".encode()
+    with pytest.raises(TypeError):
+        stream.write(b"bytes")  # type: ignore[arg-type]
