@@ -123,3 +123,21 @@ def test_mcp_brief_and_start_session_refuse_a_task_with_a_line_break(repo: Path)
         assert ws.store.session_ids() == []
 
 
+
+
+def test_the_drift_job_summary_shows_names_inert_and_in_their_cell():
+    from archmem.drift.github import summary
+    from archmem.drift.report import DriftReport, ElementDrift
+    from archmem.drift.types import ElementSize
+
+    name = "Api <!-- hide | the rest\n## Forged ![x](http://tracker.example/p.png)"
+    report = DriftReport(elements=[
+        ElementDrift(id="api|x", name=name, status="missing", since=None, stamp=None, size=ElementSize(0, 0)),
+        ElementDrift(id="web", name="Web", status="drifted", since=None, stamp=None, size=ElementSize(1, 5)),
+    ])  # fmt: skip
+    text = summary(report)
+    assert inert(text) and not [line for line in text.splitlines() if line.startswith("## Forged")]
+    parsed = markdown_it.MarkdownIt("commonmark").enable("table").parse(text)
+    rows = [t for t in parsed if t.type == "tr_open"]
+    cells = [t for t in parsed if t.type in ("th_open", "td_open")]
+    assert len(rows) == 3 and len(cells) == 3 * 6
