@@ -56,6 +56,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/errors.py"
                     }
                 }
+                escaping = component "Escaping" "Control characters shown as escapes, Markdown values kept inert." {
+                    properties {
+                        "archmem.paths" "archmem/escape.py"
+                    }
+                }
             }
 
             domain = container "Model" "Reads the architecture model into elements, relationships and decisions." "Python, pydantic" {
@@ -109,7 +114,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 textrules = component "Text rules" "Identifier-aware search text, similarity, wikilink grammar, secret detection, kinds." {
                     properties {
-                        "archmem.paths" "archmem/memory/text.py, archmem/memory/links.py, archmem/memory/secrets.py, archmem/memory/kinds.py"
+                        "archmem.paths" "archmem/memory/text.py, archmem/memory/links.py, archmem/memory/secrets.py, archmem/memory/kinds.py, archmem/memory/fields.py"
                     }
                 }
             }

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from archmem.cli import cli, emit_json, json_option
+from archmem.cli_output import secho
 
 if TYPE_CHECKING:
     from archmem.install import FileChange
@@ -173,4 +174,4 @@ def _print_diff(diff: str) -> None:
             colour = {"fg": "red"}
         elif line.startswith("@@"):
             colour = {"fg": "cyan"}
-        click.secho(line, **colour)
+        secho(line, **colour)

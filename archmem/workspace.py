@@ -444,6 +444,11 @@ class Workspace:
 
     def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
         """Record that the model's description of ELEMENT still holds as of now."""
+        from archmem.memory.fields import clean_line
+        from archmem.memory.secrets import check_fields
+
+        check_fields({"note": note})
+        note = clean_line(note, "note")
         target = self.model.find(element)
         at = self.drift_view().accept(target.id, note)
         return {"element": target.id, "accepted_at": format_time(at), "note": note}
@@ -567,6 +572,8 @@ class Workspace:
         With ``overview`` and nothing to go on (no task, element or changed file, or changed
         files no memory is about), the project overview instead: standing rules, what to
         verify, coverage."""
+        from archmem.escape import one_line
+        from archmem.memory.fields import required_line
         from archmem.render.briefing import (
             DEFAULT_BUDGET_CHARS,
             build_briefing,
@@ -575,17 +582,21 @@ class Workspace:
 
         files = list(changed_files) + (self.repository.changed_files() if changed else [])
         derived = not task or not task.strip()
-        if derived:
+        if derived:  # names from git or the caller, shown escaped: a file name may hold a newline
             if files:
-                task = "Work on " + ", ".join(files[:5]) + (f" and {len(files) - 5} more files" if len(files) > 5 else "")
+                task = "Work on " + ", ".join(map(one_line, files[:5])) + (
+                    f" and {len(files) - 5} more files" if len(files) > 5 else ""
+                )
             elif elements:
-                task = "Work on " + ", ".join(elements)
+                task = "Work on " + ", ".join(map(one_line, elements))
             elif overview:
                 return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
             else:
                 raise InvalidInputError(
                     "a briefing needs a TASK, --element or changed files (--changed); --overview briefs the project"
                 )
+        else:
+            task = required_line(task, "task")
         result = self.recall(task, elements=elements, changed_files=files, limit=limit)
         briefing = build_briefing(
             task.strip(), result, self.model_or_empty, now=self.clock(),
