@@ -299,3 +299,27 @@ def test_a_link_to_a_superseded_title_resolves_the_same_after_a_rebuild(repo: Pa
         path.unlink()
     rebuilt = Workspace.open(repo)
     assert [(link.target_text, link.target_id) for link in rebuilt.store.links(source_ids=[linker.id])] == before
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(fields=st.dictionaries(st.sampled_from([
+    "id", "title", "kind", "content", "elements", "anchors", "author", "session_id", "created_at", "confirmed_at",
+    "confirmations", "supersedes", "superseded_by", "status", "status_reason", "exposures", "citations", "private",
+]), _json_values, max_size=8))
+def test_any_import_line_is_taken_or_reported_never_a_crash(tmp_path_factory: pytest.TempPathFactory,
+                                                              fields: dict[str, object]):
+    """Issue 17 item 1: ill-typed import lines were tracebacks (elements: 5, anchors: [{}])."""
+    root = tmp_path_factory.mktemp("imp")
+    write(root, {"archmem.yaml": MODEL, "docs/adr/0017-use-the-body.md": ADR})
+    base = {"id": "m-1", "kind": "note", "content": "fine", "created_at": "2026-01-01T00:00:00Z"}
+    with Workspace.open(root) as ws:
+        report = ws.import_memories([json.dumps({**base, **fields}), json.dumps(base | {"id": "m-2"})], partial=True)
+        assert len(report.imported) + len(report.errors) + len(report.unchanged) + len(report.updated) == 2
+        assert all(isinstance(e["message"], str) and e["line"] in (1, 2) for e in report.errors)
