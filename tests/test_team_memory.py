@@ -492,6 +492,18 @@ def test_a_write_killed_between_its_file_and_its_commit_is_taken_from_the_file(s
         assert set(files) == {kept} and memories[kept]["confirmations"] == 1  # what the file says
 
 
+def test_moving_an_old_store_to_files_survives_a_kill_before_its_commit(shop: Path):
+    _store_from_before_files(shop / ".archmem" / "archmem.db")
+    _kill_before_commit(shop, "open")
+    assert len(list((shop / MEMORIES).glob("*.md"))) == len(OLD_MEMORIES)  # written, not committed
+
+    index_agrees_with_files(shop)
+    assert set(memory_files(shop)) == {row[0] for row in OLD_MEMORIES}  # one file each, no copies
+    with Workspace.open(shop, env={}) as ws:
+        assert [m.id for m in ws.history("Header limits")] == ["m-old0000001", "m-new0000001"]
+        assert ws.store.get_memory("m-new0000001").exposures == 7  # the usage the old store held
+
+
 @pytest.fixture
 def frozen_folder(shop: Path):
     """The memory folder made immutable (``chattr +i``: root writes through a mere chmod)."""

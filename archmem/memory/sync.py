@@ -65,11 +65,20 @@ def sync_from_files(
 ) -> SyncReport:
     """Index what changed in the memory folders since the last open; see the module doc."""
     report = SyncReport()
+    _index_changed_files(store, folder, model, report)
     if store.meta("files_export") == "pending":
+        # after indexing: files an export killed before its COMMIT left are taken as they are,
+        # not written again under a second name
         report.exported = store.write_all_files()
+    report.problems = _recorded_problems(store)
+    return report
+
+
+def _index_changed_files(
+    store: SQLiteStore, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport
+) -> None:
     if not _differs(folder.scan(), store.file_rows()):
-        report.problems = _recorded_problems(store)
-        return report
+        return
     with store.transaction(), store.indexing_only():
         stats, rows = folder.scan(), store.file_rows()  # again, under the write lock
         ctx: MemoryContext | None = None
@@ -99,8 +108,6 @@ def sync_from_files(
                     write_links(ctx, memory_id, memory.content)
             _resolve_pending(ctx)
             store.retarget_links_to_heads()
-    report.problems = _recorded_problems(store)
-    return report
 
 
 def _differs(stats: dict[str, FileStat], rows: dict[str, Any]) -> bool:
