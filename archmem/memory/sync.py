@@ -77,7 +77,7 @@ def sync_from_files(
 def _index_changed_files(
     store: SQLiteStore, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport
 ) -> None:
-    if not _differs(folder.scan(), store.file_rows()):
+    if not _differs(folder.scan(), store.file_stamps()):
         return
     with store.transaction(), store.indexing_only():
         stats, rows = folder.scan(), store.file_rows()  # again, under the write lock
@@ -110,10 +110,11 @@ def _index_changed_files(
             store.retarget_links_to_heads()
 
 
-def _differs(stats: dict[str, FileStat], rows: dict[str, Any]) -> bool:
-    if stats.keys() != rows.keys():
+def _differs(stats: dict[str, FileStat], stamps: dict[str, tuple[int, int]]) -> bool:
+    """Whether any file was added, removed, or has another size or mtime than indexed."""
+    if stats.keys() != stamps.keys():
         return True
-    return any(not rows[path].unchanged(stat) for path, stat in stats.items())
+    return any(stamps[path] != stat[:2] for path, stat in stats.items())
 
 
 def _index_file(
@@ -197,8 +198,4 @@ def _resolve_pending(ctx: MemoryContext) -> None:
 
 
 def _recorded_problems(store: SQLiteStore) -> list[FileProblem]:
-    return [
-        FileProblem(row.path, row.error_line or 1, 1, row.error)
-        for row in sorted(store.file_rows().values(), key=lambda r: r.path)
-        if row.error
-    ]
+    return [FileProblem(row.path, row.error_line or 1, 1, row.error or "") for row in store.file_problems()]

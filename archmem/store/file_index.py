@@ -167,6 +167,20 @@ class MemoryFileIndex:
         ).fetchall()
         return {row[0]: FileRow(*row) for row in rows}
 
+    def file_stamps(self) -> dict[str, tuple[int, int]]:
+        """{path: (size, mtime_ns)} of every file the index knows: all an open with nothing
+        changed needs (no row objects: every command pays for this)."""
+        rows = self._execute("SELECT path, size, mtime_ns FROM memory_files").fetchall()
+        return {path: (size, mtime_ns) for path, size, mtime_ns in rows}
+
+    def file_problems(self) -> list[FileRow]:
+        """The files that could not be indexed, by path."""
+        rows = self._execute(
+            "SELECT path, memory_id, size, mtime_ns, sha256, error, error_line FROM memory_files "
+            "WHERE error IS NOT NULL ORDER BY path"
+        ).fetchall()
+        return [FileRow(*row) for row in rows]
+
     def _paths_of(self, ids: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
         for start in range(0, len(ids), 500):
