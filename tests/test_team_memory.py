@@ -300,6 +300,71 @@ def test_a_file_broken_by_an_edit_keeps_its_last_good_version_until_fixed(shop: 
     assert listed(shop)[memory_id]["content"] == "The gateway strips headers over 16KB."
 
 
+# ---- the index is derived -------------------------------------------------------------
+
+QUERIES = ["gateway headers", "checkout orders idempotent", "retry payment", "tokens", "payment callbacks twice"]
+
+
+def _fill(shop: Path, clock: FrozenClock) -> None:
+    """A store with kinds, elements, anchors, a chain, links (one pending), an archived memory."""
+    with Workspace.open(shop, env={}, clock=clock) as ws:
+        first = ws.remember("The gateway strips headers over 8KB.", kind="pitfall", title="Header limits",
+                            elements=["gateway"], anchors=["services/gateway/router.go"])
+        clock.advance(days=3)
+        ws.remember("Since v2 the gateway drops headers over 16KB; see [[Token check]].", kind="pitfall",
+                    title="Header limits", supersedes=first.id)
+        clock.advance(days=1)
+        ws.remember("Tokens are checked before routing, never after.", kind="convention", title="Token check",
+                    elements=["ApiGateway"])
+        clock.advance(hours=5)
+        ws.remember("Checkout must be idempotent: payment callbacks arrive twice. [[Header limits]]",
+                    kind="pitfall", elements=["orders"], author="claude-code/sarah")
+        clock.advance(days=10)
+        ws.remember("Payment retries back off from 50 ms to 5 s; see [[Retry budget]].", kind="note",
+                    elements=["orders", "gateway"])
+        clock.advance(minutes=1)
+        ws.remember("The orders cache is warmed before deploys.", kind="note", title="Cache warm")
+        ws.archive("Cache warm", "the cache is gone")
+        clock.advance(days=2)
+        ws.remember("Checkout sessions ended without incident.", kind="session_outcome", elements=["orders"])
+        ws.confirm("Token check")
+
+
+def _recall_all(shop: Path, clock: FrozenClock) -> list[list[dict[str, Any]]]:
+    with Workspace.open(shop, env={}, clock=clock) as ws:
+        return [ws.recall(query, limit=10, explain=True).to_dict()["results"] for query in QUERIES]
+
+
+def _without_usage(memories: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in m.items() if k not in ("exposures", "citations")} for m in memories]
+
+
+def test_deleting_the_index_gives_identical_recall_and_list(shop: Path):
+    clock = FrozenClock()
+    _fill(shop, clock)
+    clock.advance(days=30)
+    before = _recall_all(shop, clock)
+    assert all(before), "every query recalls something"
+    with Workspace.open(shop, env={}, clock=clock) as ws:  # local usage: lost with the index, by design
+        session = ws.start_session("checkout work", elements=["orders"])
+        ws.recall("checkout orders", session_id=session.id)
+        ws.end_session(session.id, used=["Token check"])
+    listed_before = am_json(shop, "list", "--status", "all")
+    assert any(m["exposures"] or m["citations"] for m in listed_before)
+
+    for path in (shop / ".archmem").glob("archmem.db*"):
+        path.unlink()
+    after = _recall_all(shop, clock)
+    listed_after = am_json(shop, "list", "--status", "all")
+
+    assert [[r["id"] for r in rs] for rs in after] == [[r["id"] for r in rs] for rs in before]
+    assert after == before
+    key = lambda m: m["id"]
+    assert sorted(_without_usage(listed_after), key=key) == sorted(_without_usage(listed_before), key=key)
+    assert _without_usage(listed_after) == _without_usage(listed_before)
+    index_agrees_with_files(shop)
+
+
 # ---- a store from before files --------------------------------------------------------
 
 OLD_MEMORIES = [

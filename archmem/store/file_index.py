@@ -173,6 +173,10 @@ class MemoryFileIndex:
         rows = self._execute("SELECT path, size, mtime_ns FROM memory_files").fetchall()
         return {path: (size, mtime_ns) for path, size, mtime_ns in rows}
 
+    def indexed_ids(self) -> set[str]:
+        """The id of every memory in the index."""
+        return {row[0] for row in self._execute("SELECT id FROM memories").fetchall()}
+
     def file_problems(self) -> list[FileRow]:
         """The files that could not be indexed, by path."""
         rows = self._execute(
