@@ -78,8 +78,8 @@ def sync_from_files(
 def _index_changed_files(
     store: SQLiteStore, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport
 ) -> None:
-    if not _differs(folder.scan(), store.file_stamps()):
-        return
+    if folder.stamps() == store.file_stamps():
+        return  # nothing added, removed, or with another size or mtime than indexed
     with store.transaction(), store.indexing_only():
         stats, rows = folder.scan(), store.file_rows()  # again, under the write lock
         changed: list[_ReadFile] = []
@@ -117,13 +117,6 @@ def _index_changed_files(
                     write_links(ctx, memory_id, memory.content)
             _resolve_pending(ctx)
             store.retarget_links_to_heads()
-
-
-def _differs(stats: dict[str, FileStat], stamps: dict[str, tuple[int, int]]) -> bool:
-    """Whether any file was added, removed, or has another size or mtime than indexed."""
-    if stats.keys() != stamps.keys():
-        return True
-    return any(stamps[path] != stat[:2] for path, stat in stats.items())
 
 
 @dataclass

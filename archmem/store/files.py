@@ -68,10 +68,23 @@ class MemoryFolder:
 
     def scan(self) -> dict[str, FileStat]:
         """Every memory file in both folders, with its size and mtime (no file is read)."""
-        found: dict[str, FileStat] = {}
-        for folder, private in ((self.shared, False), (self.private, True)):
-            prefix = self.relative(folder)
-            _scan_folder(folder, "" if prefix == "." else prefix + "/", private, found)
+        return {
+            rel: FileStat(size, mtime_ns, private)
+            for private, stamps in ((False, self._stamps(self.shared)), (True, self._stamps(self.private)))
+            for rel, (size, mtime_ns) in stamps.items()
+        }
+
+    def stamps(self) -> dict[str, tuple[int, int]]:
+        """{path: (size, mtime_ns)} of every memory file: what an open compares with the
+        index, as plain tuples (one dict comparison, no object a file)."""
+        found = self._stamps(self.shared)
+        found.update(self._stamps(self.private))
+        return found
+
+    def _stamps(self, folder: Path) -> dict[str, tuple[int, int]]:
+        prefix = self.relative(folder)
+        found: dict[str, tuple[int, int]] = {}
+        _scan_folder(folder, "" if prefix == "." else prefix + "/", found)
         return found
 
     def read(self, rel: str) -> bytes:
@@ -125,7 +138,7 @@ def content_sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _scan_folder(folder: Path | str, prefix: str, private: bool, found: dict[str, FileStat]) -> None:
+def _scan_folder(folder: Path | str, prefix: str, found: dict[str, tuple[int, int]]) -> None:
     """Add the memory files below a folder (``*.md``, not hidden, sub-folders included) to
     ``found`` under their relative paths (``prefix`` + their path in the folder). One
     tight loop and no ``pathlib`` a file: every open runs it, and at 10,000 files the
@@ -146,6 +159,6 @@ def _scan_folder(folder: Path | str, prefix: str, private: bool, found: dict[str
                     info = entry.stat()
                 except OSError:
                     continue  # removed between the listing and the stat
-                found[prefix + name] = FileStat(info.st_size, info.st_mtime_ns, private)
+                found[prefix + name] = (info.st_size, info.st_mtime_ns)
             elif entry.is_dir(follow_symlinks=False):
-                _scan_folder(entry.path, f"{prefix}{name}/", private, found)
+                _scan_folder(entry.path, f"{prefix}{name}/", found)
