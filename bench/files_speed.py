@@ -120,6 +120,10 @@ def delete_index(root: Path) -> None:
 
 
 def open_workspace(root: Path) -> Workspace:
+    """Open and sync, starting as cold as a new process (no word's tokens cached)."""
+    from archmem.memory.text import _chunk_tokens
+
+    _chunk_tokens.cache_clear()
     ws = Workspace.open(root, env={})
     ws.store  # noqa: B018  (open and sync)
     return ws
