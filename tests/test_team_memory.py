@@ -135,8 +135,8 @@ def index_agrees_with_files(repo: Path) -> None:
 
 def test_a_memory_committed_in_one_clone_is_recalled_in_another_after_a_pull(origin: Path):
     alice, bob = clone(origin, "alice"), clone(origin, "bob")
-    assert recalled(bob, "checkout idempotency") == []  # bob's index exists before the pull
-    assert (bob / ".archmem" / "archmem.db").exists()
+    own = remember(bob, "The checkout page caches prices for a minute.", "--kind", "note")
+    assert recalled(bob, "checkout idempotency") == [own]  # bob's index holds a file before the pull
 
     memory_id = remember(alice, "Checkout must be idempotent: the payment callback can arrive twice.",
                          "--kind", "pitfall", "--title", "Idempotent checkout", "--element", "OrderProcessor")
@@ -146,7 +146,7 @@ def test_a_memory_committed_in_one_clone_is_recalled_in_another_after_a_pull(ori
     git(alice, "push", "-q", "origin", "HEAD")
 
     git(bob, "pull", "-q", "--ff-only")
-    assert recalled(bob, "checkout idempotency") == [memory_id]
+    assert recalled(bob, "checkout idempotency") == [memory_id, own]
     shown = listed(bob)[memory_id]
     assert shown["title"] == "Idempotent checkout" and shown["elements"] == ["orders"]
     assert shown["kind"] == "pitfall"
@@ -206,13 +206,16 @@ def test_two_branches_superseding_one_memory_merge_cleanly_into_a_fork(origin: P
     assert merged.returncode == 0, merged.stdout + merged.stderr
     assert "CONFLICT" not in merged.stdout
 
-    with Workspace.open(alice, env={}) as ws:
-        assert {k: set(v) for k, v in ws.store.forks().items()} == {old: {by_alice, by_bob}}
-        assert ws.store.get_memory(old).status == "superseded"
-    found = recalled(alice, "gateway header limits KB")
-    assert old not in found
-    assert {by_alice, by_bob} <= set(found)
-    assert set(listed(alice)) == {by_alice, by_bob}
+    git(alice, "push", "-q", "origin", "HEAD:main")
+    carol = clone(origin, "carol")  # an index built from the merged files alone
+    for repo in (alice, carol):
+        with Workspace.open(repo, env={}) as ws:
+            assert {k: set(v) for k, v in ws.store.forks().items()} == {old: {by_alice, by_bob}}
+            assert ws.store.get_memory(old).status == "superseded"
+        found = recalled(repo, "gateway header limits KB")
+        assert old not in found
+        assert {by_alice, by_bob} <= set(found)
+        assert set(listed(repo)) == {by_alice, by_bob}
 
 
 # ---- hand edits -----------------------------------------------------------------------
