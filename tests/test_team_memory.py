@@ -255,6 +255,42 @@ def test_a_hand_deleted_file_leaves_the_index(shop: Path):
     index_agrees_with_files(shop)
 
 
+def test_two_confirmations_on_two_branches_conflict_and_the_markers_are_reported(origin: Path):
+    seed = clone(origin, "seed-clone")
+    confirmed = remember(seed, "The gateway strips headers over 8KB.", "--kind", "pitfall", "--title", "Header limits")
+    other = remember(seed, "Orders are written in one transaction.", "--kind", "convention")
+    commit_all(seed, "two memories")
+    git(seed, "push", "-q", "origin", "HEAD")
+    alice, bob = clone(origin, "alice"), clone(origin, "bob")
+    assert am(alice, "confirm", "Header limits").exit_code == 0
+    commit_all(alice, "confirm header limits")
+    git(alice, "push", "-q", "origin", "HEAD")
+    time.sleep(0.01)  # another confirmation time
+    assert am(bob, "confirm", "Header limits").exit_code == 0
+    commit_all(bob, "confirm header limits too")
+
+    git(bob, "fetch", "-q", "origin")
+    merged = merge(bob, "origin/main")
+    assert merged.returncode != 0 and "CONFLICT" in merged.stdout  # an ordinary git conflict
+    path = memory_files(alice)[confirmed].relative_to(alice).as_posix()
+    marker = next(i for i, line in enumerate((bob / path).read_text(encoding="utf-8").splitlines(), 1)
+                  if line.startswith("<<<<<<<"))
+    with Workspace.open(bob, env={}) as ws:
+        ws.store  # noqa: B018
+        assert [w.split(":")[:2] for w in ws.file_warnings] == [[path, str(marker)]]
+        assert "conflict markers" in ws.file_warnings[0]
+    assert recalled(bob, "gateway headers") == [confirmed]  # its last good version, meanwhile
+    assert recalled(bob, "orders transaction") == [other]
+
+    git(bob, "checkout", "--theirs", path)
+    commit_all(bob, "merge: keep alice's confirmation")
+    with Workspace.open(bob, env={}) as ws:
+        ws.store  # noqa: B018
+        assert ws.file_warnings == []
+        assert ws.get_memory(confirmed).confirmations == 1
+    index_agrees_with_files(bob)
+
+
 BROKEN = """\
 ---
 id: m-broken1
