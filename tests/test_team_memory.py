@@ -255,6 +255,26 @@ def test_a_hand_deleted_file_leaves_the_index(shop: Path):
     index_agrees_with_files(shop)
 
 
+def test_a_copy_with_the_same_id_is_a_duplicate_until_the_original_goes(shop: Path):
+    memory_id = remember(shop, "The gateway strips headers over 8KB.", "--kind", "pitfall", "--title", "Header limits")
+    original = memory_files(shop)[memory_id]
+    copy = original.with_name("header-limits-v2.md")
+    copy.write_text(original.read_text(encoding="utf-8").replace("8KB", "16KB"), encoding="utf-8")
+    with Workspace.open(shop, env={}) as ws:
+        ws.store  # noqa: B018
+        assert [w.split(":")[:2] for w in ws.file_warnings] == [[copy.relative_to(shop).as_posix(), "2"]]
+        assert "duplicate id" in ws.file_warnings[0]
+    assert listed(shop)[memory_id]["content"] == "The gateway strips headers over 8KB."
+
+    original.unlink()  # the copy is now the one file holding the memory
+    with Workspace.open(shop, env={}) as ws:
+        ws.store  # noqa: B018
+        assert ws.file_warnings == []
+    assert recalled(shop, "gateway headers") == [memory_id]
+    assert listed(shop)[memory_id]["content"] == "The gateway strips headers over 16KB."
+    index_agrees_with_files(shop)
+
+
 def test_two_confirmations_on_two_branches_conflict_and_the_markers_are_reported(origin: Path):
     seed = clone(origin, "seed-clone")
     confirmed = remember(seed, "The gateway strips headers over 8KB.", "--kind", "pitfall", "--title", "Header limits")

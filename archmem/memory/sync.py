@@ -85,14 +85,16 @@ def _index_changed_files(
         changed: list[_ReadFile] = []
         for path in sorted(stats):
             stat, row = stats[path], rows.get(path)
-            if row is not None and row.unchanged(stat):
-                continue
+            if row is not None and row.unchanged(stat) and row.error is None:
+                continue  # a file that failed is looked at again: its duplicate may be gone
             read = _read_file(store, folder, path, stat, row)
             if read is not None:
                 changed.append(read)
         # oldest first: the index numbers memories (its order of `list`, of ties) as the
-        # clone that wrote them did, so a rebuilt index lists them the same way
-        changed.sort(key=lambda read: (read.memory.created_at, read.memory.id, read.path))
+        # clone that wrote them did, so a rebuilt index lists them the same way; files that
+        # failed before come last, once the files they clashed with are indexed anew
+        changed.sort(key=lambda read: (read.row is not None and read.row.error is not None,
+                                       read.memory.created_at, read.memory.id, read.path))
         ctx = MemoryContext(store=store, model=model(), clock=system_clock) if changed else None
         known = store.indexed_ids() if changed else set()
         touched: list[str] = []
