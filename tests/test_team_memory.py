@@ -311,6 +311,46 @@ def test_two_confirmations_on_two_branches_conflict_and_the_markers_are_reported
     index_agrees_with_files(bob)
 
 
+@pytest.mark.parametrize("edit", ["changed", "deleted", "broken"])
+def test_a_hand_edit_made_while_a_workspace_is_open_is_never_overwritten(shop: Path, edit: str):
+    """A long-running process (the MCP server) read the files before a person edited one;
+    its next write to that memory must not put the old version back."""
+    from archmem.errors import ArchmemError
+
+    with Workspace.open(shop, env={}) as ws:
+        memory_id = ws.remember("The gateway strips headers over 8KB.", kind="pitfall", title="Header limits").id
+        other = ws.remember("Orders are written in one transaction.", kind="convention").id
+        path = memory_files(shop)[memory_id]
+        edited = {
+            "changed": path.read_text(encoding="utf-8").replace("8KB.", "8KB, and 16KB behind the proxy."),
+            "deleted": None,
+            "broken": path.read_text(encoding="utf-8").replace("title: Header limits", "title: Header: limits"),
+        }[edit]
+        if edited is None:
+            path.unlink()
+        else:
+            path.write_text(edited, encoding="utf-8")
+        for write in (lambda: ws.confirm(memory_id),
+                      lambda: ws.remember("Since v2, 32KB.", kind="pitfall", title="Header limits",
+                                          supersedes=memory_id)):
+            with pytest.raises(ArchmemError) as refused:
+                write()
+            assert path.relative_to(shop).as_posix() in refused.value.message
+            assert "nothing was written" in refused.value.message
+        assert ws.confirm(other).confirmations == 1  # the other files take writes
+    assert (path.read_text(encoding="utf-8") if path.exists() else None) == edited
+    assert len(list((shop / MEMORIES).iterdir())) == (1 if edit == "deleted" else 2)  # no file from the supersede
+
+    if edit == "broken":  # the next command knows the file is broken and says so
+        refused = am(shop, "confirm", "Header limits")
+        assert refused.exit_code == 9 and f"{path.relative_to(shop).as_posix()} does not parse (line 4" in refused.output
+        assert path.read_text(encoding="utf-8") == edited
+    if edit == "changed":  # the next command reads the edit, then writes on top of it
+        assert am_json(shop, "confirm", "Header limits")["confirmations"] == 1
+        assert listed(shop)[memory_id]["content"] == "The gateway strips headers over 8KB, and 16KB behind the proxy."
+        index_agrees_with_files(shop)
+
+
 BROKEN = """\
 ---
 id: m-broken1
