@@ -55,7 +55,8 @@ def model_dsl() -> str:
         "                }\n            }"
         for i in range(ELEMENTS)
     )
-    return f'workspace "Bench" {{\n    model {{\n        shop = softwareSystem "Shop" {{\n{blocks}\n        }}\n    }}\n}}\n'
+    head = 'workspace "Bench" {\n    model {\n        shop = softwareSystem "Shop" {\n'
+    return f"{head}{blocks}\n        }}\n    }}\n}}\n"
 
 
 def memories(count: int, seed: int = 5) -> list[Memory]:

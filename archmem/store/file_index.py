@@ -214,7 +214,8 @@ class MemoryFileIndex:
         for start in range(0, len(paths), 500):
             chunk = paths[start : start + 500]
             rows = self._execute(
-                f"SELECT path, sha256, error, error_line FROM memory_files WHERE path IN ({', '.join('?' * len(chunk))})",
+                "SELECT path, sha256, error, error_line FROM memory_files "
+                f"WHERE path IN ({', '.join('?' * len(chunk))})",
                 chunk,
             ).fetchall()
             found.update((path, (sha, error, line)) for path, sha, error, line in rows)
