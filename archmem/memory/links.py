@@ -212,6 +212,8 @@ def validate_content(content: str) -> str:
             f"the content is {len(cleaned):,} characters long; the limit is {MAX_CONTENT_CHARS:,}",
             hint="a memory is a note, not a document: keep the lesson and link to the rest",
         )
+    if not _CONTROL.search(cleaned):
+        return cleaned  # the common case, without the walk below that says where
     for line_no, line in enumerate(cleaned.split("\n"), start=1):
         for col, char in enumerate(line, start=1):
             if char != "\t" and _is_control(char):
@@ -220,6 +222,12 @@ def validate_content(content: str) -> str:
                     hint="only newlines and tabs are allowed; remove the character (binary data does not belong in a memory)",
                 )
     return cleaned
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+"""What ``is_control`` finds in content (Cc is exactly C0, DEL and C1; Cs the surrogates),
+tabs and newlines aside: one regex over the whole text instead of a call a character,
+which was 40% of reading a memory file."""
 
 
 def char_name(char: str) -> str:

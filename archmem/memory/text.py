@@ -129,8 +129,10 @@ def fts5_query(text: str) -> str:
     return " OR ".join(f'"{token}"' for token in query_tokens(text)[:MAX_QUERY_TERMS])
 
 
-def _chunk_tokens(chunk: str) -> list[str]:
-    """One compound word's tokens, whole first, each distinct token once."""
+@lru_cache(maxsize=1 << 16)
+def _chunk_tokens(chunk: str) -> tuple[str, ...]:
+    """One compound word's tokens, whole first, each distinct token once. Cached: words
+    repeat (Zipf), and indexing 10,000 memory files spent 60% of its time here."""
     found: dict[str, None] = {}
 
     def emit(piece: str, level: int) -> None:
@@ -151,7 +153,7 @@ def _chunk_tokens(chunk: str) -> list[str]:
 
     emit(chunk, 0)
     # a separator left at a piece's edge ("a/_b" → "_b") must not become a term of its own
-    return [token for token in found if _TERM.fullmatch(token)]
+    return tuple(token for token in found if _TERM.fullmatch(token))
 
 
 def _camel_parts(word: str) -> list[str]:
