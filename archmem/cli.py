@@ -98,8 +98,11 @@ def report_files(workspace: Workspace) -> None:
             f"archmem: wrote the store's {report.exported} memories as files in {workspace.config.store.memories}/ "
             "(once): commit them to share them with your team", fg="yellow", err=True,
         )
+    ctx = click.get_current_context(silent=True)
+    warned = ctx.meta.get("archmem.warned", set()) if ctx is not None else set()
     for line in report.warnings():
-        secho(f"warning: {line}", fg="yellow", err=True)
+        if line not in warned:
+            secho(f"warning: {line}", fg="yellow", err=True)
 
 
 def show_model_warnings(workspace: Workspace) -> None:

@@ -254,8 +254,10 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
     """Ranked memories, VERIFY in words, link neighbours under the memory that named them."""
     from archmem.clock import age_in_words, parse_time
 
+    warned = _warned()
     for warning in result["warnings"]:
         secho(f"warning: {warning}", fg="yellow", err=True)
+        warned.add(warning)
     ranked = [r for r in result["results"] if r["via"] is None]
     if not ranked:
         click.echo("Nothing archmem knows is relevant to this task.")
@@ -285,6 +287,13 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
     if result["elements"]:
         shown = ", ".join(f"{e['name']} ({e['score']:.2f})" for e in result["elements"][:5])
         secho(f"elements: {shown}", dim=True)
+
+
+def _warned() -> set[str]:
+    """The warnings this command printed already (so the CLI's closing report of memory
+    files that could not be read does not say them twice)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.setdefault("archmem.warned", set()) if ctx is not None else set()
 
 
 def print_drift(report: Any, now: Any) -> None:

@@ -490,6 +490,7 @@ class Workspace:
         )
         result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain)
         result.warnings.extend(self._fork_warnings(result.memory_ids))
+        result.warnings.extend(self.file_warnings)  # an agent hears of a broken memory file too
         if session_id is not None and result.memory_ids:
             from archmem.memory.sessions import record_exposures
 

@@ -242,6 +242,7 @@ def test_a_hand_edit_and_a_broken_file_are_seen_by_the_next_command(repo: Path):
     broken.write_text(broken.read_text(encoding="utf-8").replace("kind: convention", "kind: [oops"), encoding="utf-8")
     result = am(repo, "recall", "LIFO region queues", "--json")
     assert result.exit_code == 0 and json.loads(result.stdout)["results"][0]["id"] == edited["id"]
+    assert any(kept["path"] in w for w in json.loads(result.stdout)["warnings"])  # what an agent reads
     assert f"{kept['path']}:4:1: the front matter is not valid YAML" in result.stderr
     assert "while parsing a flow sequence at line 3, column 7" in result.stderr
 
