@@ -13,9 +13,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem = softwareSystem "archmem" "Memories on C4 elements, drift from git, ranked recall and briefings." {
 
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
-                cli = component "CLI" "The archmem command and every subcommand: flags, tables, --json, exit codes." "click" {
+                cli = component "CLI" "The archmem command and every subcommand (archmem check and merge-file too): flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/cli_check.py, archmem/cli_merge.py, archmem/__main__.py"
                     }
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
@@ -23,9 +23,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/mcp_server.py, archmem/mcp_tools.py, archmem/mcp_stdio.py"
                     }
                 }
-                install = component "Agent integration" "archmem install: the MCP entry, SessionStart hook and habits section for Claude Code, Codex and other clients." {
+                install = component "Agent integration" "archmem install: the MCP entry, SessionStart hook and habits section for Claude Code, Codex and other clients; the merge driver for memory files." {
                     properties {
-                        "archmem.paths" "archmem/install.py, archmem/install_text.py"
+                        "archmem.paths" "archmem/install.py, archmem/install_text.py, archmem/install_merge.py"
                     }
                 }
             }
@@ -62,6 +62,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 words = component "Package basics" "The version and the few words every output uses (plurals)." {
                     properties {
                         "archmem.paths" "archmem/__init__.py, archmem/words.py"
+                    }
+                }
+                escaping = component "Escaping" "Control characters shown as escapes, Markdown values kept inert." {
+                    properties {
+                        "archmem.paths" "archmem/escape.py"
                     }
                 }
             }
@@ -110,9 +115,14 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/memory/file_format.py, archmem/memory/sync.py"
                     }
                 }
+                teamfiles = component "Check and merge" "archmem check's rules over the memory files (forks, clashes, links, secrets), and the three-way merge of one memory file." {
+                    properties {
+                        "archmem.paths" "archmem/memory/check.py, archmem/memory/merge.py"
+                    }
+                }
                 textrules = component "Text rules" "Identifier-aware search text, similarity, wikilink grammar, secret detection, kinds." {
                     properties {
-                        "archmem.paths" "archmem/memory/text.py, archmem/memory/links.py, archmem/memory/secrets.py, archmem/memory/kinds.py"
+                        "archmem.paths" "archmem/memory/text.py, archmem/memory/links.py, archmem/memory/secrets.py, archmem/memory/kinds.py, archmem/memory/fields.py"
                     }
                 }
             }
@@ -170,6 +180,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/repo.py"
                     }
                 }
+                gittools = component "Git tools" "git merge-file and git config, for the merge driver of memory files." "git" {
+                    properties {
+                        "archmem.paths" "archmem/git/**"
+                    }
+                }
                 history = component "History reader" "One streamed git log --numstat pass, cached per commit." "GitPython" {
                     properties {
                         "archmem.paths" "archmem/history.py"
@@ -210,6 +225,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.cli -> archmem.drift.driftindex "Writes drift as GitHub output with"
         archmem.interfaces.cli -> archmem.conformance.checker "Writes conformance as GitHub output with"
         archmem.interfaces.mcp -> archmem.adapters.store "Reports store failures with"
+        archmem.interfaces.cli -> archmem.memory.teamfiles "Merges memory files (archmem merge-file) with"
+        archmem.interfaces.cli -> archmem.adapters.gittools "Runs git merge-file through"
+        archmem.interfaces.install -> archmem.adapters.gittools "Sets the merge driver in git config through"
 
         # the Workspace → the domain and the adapters
         archmem.service -> archmem.foundation "Uses errors, clock and settings of"
@@ -250,6 +268,10 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.memory.memoryfiles -> archmem.memory.lifecycle "Indexes memory files as memories with"
         archmem.memory.sessions -> archmem.memory.lifecycle "Writes session outcomes through"
         archmem.memory.sessions -> archmem.memory.textrules "Finds near-duplicates with"
+        archmem.memory.teamfiles -> archmem.memory.memoryfiles "Reads memory files with"
+        archmem.memory.teamfiles -> archmem.memory.textrules "Checks links, kinds and secrets with"
+        archmem.memory.teamfiles -> archmem.memory.lifecycle "Finds forks and clashes with"
+        archmem.memory.teamfiles -> archmem.drift.driftindex "Escapes GitHub annotations with"
 
         # recall
         archmem.recall -> archmem.foundation "Reads settings and values of"

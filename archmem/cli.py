@@ -22,7 +22,14 @@ if TYPE_CHECKING:
 
 
 class ArchmemGroup(click.Group):
-    """Turns an ``ArchmemError`` into a clear message and its exit code, never a traceback."""
+    """Turns an ``ArchmemError`` into a clear message and its exit code, never a traceback,
+    and prints everything through ``cli_output.SafeStream`` (no raw control character)."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        from archmem.cli_output import safe_output
+
+        with safe_output():
+            return super().main(*args, **kwargs)
 
     def invoke(self, ctx: click.Context) -> Any:
         from archmem.errors import ArchmemError
@@ -33,7 +40,9 @@ class ArchmemGroup(click.Group):
             if ctx.meta.get("archmem.json"):
                 click.echo(json.dumps(exc.to_dict(), indent=2), err=True)
             else:
-                click.secho(f"error: {exc}", fg="red", err=True)
+                from archmem.cli_output import secho
+
+                secho(f"error: {exc}", fg="red", err=True)
             ctx.exit(exc.exit_code)
 
 
@@ -70,6 +79,14 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def secho(message: object = "", **styles: Any) -> None:
+    """Colour through ``cli_output.secho`` (words escaped, only archmem's colours kept),
+    imported when a command prints, not when the CLI starts."""
+    from archmem.cli_output import secho as safe_secho
+
+    safe_secho(message, **styles)
+
+
 def report_files(workspace: Workspace) -> None:
     """On stderr, once per command: memory files that could not be read, and a store
     moved to files (it happens once)."""
@@ -77,12 +94,15 @@ def report_files(workspace: Workspace) -> None:
     if report is None:
         return
     if report.exported:
-        click.secho(
+        secho(
             f"archmem: wrote the store's {report.exported} memories as files in {workspace.config.store.memories}/ "
             "(once): commit them to share them with your team", fg="yellow", err=True,
         )
+    ctx = click.get_current_context(silent=True)
+    warned = ctx.meta.get("archmem.warned", set()) if ctx is not None else set()
     for line in report.warnings():
-        click.secho(f"warning: {line}", fg="yellow", err=True)
+        if line not in warned:
+            secho(f"warning: {line}", fg="yellow", err=True)
 
 
 def show_model_warnings(workspace: Workspace) -> None:
@@ -92,7 +112,7 @@ def show_model_warnings(workspace: Workspace) -> None:
     if ctx is not None and ctx.meta.get("archmem.model_warnings_shown"):
         return
     for warning in workspace.model_warnings:
-        click.secho(f"warning: {warning}", fg="yellow", err=True)
+        secho(f"warning: {warning}", fg="yellow", err=True)
 
 
 def json_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -127,7 +147,8 @@ def cli() -> None:
 @workspace_options
 @json_option
 def init(workspace: Workspace, print_only: bool, as_json: bool) -> None:
-    """Write a commented archmem.toml, create .archmem/ and keep the database out of git."""
+    """Write a commented archmem.toml, create the memory folder, and keep the local index
+    and private memories out of git."""
     if print_only:
         from archmem.config import CONFIG_TEMPLATE
 
@@ -150,10 +171,12 @@ def init(workspace: Workspace, print_only: bool, as_json: bool) -> None:
         click.echo(f"wrote {result.config_path}")
     else:
         click.echo(f"kept the existing {result.config_path}")
-    if ".archmem/" in result.created:
-        click.echo(f"created {result.root / '.archmem'}/")
+    for created in result.created:
+        if created.endswith("/"):
+            click.echo(f"created {created}")
     if result.gitignore_updated:
-        click.echo("added the memory store to .gitignore")
+        click.echo("kept the local index and private memories out of git (.gitignore)")
+    click.echo(f"memories are files in {workspace.config.store.memories}/: commit them to share them")
     if result.model:
         click.echo(f"model: {result.model}")
     else:
@@ -198,6 +221,7 @@ def status_command(workspace: Workspace, check_provider: bool, as_json: bool) ->
 
 from archmem import cli_demo, cli_drift, cli_mcp, cli_memory  # noqa: E402,F401  (register their commands)
 from archmem import cli_conformance, cli_install  # noqa: E402,F401
+from archmem import cli_check, cli_merge  # noqa: E402,F401
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from archmem.cli import cli, emit_json, json_option
+from archmem.cli_output import secho
 
 
 @cli.command()
@@ -29,7 +30,7 @@ def demo(directory: Path, force: bool, as_json: bool) -> None:
         return
     drifted = [e["name"] for e in result.drift["elements"] if e["status"] == "drifted"]
     missing = [e["name"] for e in result.drift["elements"] if e["status"] == "missing"]
-    click.secho(f"archmem demo: a small web shop with history, in {result.root}", bold=True)
+    secho(f"archmem demo: a small web shop with history, in {result.root}", bold=True)
     click.echo(f"  model     workspace.dsl: {counts['total_elements']} elements; {result.commits} commits over 320 days")
     click.echo(f"  memories  {result.memories} committed as files in .archmem/memories/ (pitfalls, conventions, "
                "notes, a superseded fact, links)")

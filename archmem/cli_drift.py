@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from archmem.cli import cli, emit_json, json_option, workspace_options
+from archmem.cli_output import terminal
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -33,7 +34,7 @@ def drift(
     progress = None
     bar = None
     if output_format == "text" and not as_json and sys.stderr.isatty():
-        bar = click.progressbar(length=0, label="reading history", file=sys.stderr, show_pos=True)
+        bar = click.progressbar(length=0, label="reading history", file=terminal(err=True), show_pos=True)
         bar.__enter__()
 
         def progress(count: int) -> None:

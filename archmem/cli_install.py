@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from archmem.cli import cli, emit_json, json_option
+from archmem.cli_output import secho
 
 if TYPE_CHECKING:
     from archmem.install import FileChange
 
-TARGETS = ["claude-code", "codex", "cursor"]
+TARGETS = ["claude-code", "codex", "cursor", "merge-driver"]
 VERBS = {"created": "would create", "updated": "would update", "unchanged": "unchanged"}
 
 
@@ -25,7 +26,8 @@ VERBS = {"created": "would create", "updated": "would update", "unchanged": "unc
 @click.option("--dry-run", is_flag=True, help="Show what would change, as diffs; write nothing.")
 @click.option("--force", is_flag=True, help="Replace an existing archmem entry that differs from what install writes.")
 @click.option("--global", "global_", is_flag=True,
-              help="codex: write the server to $CODEX_HOME/config.toml (~/.codex) instead of the project's .codex/.")
+              help="codex: write the server to $CODEX_HOME/config.toml (~/.codex) instead of the project's .codex/; "
+                   "merge-driver: set the driver in your global git config instead of the repository's.")
 @click.option("--budget", type=click.IntRange(200), default=None,
               help="Characters of briefing the Claude Code SessionStart hook adds to the context (default 6,000).")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -35,11 +37,18 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
             repo: Path | None, as_json: bool) -> None:
     """Connect an agent to archmem: TARGET claude-code writes .mcp.json, a SessionStart
     hook in .claude/settings.json and a CLAUDE.md section; codex writes .codex/config.toml
-    and an AGENTS.md section; cursor writes .cursor/mcp.json and the AGENTS.md section.
+    and an AGENTS.md section; cursor writes .cursor/mcp.json and the AGENTS.md section;
+    merge-driver adds a .gitattributes line and git config so that git merges memory
+    files with archmem merge-file (two confirmations merge without a conflict).
     Merges, never clobbers; run it again safely."""
     from archmem import install as plan
 
     budget = budget if budget is not None else plan.DEFAULT_BUDGET
+    if target == "merge-driver":
+        from archmem.cli_merge import install_merge_driver
+
+        return install_merge_driver(_project_root(repo), dry_run=dry_run, force=force, global_=global_,
+                                    print_only=print_only, as_json=as_json)
     if print_only:
         if as_json:
             emit_json(plan.snippets(target, budget=budget))
@@ -47,9 +56,11 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
             click.echo(plan.print_document(target, budget=budget), nl=False)
         return
     if target is None:
-        raise click.UsageError("name a TARGET (claude-code, codex or cursor), or use --print for any other client")
+        raise click.UsageError("name a TARGET (claude-code, codex, cursor or merge-driver), or use --print for any "
+                               "other client")
     if global_ and target != "codex":
-        raise click.UsageError("--global is for codex (Claude Code's hook and .mcp.json belong to the project)")
+        raise click.UsageError("--global is for codex and merge-driver (Claude Code's hook and .mcp.json belong "
+                               "to the project)")
 
     root = _project_root(repo)
     if target == "claude-code":
@@ -163,4 +174,4 @@ def _print_diff(diff: str) -> None:
             colour = {"fg": "red"}
         elif line.startswith("@@"):
             colour = {"fg": "cyan"}
-        click.secho(line, **colour)
+        secho(line, **colour)

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from archmem.cli import cli, emit_json, json_option, workspace_options
+from archmem.cli import cli, emit_json, json_option, secho, workspace_options
+from archmem.cli_output import secho, terminal
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -72,11 +73,11 @@ def remember(
         click.echo(f"remembered {label}({result.id}){where}")
     for similar in result.similar_to:
         shown = similar["title"] or similar["id"]
-        click.secho(f"  similar to {shown!r} ({similar['id']}, {similar['score']:.2f}): supersede it on purpose?", fg="yellow")
+        secho(f"  similar to {shown!r} ({similar['id']}, {similar['score']:.2f}): supersede it on purpose?", fg="yellow")
     for link in result.links:
         click.echo(f"  linked [[{link['target']}]] → {link['kind']} {link['id']}")
     for pending in result.pending_links:
-        click.secho(f"  pending link [[{pending}]]: attaches when a memory with that title is written", dim=True)
+        secho(f"  pending link [[{pending}]]: attaches when a memory with that title is written", dim=True)
     for anchor in result.anchors:
         click.echo(f"  anchor {anchor}")
 
@@ -173,7 +174,7 @@ def embed(workspace: Workspace, batch_size: int, as_json: bool) -> None:
     if as_json or not sys.stderr.isatty():
         report = workspace.embed_missing(batch_size=batch_size)
     else:
-        with click.progressbar(length=1, label="embedding", file=sys.stderr) as bar:
+        with click.progressbar(length=1, label="embedding", file=terminal(err=True)) as bar:
             def progress(done: int, total: int) -> None:
                 bar.length = max(total, 1)
                 bar.update(done - bar.pos)
@@ -188,7 +189,7 @@ def embed(workspace: Workspace, batch_size: int, as_json: bool) -> None:
     else:
         click.echo(f"{report.identity}: embedded {report.embedded}, already up to date {report.skipped}, failed {report.failed}")
         for error in report.errors:
-            click.secho(f"  {error}", fg="yellow")
+            secho(f"  {error}", fg="yellow")
     if report.failed:
         raise SystemExit(10)
 
@@ -258,7 +259,7 @@ def purge(workspace: Workspace, memory_id: str, reason: str, yes: bool, as_json:
     commits = result.get("committed_in") or []
     if commits:
         shown = ", ".join(sha[:12] for sha in commits[:5]) + (f" and {len(commits) - 5} more" if len(commits) > 5 else "")
-        click.secho(
+        secho(
             f"its text is still in git history (commits {shown}): if it held a secret, rotate that secret now; "
             "rewriting history (git filter-repo) does not reach clones and forks that already have it",
             fg="yellow", err=True,
@@ -319,7 +320,7 @@ def session_end(workspace: Workspace, session_id: str, used: tuple[str, ...], ou
         return
     click.echo(f"ended {ended.session_id}: {len(ended.cited)} memory citation(s)")
     for name in ended.unknown:
-        click.secho(f"  no memory matches {name!r} (not recorded)", fg="yellow")
+        secho(f"  no memory matches {name!r} (not recorded)", fg="yellow")
     if ended.outcome:
         click.echo(f"  outcome remembered as {ended.outcome.id}")
 
@@ -378,4 +379,4 @@ def import_command(workspace: Workspace, file: Path, partial: bool, as_json: boo
         return
     click.echo(f"imported {len(report.imported)} memories" + (f", {len(report.unchanged)} already there" if report.unchanged else ""))
     for error in report.errors:
-        click.secho(f"  {file}:{error['line']}: {error['message']} (skipped)", fg="yellow")
+        secho(f"  {file}:{error['line']}: {error['message']} (skipped)", fg="yellow")

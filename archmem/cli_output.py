@@ -1,13 +1,122 @@
-"""Terminal rendering for the CLI: tables and trees from the data ``Workspace`` returns."""
+"""Terminal rendering for the CLI: tables and trees from the data ``Workspace`` returns.
+
+Everything the CLI prints goes through ``SafeStream`` (installed by ``safe_output``
+around every command): a control character from a memory, an author, a file name or
+the model is shown as its escape (``archmem.escape``), in text, Markdown and JSON
+alike. Colours come only from ``secho``, which escapes the words before it styles them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
 
 import click
 
+from archmem.escape import printable, terminal_output
 from archmem.words import plural
+
+
+class SafeStream:
+    """A text stream that writes ``archmem.escape.terminal_output`` of what it is given.
+
+    It has no ``buffer``, so click writes text to it rather than to the bytes beneath.
+    """
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+        self._styled = False
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self.inner, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str:
+        return getattr(self.inner, "errors", None) or "strict"
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        out = terminal_output(text, styled=self._styled)
+        try:
+            self.inner.write(out)
+        except UnicodeEncodeError:  # a stream set to ASCII: UTF-8 bytes beneath it, as click writes them
+            buffer = getattr(self.inner, "buffer", None)
+            if buffer is None:
+                self.inner.write(out.encode(self.encoding, "backslashreplace").decode(self.encoding))
+            else:
+                self.inner.flush()
+                buffer.write(out.encode("utf-8", "replace"))
+        return len(text)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def isatty(self) -> bool:
+        return self.inner.isatty()
+
+    def fileno(self) -> int:
+        return self.inner.fileno()
+
+    def writable(self) -> bool:
+        return True
+
+    @contextmanager
+    def styled(self) -> Iterator[None]:
+        """Let colour sequences through, for text ``secho`` escaped before styling."""
+        self._styled = True
+        try:
+            yield
+        finally:
+            self._styled = False
+
+
+@contextmanager
+def safe_output() -> Iterator[None]:
+    """Standard output and error as ``SafeStream``s for the duration of a command."""
+    saved = sys.stdout, sys.stderr
+    if isinstance(sys.stdout, SafeStream) or sys.stdout is None or sys.stderr is None:
+        yield
+        return
+    sys.stdout = SafeStream(sys.stdout)  # type: ignore[assignment]
+    sys.stderr = SafeStream(sys.stderr)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def terminal(*, err: bool = False) -> TextIO:
+    """The real stream under ``SafeStream``, for what archmem draws itself (a progress
+    bar's carriage returns) or speaks to a program (the MCP protocol)."""
+    stream = sys.stderr if err else sys.stdout
+    return stream.inner if isinstance(stream, SafeStream) else stream
+
+
+@contextmanager
+def raw_output() -> Iterator[None]:
+    """The real streams back for a while: ``archmem mcp`` speaks JSON-RPC on them."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = terminal(), terminal(err=True)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def secho(message: object = "", *, err: bool = False, nl: bool = True, **styles: Any) -> None:
+    """``click.secho`` with the words escaped first, so only archmem's colours are kept."""
+    text = printable(str(message))
+    stream = sys.stderr if err else sys.stdout
+    if isinstance(stream, SafeStream):
+        with stream.styled():
+            click.secho(text, err=err, nl=nl, **styles)
+    else:
+        click.secho(text, err=err, nl=nl, **styles)
+
 
 KIND_LABELS = {
     "person": "person",
@@ -19,19 +128,19 @@ KIND_LABELS = {
 
 def print_model_summary(summary: dict[str, Any]) -> None:
     title = summary["name"] or summary["model"]
-    click.secho(f"{title}", bold=True, nl=False)
+    secho(f"{title}", bold=True, nl=False)
     click.echo(f"  ({summary['model']}, {summary['format']})")
     if not summary["git"]:
-        click.secho(
+        secho(
             "not a git repository: sizes count the file system; drift needs git history",
             fg="yellow",
         )
     for warning in summary["warnings"]:
-        click.secho(f"warning: {warning}", fg="yellow")
+        secho(f"warning: {warning}", fg="yellow")
 
     elements = summary["elements"]
     click.echo()
-    click.secho(f"Elements ({len(elements)})", bold=True)
+    secho(f"Elements ({len(elements)})", bold=True)
     label_width = max((len("  " * e["depth"] + e["id"]) for e in elements), default=0)
     label_width = min(label_width, 48)
     for element in elements:
@@ -48,12 +157,12 @@ def print_model_summary(summary: dict[str, Any]) -> None:
             code = "no paths"
             code_style = {"dim": True}
         click.echo(f"  {label}  {kind:<9} {name}{tech}  ", nl=False)
-        click.secho(code, **code_style)
+        secho(code, **code_style)
 
     relationships = summary["relationships"]
     if relationships:
         click.echo()
-        click.secho(f"Relationships ({len(relationships)})", bold=True)
+        secho(f"Relationships ({len(relationships)})", bold=True)
         for rel in relationships:
             text = f"  {rel['source']} -> {rel['destination']}"
             if rel["description"]:
@@ -65,7 +174,7 @@ def print_model_summary(summary: dict[str, Any]) -> None:
     decisions = summary["decisions"]
     if decisions:
         click.echo()
-        click.secho(f"Decisions ({len(decisions)})", bold=True)
+        secho(f"Decisions ({len(decisions)})", bold=True)
         for decision in decisions:
             status = f" ({decision['status']})" if decision["status"] else ""
             click.echo(f"  {decision['id']:>6}  {decision['title']}{status}  {decision['path']}")
@@ -73,7 +182,7 @@ def print_model_summary(summary: dict[str, Any]) -> None:
     unowned = summary["unowned"]
     click.echo()
     if unowned:
-        click.secho(
+        secho(
             f"Code no element owns ({plural(len(unowned), 'file')}, {plural(summary['unowned_lines'], 'line')})",
             bold=True,
         )
@@ -82,7 +191,7 @@ def print_model_summary(summary: dict[str, Any]) -> None:
         if len(unowned) > 30:
             click.echo(f"  … and {len(unowned) - 30} more (archmem model --json lists them all)")
     else:
-        click.secho("Every code file is owned by an element.", fg="green")
+        secho("Every code file is owned by an element.", fg="green")
 
 
 def print_memories(memories: list[Any], now: Any, *, show_status: bool = False) -> None:
@@ -91,16 +200,16 @@ def print_memories(memories: list[Any], now: Any, *, show_status: bool = False) 
 
     for memory in memories:
         head = f"[{memory.kind.upper()}] "
-        click.secho(head, bold=True, nl=False)
+        secho(head, bold=True, nl=False)
         click.echo(f"{memory.title or '(untitled)'}  {memory.id}", nl=False)
         if show_status and memory.status != "active":
-            click.secho(f"  {memory.status}", fg="yellow", nl=False)
+            secho(f"  {memory.status}", fg="yellow", nl=False)
         if memory.private:
-            click.secho("  private", fg="cyan", nl=False)
+            secho("  private", fg="cyan", nl=False)
         click.echo()
         where = ", ".join(memory.elements) if memory.elements else "project-wide"
         who = memory.author or "unknown author"
-        click.secho(
+        secho(
             f"    {where} · {who} · written {age_in_words(memory.created_at, now)}"
             f" · confirmed {age_in_words(memory.last_confirmed, now)}",
             dim=True,
@@ -108,35 +217,34 @@ def print_memories(memories: list[Any], now: Any, *, show_status: bool = False) 
         for line in memory.content.splitlines()[:6]:
             click.echo(f"    {line}")
         if len(memory.content.splitlines()) > 6:
-            click.secho("    …", dim=True)
+            secho("    …", dim=True)
 
 
 def print_review(queue: dict[str, Any]) -> None:
     if not queue["total"]:
-        click.secho("Nothing to review.", fg="green")
+        secho("Nothing to review.", fg="green")
         return
     if queue["verify"]:
-        click.secho(f"VERIFY ({len(queue['verify'])}): the code under these moved since they were confirmed", bold=True)
+        secho(f"VERIFY ({len(queue['verify'])}): the code under these moved since they were confirmed", bold=True)
         for item in queue["verify"]:
             click.echo(f"  {item.get('title') or item['id']}: {item.get('verify_reason', '')}")
     if queue.get("forks"):
-        click.secho(f"Forks ({len(queue['forks'])}): two memories supersede one; supersede one by the other",
-                    bold=True)
+        secho(f"Forks ({len(queue['forks'])}): two memories supersede one; supersede one by the other", bold=True)
         for item in queue["forks"]:
             old = item["superseded"]
             heirs = ", ".join(f"{h['title'] or h['id']} ({h['id']})" for h in item["successors"])
             click.echo(f"  {old['title'] or old['id']} ({old['id']}) → {heirs}")
     if queue["ignored"]:
-        click.secho(f"Ignored ({len(queue['ignored'])}): shown to many sessions, never cited", bold=True)
+        secho(f"Ignored ({len(queue['ignored'])}): shown to many sessions, never cited", bold=True)
         for item in queue["ignored"]:
             click.echo(f"  {item['title'] or item['id']} ({item['id']}, {item['exposures']} sessions)")
     if queue["near_duplicates"]:
-        click.secho(f"Near-duplicates ({len(queue['near_duplicates'])}): supersede one?", bold=True)
+        secho(f"Near-duplicates ({len(queue['near_duplicates'])}): supersede one?", bold=True)
         for item in queue["near_duplicates"]:
             a, b = item["a"], item["b"]
             click.echo(f"  {a['title'] or a['id']}  ~  {b['title'] or b['id']}  ({item['score']:.2f})")
     if queue["pending_links"]:
-        click.secho(f"Pending links ({len(queue['pending_links'])}): no memory has that title yet", bold=True)
+        secho(f"Pending links ({len(queue['pending_links'])}): no memory has that title yet", bold=True)
         for item in queue["pending_links"]:
             source = item["source"]
             click.echo(f"  [[{item['target']}]] in {source['title'] or source['id']}")
@@ -146,8 +254,10 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
     """Ranked memories, VERIFY in words, link neighbours under the memory that named them."""
     from archmem.clock import age_in_words, parse_time
 
+    warned = _warned()
     for warning in result["warnings"]:
-        click.secho(f"warning: {warning}", fg="yellow", err=True)
+        secho(f"warning: {warning}", fg="yellow", err=True)
+        warned.add(warning)
     ranked = [r for r in result["results"] if r["via"] is None]
     if not ranked:
         click.echo("Nothing archmem knows is relevant to this task.")
@@ -157,9 +267,9 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
         if item["via"] is not None:
             neighbours.setdefault(item["via"]["id"], []).append(item)
     for position, item in enumerate(ranked, start=1):
-        click.secho(f"{position}. [{item['kind'].upper()}]", bold=True, nl=False)
+        secho(f"{position}. [{item['kind'].upper()}]", bold=True, nl=False)
         if item["verify"]:
-            click.secho(" [VERIFY]", fg="yellow", bold=True, nl=False)
+            secho(" [VERIFY]", fg="yellow", bold=True, nl=False)
         title = item["title"] or item["id"]
         where = ", ".join(item["elements"]) or "project-wide"
         click.echo(f" {title}  ({where}; {item['author'] or 'unknown'}, {age_in_words(parse_time(item['created_at']), now)})"
@@ -167,27 +277,34 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
         for line in item["content"].splitlines():
             click.echo(f"   {line}")
         if item["verify"]:
-            click.secho(f"   ↳ verify: {item['verify_reason']}", fg="yellow")
+            secho(f"   ↳ verify: {item['verify_reason']}", fg="yellow")
         for neighbour in neighbours.get(item["id"], []):
             click.echo(f"   ↳ via [[{title}]] → {neighbour['kind']} {neighbour['title'] or neighbour['id']}")
         if explain and "factors" in item:
             factors = item["factors"]
             parts = [f"{name} {value:.3f}" for name, value in factors.items() if value is not None]
-            click.secho("   " + " · ".join(parts), dim=True)
+            secho("   " + " · ".join(parts), dim=True)
     if result["elements"]:
         shown = ", ".join(f"{e['name']} ({e['score']:.2f})" for e in result["elements"][:5])
-        click.secho(f"elements: {shown}", dim=True)
+        secho(f"elements: {shown}", dim=True)
+
+
+def _warned() -> set[str]:
+    """The warnings this command printed already (so the CLI's closing report of memory
+    files that could not be read does not say them twice)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.setdefault("archmem.warned", set()) if ctx is not None else set()
 
 
 def print_drift(report: Any, now: Any) -> None:
     from archmem.clock import age_in_words
 
     if report.no_commits:
-        click.secho("Drift: ", bold=True, nl=False)
+        secho("Drift: ", bold=True, nl=False)
         click.echo(report.warnings[0])
         return
     counts = report.counts()
-    click.secho(f"Drift score {report.score}/100", bold=True, nl=False)
+    secho(f"Drift score {report.score}/100", bold=True, nl=False)
     click.echo(
         f"  ({counts['in_sync']} in sync, {counts['drifted']} drifted, {counts['missing']} missing, "
         f"{counts['no_paths']} without code; {counts['documented_elements']} of {counts['total_elements']} "
@@ -199,7 +316,7 @@ def print_drift(report: Any, now: Any) -> None:
         if element.status == "no_paths":
             continue
         click.echo(f"  {element.id:<{width}}  ", nl=False)
-        click.secho(f"{element.status:<8}", fg=colours[element.status], nl=False)
+        secho(f"{element.status:<8}", fg=colours[element.status], nl=False)
         stamp = element.stamp
         if stamp is not None:
             click.echo(f"  {plural(stamp.lines, 'line')}, {plural(stamp.files, 'file')} in "
@@ -207,22 +324,23 @@ def print_drift(report: Any, now: Any) -> None:
         click.echo(f"  ({plural(element.size.files, 'file')}, {plural(element.size.lines, 'line')})")
     if report.stale:
         click.echo()
-        click.secho(f"Memories to verify ({len(report.stale)})", bold=True)
+        secho(f"Memories to verify ({len(report.stale)})", bold=True)
         for memory, staleness in report.stale:
             click.echo(f"  [{memory.kind.upper()}] {memory.title or memory.id}: {staleness.reason}")
     for warning in report.warnings:
-        click.secho(f"warning: {warning}", fg="yellow")
+        secho(f"warning: {warning}", fg="yellow")
 
 
 def print_status(status: dict[str, Any]) -> None:
     """``archmem status``: one line per part, an error in its place, then what to do."""
-    click.secho(f"archmem {status['version']} in {status['root']}" + ("" if status["git"] else " (not a git repository)"),
+    secho(f"archmem {status['version']} in {status['root']}" + ("" if status["git"] else " (not a git repository)"),
                 bold=True)
     model, store, recall, drift = status["model"], status["store"], status["recall"], status["drift"]
 
     def line(label: str, part: dict[str, Any], text: Callable[[dict[str, Any]], str]) -> None:
         if "error" in part:
-            click.echo(f"  {label:<8}" + click.style(part["error"].splitlines()[0], fg="red"))
+            click.echo(f"  {label:<8}", nl=False)
+            secho(part["error"].splitlines()[0], fg="red")
         else:
             click.echo(f"  {label:<8}{text(part)}")
 
@@ -276,6 +394,6 @@ def print_status(status: dict[str, Any]) -> None:
     click.echo(f"  {'agents':<8}{agents}")
     if status["next"]:
         click.echo()
-        click.secho("Next:", bold=True)
+        secho("Next:", bold=True)
         for step in status["next"]:
             click.echo(f"  - {step}")

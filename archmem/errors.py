@@ -87,18 +87,20 @@ class SecretFoundError(InvalidInputError):
 
     kind = "secret_found"
 
-    def __init__(self, secret_kind: str, line: int, column: int) -> None:
+    def __init__(self, secret_kind: str, line: int, column: int, *, field: str = "content") -> None:
         self.secret_kind = secret_kind
         self.line = line
         self.column = column
+        self.field = field
         super().__init__(
-            f"refused: the content looks like it holds a secret ({secret_kind} at line {line}, column {column}); nothing was stored",
+            f"refused: the {field} looks like it holds a secret ({secret_kind} at line {line}, column {column}); "
+            "nothing was stored",
             hint="remove the credential (or replace it with a placeholder such as <redacted>) and try again",
         )
 
     def to_dict(self) -> dict[str, object]:
         data = super().to_dict()
-        data.update(secret_kind=self.secret_kind, line=self.line, column=self.column)
+        data.update(secret_kind=self.secret_kind, field=self.field, line=self.line, column=self.column)
         return data
 
 

@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
 from archmem.errors import ArchmemError, ConfigError, ModelError
+from archmem.escape import printable
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -249,7 +250,8 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer]) -> Callable[.
             answer = await host.run(function, **arguments)
         except ArchmemError as exc:
             return CallToolResult(
-                content=[TextContent(type="text", text=str(exc))], structured_content=exc.to_dict(), is_error=True
+                content=[TextContent(type="text", text=printable(str(exc)))], structured_content=exc.to_dict(),
+                is_error=True,
             )
         except Exception as exc:  # a bug must not take the server down
             log.exception("%s failed unexpectedly", function.__name__)
@@ -259,7 +261,8 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer]) -> Callable[.
                 structured_content={"error": "internal", "message": message},
                 is_error=True,
             )
-        return CallToolResult(content=[TextContent(type="text", text=answer.text)], structured_content=answer.data)
+        text = printable(answer.text)  # shown to a person by some clients: no raw control character
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=answer.data)
 
     injected = inspect.Parameter("context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
     tool.__name__ = tool.__qualname__ = function.__name__
@@ -305,7 +308,7 @@ async def _answer_or_protocol_error(host: WorkspaceHost, function: Callable[...,
     from mcp.shared.exceptions import MCPError
 
     try:
-        return await host.run(function, **arguments)  # type: ignore[arg-type]
+        return printable(await host.run(function, **arguments))  # type: ignore[arg-type]
     except ArchmemError as exc:
         raise MCPError(code=INTERNAL_ERROR, message=str(exc), data=exc.to_dict()) from None
 

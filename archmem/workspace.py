@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from archmem.drift.view import DriftView
     from archmem.embeddings import BackfillReport, Embedder
     from archmem.initialize import InitResult
+    from archmem.memory.check import CheckReport
     from archmem.memory.lifecycle import Embedding, MemoryContext, RememberResult
     from archmem.memory.review import ReviewQueue
     from archmem.memory.sessions import SessionEnd
@@ -195,6 +196,24 @@ class Workspace:
     def file_warnings(self) -> list[str]:
         """Memory files that could not be read, one line each (every command prints them)."""
         return self.last_sync.warnings() if self.last_sync is not None else []
+
+    def check(self) -> CheckReport:
+        """Every problem in the memory files (``archmem check``), read from the files
+        themselves: no index is opened or written, so it runs on a fresh clone in CI."""
+        from archmem.memory.check import MemoryFileText, check_memory_files
+
+        folder = self.memory_folder
+        files = []
+        for rel, stat in folder.scan().items():
+            try:
+                files.append(MemoryFileText(rel, folder.read(rel), stat.private))
+            except OSError as exc:
+                files.append(MemoryFileText(rel, None, stat.private, exc.strerror or str(exc)))
+        try:
+            model, found = self.model, True
+        except ModelNotFoundError:
+            model, found = ArchitectureModel(), False
+        return check_memory_files(files, model, model_found=found)
 
     def close(self) -> None:
         if "store" in self.__dict__:
@@ -426,6 +445,11 @@ class Workspace:
 
     def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
         """Record that the model's description of ELEMENT still holds as of now."""
+        from archmem.memory.fields import clean_line
+        from archmem.memory.secrets import check_fields
+
+        check_fields({"note": note})
+        note = clean_line(note, "note")
         target = self.model.find(element)
         at = self.drift_view().accept(target.id, note)
         return {"element": target.id, "accepted_at": format_time(at), "note": note}
@@ -467,6 +491,7 @@ class Workspace:
         )
         result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain)
         result.warnings.extend(self._fork_warnings(result.memory_ids))
+        result.warnings.extend(self.file_warnings)  # an agent hears of a broken memory file too
         if session_id is not None and result.memory_ids:
             from archmem.memory.sessions import record_exposures
 
@@ -570,6 +595,8 @@ class Workspace:
         With ``overview`` and nothing to go on (no task, element or changed file, or changed
         files no memory is about), the project overview instead: standing rules, what to
         verify, coverage."""
+        from archmem.escape import one_line
+        from archmem.memory.fields import required_line
         from archmem.render.briefing import (
             DEFAULT_BUDGET_CHARS,
             build_briefing,
@@ -578,17 +605,21 @@ class Workspace:
 
         files = list(changed_files) + (self.repository.changed_files() if changed else [])
         derived = not task or not task.strip()
-        if derived:
+        if derived:  # names from git or the caller, shown escaped: a file name may hold a newline
             if files:
-                task = "Work on " + ", ".join(files[:5]) + (f" and {len(files) - 5} more files" if len(files) > 5 else "")
+                task = "Work on " + ", ".join(map(one_line, files[:5])) + (
+                    f" and {len(files) - 5} more files" if len(files) > 5 else ""
+                )
             elif elements:
-                task = "Work on " + ", ".join(elements)
+                task = "Work on " + ", ".join(map(one_line, elements))
             elif overview:
                 return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
             else:
                 raise InvalidInputError(
                     "a briefing needs a TASK, --element or changed files (--changed); --overview briefs the project"
                 )
+        else:
+            task = required_line(task, "task")
         result = self.recall(task, elements=elements, changed_files=files, limit=limit)
         undeclared = self._undeclared_by_element(result.warnings) if result.elements else None
         briefing = build_briefing(

@@ -13,9 +13,10 @@ from pathlib import Path
 from .conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "archmem"
-FOUNDATION = {"archmem", "archmem.errors", "archmem.clock", "archmem.config", "archmem.words"}
+FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.clock", "archmem.config", "archmem.words"}
 LAYERS = [  # lowest first
-    ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing")),
+    ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing",
+                  "archmem.git")),
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.conformance",
                 "archmem.render")),
     ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),

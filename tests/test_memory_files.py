@@ -242,5 +242,85 @@ def test_a_hand_edit_and_a_broken_file_are_seen_by_the_next_command(repo: Path):
     broken.write_text(broken.read_text(encoding="utf-8").replace("kind: convention", "kind: [oops"), encoding="utf-8")
     result = am(repo, "recall", "LIFO region queues", "--json")
     assert result.exit_code == 0 and json.loads(result.stdout)["results"][0]["id"] == edited["id"]
+    assert any(kept["path"] in w for w in json.loads(result.stdout)["warnings"])  # what an agent reads
     assert f"{kept['path']}:4:1: the front matter is not valid YAML" in result.stderr
     assert "while parsing a flow sequence at line 3, column 7" in result.stderr
+
+
+def test_a_write_never_overwrites_a_hand_edit_it_has_not_read(repo: Path):
+    ws = Workspace.open(repo)
+    memory = ws.remember("Retries back off at 2s.", kind="note", title="Backoff")
+    path = repo / memory.path
+    edited = path.read_text(encoding="utf-8").replace("2s", "3s")
+    path.write_text(edited, encoding="utf-8")  # after this workspace's sync: it has not read it
+    from archmem.errors import ConflictError
+
+    with pytest.raises(ConflictError, match="changed on disk"):
+        ws.confirm("Backoff")
+    assert path.read_text(encoding="utf-8") == edited
+    ws.close()
+    assert Workspace.open(repo).confirm("Backoff").content == "Retries back off at 3s."
+
+
+# ---- the file format round-trips -------------------------------------------------------
+
+from datetime import datetime, timezone  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from archmem.memory.file_format import render_memory  # noqa: E402
+from archmem.memory.types import Memory  # noqa: E402
+
+_text = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Cf")), min_size=1, max_size=40).map(
+    str.strip).filter(lambda t: t and "[[" not in t and "]]" not in t and "|" not in t)
+
+
+@settings(max_examples=300, deadline=None)
+@given(title=st.one_of(st.none(), _text | st.sampled_from([".inf", ".NaN", ".5", "-.5", "yes", "null", "~", "a: b",
+                                                              "x #y", "2026-01-01", "'q'", '"q"', "@at", "-"])),
+       author=st.one_of(st.none(), _text), elements=st.lists(_text, max_size=3, unique=True),
+       content=_text, confirmations=st.integers(0, 5))
+def test_render_then_parse_gives_back_the_memory(title, author, elements, content, confirmations):
+    memory = Memory(id="m-0123456789", kind="note", title=title, author=author, elements=elements, content=content,
+                    created_at=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=timezone.utc), confirmations=confirmations)
+    assert parse_memory(render_memory(memory)).memory == memory
+
+
+def test_a_link_to_a_superseded_title_resolves_the_same_after_a_rebuild(repo: Path):
+    ws = Workspace.open(repo)
+    old = ws.remember("Headers over 8KB are dropped.", kind="pitfall", title="Header limits")
+    linker = ws.remember("Large carts go in the body, see [[Header limits]].", kind="convention")
+    new = ws.remember("Since v2 the limit is 16KB.", kind="pitfall", title="Header limits v2",
+                      supersedes="Header limits")
+    before = [(link.target_text, link.target_id) for link in ws.store.links(source_ids=[linker.id])]
+    assert before == [("Header limits", new.id)] and old.id != new.id
+    ws.close()
+    for path in (repo / ".archmem").glob("archmem.db*"):
+        path.unlink()
+    rebuilt = Workspace.open(repo)
+    assert [(link.target_text, link.target_id) for link in rebuilt.store.links(source_ids=[linker.id])] == before
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(fields=st.dictionaries(st.sampled_from([
+    "id", "title", "kind", "content", "elements", "anchors", "author", "session_id", "created_at", "confirmed_at",
+    "confirmations", "supersedes", "superseded_by", "status", "status_reason", "exposures", "citations", "private",
+]), _json_values, max_size=8))
+def test_any_import_line_is_taken_or_reported_never_a_crash(tmp_path_factory: pytest.TempPathFactory,
+                                                              fields: dict[str, object]):
+    """Issue 17 item 1: ill-typed import lines were tracebacks (elements: 5, anchors: [{}])."""
+    root = tmp_path_factory.mktemp("imp")
+    write(root, {"archmem.yaml": MODEL, "docs/adr/0017-use-the-body.md": ADR})
+    base = {"id": "m-1", "kind": "note", "content": "fine", "created_at": "2026-01-01T00:00:00Z"}
+    with Workspace.open(root) as ws:
+        report = ws.import_memories([json.dumps({**base, **fields}), json.dumps(base | {"id": "m-2"})], partial=True)
+        assert len(report.imported) + len(report.errors) + len(report.unchanged) + len(report.updated) == 2
+        assert all(isinstance(e["message"], str) and e["line"] in (1, 2) for e in report.errors)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -27,6 +28,8 @@ from archmem.memory.text import (
     token_set,
     token_set_similarity,
 )
+
+from .conftest import ADR, MODEL, write
 
 FAST = settings(max_examples=150, deadline=None)
 
@@ -376,3 +379,24 @@ def test_backtick_paths(text: str, expected: list[str]) -> None:
 def test_backtick_anchors_keep_symbols_and_drop_lines() -> None:
     text = "`src/a.py#Foo` `src/a.py` `lib/b.go:12:3` `tests/t.py::test_y` `x.rs#L3`"
     assert backtick_anchors(text) == ["src/a.py#Foo", "src/a.py", "lib/b.go", "tests/t.py#test_y", "x.rs"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("`docs/My Notes/ü.md` and `docs/naïve.md`", ["docs/My Notes/ü.md", "docs/naïve.md"]),
+        ("`src/日本 語/x.py#Foo` `Read Me.txt`", ["src/日本 語/x.py", "Read Me.txt"]),
+        ("`make test` `docs/ notes.md` `docs/a \tb.md` `a b`", []),
+    ],
+)
+def test_backtick_paths_with_spaces_and_letters_of_any_script(text: str, expected: list[str]) -> None:
+    assert backtick_paths(text) == expected
+
+
+def test_a_backticked_path_with_a_space_and_an_umlaut_becomes_an_anchor(tmp_path: Path) -> None:
+    from archmem.workspace import Workspace
+
+    write(tmp_path, {"archmem.yaml": MODEL, "docs/adr/0017-use-the-body.md": ADR, "docs/My Notes/ü.md": "notes\n"})
+    with Workspace.open(tmp_path, env={}) as ws:
+        result = ws.remember("The runbook is `docs/My Notes/ü.md`, not `docs/Other Notes/ö.md`.", kind="note")
+    assert result.anchors == ["docs/My Notes/ü.md"]

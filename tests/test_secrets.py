@@ -6,6 +6,7 @@ characters, so this file holds nothing a secret scanner should flag.
 
 from __future__ import annotations
 
+import json
 import random
 import string
 import time
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 
 from archmem.errors import InvalidInputError, SecretFoundError
 from archmem.memory.secrets import (
+    check_fields,
     check_no_secret,
     find_secret,
     find_secrets,
@@ -209,3 +211,79 @@ def test_adversarial_input_is_fast(text: str) -> None:
     started = time.perf_counter()
     find_secrets(text)
     assert time.perf_counter() - started < 1.0
+
+
+# ---- shapes that are credentials whatever their entropy (issue 17, item 6) ----------
+
+SLACK_LETTERS = "xoxb-" + "123456789012-1234567890123-" + "aBcDeFgHiJkLmNoPqRsTuVwX"
+SLACK_USER = "xoxp-" + "-".join(rand(n, string.digits, seed=n) for n in (10, 11, 12)) + "-" + rand(32, HEX)
+STRUCTURAL = [
+    # (kind, text, where the match is reported): a Slack token whose last part is all
+    # letters, a URL password with an empty user, URL passwords that are plain words
+    ("Slack token", "bot " + SLACK_LETTERS, SLACK_LETTERS),
+    ("Slack token", SLACK_USER, SLACK_USER),
+    ("password in a URL", "cache at redis://:" + rand(16) + "@cache:6379", rand(16)),
+    ("password in a URL", "prod is postgres://admin:" + "hunter2" + "@db.internal:5432/prod", "hunter2@"),
+    ("password in a URL", "mysql://root:" + "s3cr3t" + "@db/app", "s3cr3t"),
+    ("password in a URL", "amqp://app:" + "Tr0ub4dor" + "@[::1]:5672/", "Tr0ub4dor"),
+    ("password in a URL", "jdbc:postgresql://db/app?user=app&password=" + "hunter2", "hunter2"),
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "where"), STRUCTURAL, ids=[f"{i}-{s[0]}" for i, s in enumerate(STRUCTURAL)])
+def test_structural_credentials_are_found_whatever_their_entropy(kind: str, text: str, where: str) -> None:
+    found = find_secret(text)
+    assert found is not None and (found.kind, found.line, found.column) == (kind, 1, text.index(where) + 1)
+
+
+URL_PLACEHOLDERS = [
+    "postgres://localhost/db",
+    "https://user@host/path",
+    "http://example.com:8080/health",
+    "postgres://app:${PGPASSWORD}@db/app",
+    "postgres://user:password@host/db",
+    "postgres://USER:PASSWORD@HOST:5432/DB",
+    "mongodb+srv://myUser:myPassword@cluster0.mongodb.net/",
+    "postgres://app:$DB_PASS@db/app and postgres://app:DB_PASS@db/app",
+    "redis://:pass@cache:6379 and redis://:****@cache",
+    "postgres://u:{password}@h/d and postgres://u:%(pw)s@h/d and postgres://u:%s@h/d",
+    "postgres://user:<password>@host/db",
+    "amqp://guest:guest@localhost:5672/ (the broker's default) and postgres://postgres:postgres@localhost/app",
+    "postgres://u:pw@h/d",
+    "https://api.example.com/login?password=${API_PASSWORD}",
+    "ssh://git@github.com:22/org/repo.git",
+    "https://example.com:8080/users/a@b.com",
+    "xoxb-000000000000-0000000000000-XXXXXXXXXXXXXXXXXXXXXXXX",
+    "Slack bot tokens look like xoxb-<workspace>-<bot>-<secret>",
+]
+
+
+@pytest.mark.parametrize("text", URL_PLACEHOLDERS)
+def test_url_placeholders_and_urls_without_a_password_pass(text: str) -> None:
+    assert find_secret(text) is None
+
+
+@given(
+    st.one_of(
+        st.uuids().map(str),
+        st.binary(min_size=4, max_size=32).map(bytes.hex),
+        st.binary(min_size=20, max_size=20).map(lambda b: "commit " + b.hex()),
+        st.binary(min_size=32, max_size=32).map(lambda b: "sha256:" + b.hex()),
+        st.from_regex(r"\$\{\{ secrets\.[A-Z][A-Z0-9_]{0,30} \}\}", fullmatch=True),
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_hashes_ids_digests_and_action_secrets_never_fire(text: str) -> None:
+    assert find_secret(text) is None
+    assert find_secret(f"fixed in {text}; see postgres://app:${{PGPASSWORD}}@db/app") is None
+
+
+def test_check_fields_names_the_field_and_never_the_value() -> None:
+    key = "AKIA" + rand(16, UPPER)
+    with pytest.raises(SecretFoundError) as caught:
+        check_fields({"content": "fine", "title": None, "author": f"ci/{key}"})
+    error = caught.value
+    assert (error.field, error.secret_kind, error.line, error.column) == ("author", "AWS access key id", 1, 4)
+    assert "the author looks like it holds a secret" in str(error)
+    assert key not in str(error) and key not in json.dumps(error.to_dict())
+    check_fields({"content": "fine", "count": 3, "none": None})

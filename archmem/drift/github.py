@@ -1,5 +1,9 @@
 """GitHub Actions output for the drift report: a job summary in Markdown, step
-outputs, and ``::warning`` annotations at each drifted element's line in the model."""
+outputs, and ``::warning`` annotations at each drifted element's line in the model.
+
+Element names and memory titles come from the repository, so the summary shows them
+inert (``escape.markdown_inline``) and with every ``|`` escaped, so a name can neither
+add HTML to the job page nor end its table cell."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from archmem.drift.report import DriftReport
+from archmem.escape import markdown_code, markdown_inline
 from archmem.words import plural
 
 OUTPUTS = ("drift-score", "total-elements", "drifted-elements", "missing-elements", "stale-memories",
@@ -78,7 +83,8 @@ def summary(report: DriftReport) -> str:
         for e in changed:
             stamp = e.stamp
             out.append(
-                f"| {e.name} (`{e.id}`) | {e.status} | {e.since.date() if e.since else '—'} | "
+                f"| {_cell(markdown_inline(e.name))} ({_cell(markdown_code(e.id))}) | {e.status} | "
+                f"{e.since.date() if e.since else '—'} | "
                 f"{stamp.commit[:7] + ' ' + str(stamp.time.date()) if stamp else '—'} | "
                 f"{churn(stamp) if stamp else '—'} | {plural(e.size.files, 'file')}, {plural(e.size.lines, 'line')} |"
             )
@@ -86,9 +92,15 @@ def summary(report: DriftReport) -> str:
     if report.stale:
         out += ["### Memories to verify", ""]
         for memory, staleness in report.stale:
-            out.append(f"- **{memory.title or memory.id}** [{memory.kind.upper()}]: {staleness.reason}")
+            label = markdown_inline(memory.title or memory.id)
+            out.append(f"- **{label}** [{memory.kind.upper()}]: {markdown_inline(staleness.reason)}")
         out.append("")
     return "\n".join(out)
+
+
+def _cell(markdown: str) -> str:
+    """Markdown for a table cell: a ``|`` in it is escaped (GFM splits cells first)."""
+    return markdown.replace("|", "\\|")
 
 
 def write_github(report: DriftReport, root: Path, env: dict[str, str]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from archmem.clock import format_time, parse_time
-from archmem.errors import closest
+from archmem.errors import InvalidInputError, closest
 from archmem.memory.types import MEMORY_KINDS, Memory
 
 FRONT_MATTER = "---"
@@ -35,6 +35,14 @@ MAX_FILE_BYTES = 256 * 1024
 
 _PLAIN = re.compile(r"[A-Za-z_./][A-Za-z0-9_./@+#-]*(?: [A-Za-z0-9_./@+#()-]+)*")
 _YAML_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
+_YAML_FLOAT = re.compile(r"\.(?:[0-9][0-9_]*(?:[eE][-+][0-9]+)?|inf|nan)", re.IGNORECASE)
+"""Plain scalars that YAML reads as a number (``.5``, ``.inf``)."""
+_YAML_UNPRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+"""What JSON leaves raw but YAML refuses (DEL, C1, U+FFFE/F) or reads as a line break,
+folded to a space in a quoted scalar (NEL, U+2028, U+2029): written as escapes."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""Not text (an undecodable byte of a command line, a bad JSON escape): YAML has no
+way to write one, so a value holding one is refused."""
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
 
 
@@ -98,6 +106,7 @@ def _scalar(value: str) -> str:
     if (
         _PLAIN.fullmatch(value)
         and value.lower() not in _YAML_WORDS
+        and not _YAML_FLOAT.match(value)
         and not value.endswith(":")
         and ": " not in value
         and " #" not in value
@@ -105,7 +114,14 @@ def _scalar(value: str) -> str:
         return value
     import json
 
-    return json.dumps(value, ensure_ascii=False)
+    surrogate = _SURROGATE.search(value)
+    if surrogate:
+        raise InvalidInputError(
+            f"{value!r} holds U+{ord(surrogate.group()):04X}, a lone surrogate, which is not text "
+            "(an undecodable byte?); nothing was written"
+        )
+    quoted = json.dumps(value, ensure_ascii=False)
+    return _YAML_UNPRINTABLE.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
 
 
 def file_name(memory: Memory) -> str:

@@ -18,7 +18,8 @@ from archmem.errors import ConflictError, InvalidInputError, UnknownNameError, c
 from archmem.memory import links as linkrules
 from archmem.memory import text as textrules
 from archmem.memory.kinds import parse_kind
-from archmem.memory.secrets import check_no_secret
+from archmem.memory.fields import clean_line
+from archmem.memory.secrets import check_fields
 from archmem.memory.types import Link, Memory
 from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
@@ -169,9 +170,15 @@ class _ActiveTitles(Mapping[str, str]):
 
     def __getitem__(self, key: str) -> str:
         found = self.store.find_by_title(key, active_only=True)
-        if not found:
-            raise KeyError(key)
-        return found[0].id
+        if found:
+            return found[0].id
+        # a title only a superseded memory holds: its chain's current memory answers, as a
+        # link written before the supersede was moved to it (so a rebuilt index agrees)
+        for older in self.store.find_by_title(key, active_only=False):
+            head = current_of(self.store, older)
+            if head.status == "active":
+                return head.id
+        raise KeyError(key)
 
     def __iter__(self) -> Iterator[str]:
         return iter(linkrules.normalize_title(m.title) for m in self.store.list_memories() if m.title)
@@ -259,10 +266,9 @@ def remember(
     and the lexical rule."""
     content = linkrules.validate_content(content)
     kind = parse_kind(kind)
+    check_fields({"content": content, "title": title, "author": author, "anchor": "\n".join(anchors)})
     title = linkrules.validate_title(title) if title is not None and title.strip() else None
-    check_no_secret(content)
-    if title:
-        check_no_secret(title)
+    author = clean_line(author, "author")
     element_ids = resolve_elements(ctx.model, elements)
     anchor_list = [normalize_anchor(a) for a in anchors if a.strip()]
     warnings: list[str] = []
@@ -487,6 +493,8 @@ def archive(ctx: MemoryContext, ref: str, reason: str) -> Memory:
     """Take a memory out of recall on purpose; it stays in history and export."""
     if not reason or not reason.strip():
         raise InvalidInputError("archiving needs a reason (--reason)")
+    check_fields({"reason": reason})
+    reason = clean_line(reason, "reason") or ""
     with ctx.store.transaction():
         memory = resolve_memory(ctx.store, ref)
         if memory.status != "active":
@@ -502,7 +510,7 @@ def purge(ctx: MemoryContext, memory_id: str, reason: str) -> dict[str, Any]:
     """The one hard delete (a secret written by mistake, a privacy request), logged."""
     if not reason or not reason.strip():
         raise InvalidInputError("purging needs a reason (--reason); it is written to the audit log")
-    check_no_secret(reason)  # the reason stays in the audit log
+    check_fields({"reason": reason})  # the reason stays in the audit log
     with ctx.store.transaction():
         memory = ctx.store.get_memory(memory_id.strip())
         if memory is None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from archmem.errors import InvalidInputError
+from archmem.escape import is_control as _is_control
 from archmem.memory.types import MAX_CONTENT_CHARS, MAX_TITLE_CHARS, Link
 
 LinkKind = Literal["memory", "element", "decision"]
@@ -193,7 +194,7 @@ def validate_title(title: str) -> str:
                 "the title has a line break; a title is one line", hint="put the rest in the content"
             )
         if _is_control(char):
-            raise InvalidInputError(f"the title has the control character {_char_name(char)} at column {index + 1}")
+            raise InvalidInputError(f"the title has the control character {char_name(char)} at column {index + 1}")
     return cleaned
 
 
@@ -211,23 +212,26 @@ def validate_content(content: str) -> str:
             f"the content is {len(cleaned):,} characters long; the limit is {MAX_CONTENT_CHARS:,}",
             hint="a memory is a note, not a document: keep the lesson and link to the rest",
         )
+    if not _CONTROL.search(cleaned):
+        return cleaned  # the common case, without the walk below that says where
     for line_no, line in enumerate(cleaned.split("\n"), start=1):
         for col, char in enumerate(line, start=1):
             if char != "\t" and _is_control(char):
                 raise InvalidInputError(
-                    f"the content has the control character {_char_name(char)} at line {line_no}, column {col}",
+                    f"the content has the control character {char_name(char)} at line {line_no}, column {col}",
                     hint="only newlines and tabs are allowed; remove the character (binary data does not belong in a memory)",
                 )
     return cleaned
 
 
-def _is_control(char: str) -> bool:
-    """C0/C1 controls, DEL, lone surrogates and the bidi overrides that disguise text."""
-    category = unicodedata.category(char)
-    return category in ("Cc", "Cs") or "\u202a" <= char <= "\u202e" or "\u2066" <= char <= "\u2069"
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+"""What ``is_control`` finds in content (Cc is exactly C0, DEL and C1; Cs the surrogates),
+tabs and newlines aside: one regex over the whole text instead of a call a character,
+which was 40% of reading a memory file."""
 
 
-def _char_name(char: str) -> str:
+def char_name(char: str) -> str:
+    """``U+001B (ESC)``: how an error names a character it refuses, never printing it."""
     code = ord(char)
     name = _CONTROL_NAMES.get(code) or unicodedata.name(char, "")
     return f"U+{code:04X}" + (f" ({name})" if name else "")

@@ -9,8 +9,16 @@ a character, and none of the placeholder forms (``<redacted>``, ``${TOKEN}``,
 ``changeme``, ``****``, ``your-token-here``, …). So prose about a password reset or a
 token bucket, a git SHA, a UUID in a log line or ``api_key = os.environ[...]`` pass.
 
+A few shapes are credentials by their structure alone, whatever their entropy: a
+Slack token (``xoxb-<digits>-<digits>-<letters>``, its last part may be all letters)
+and the password of a connection URL (``postgres://admin:hunter2@db``,
+``redis://:pw@cache``, ``?password=…``). Those pass only as a documentation
+placeholder (``password``, ``${PGPASSWORD}``, ``<pw>``, ``****``) or a password equal
+to its user (``guest:guest``, a well-known default).
+
 A match names the kind and the 1-based line and column where it starts; the secret
-itself is never kept, returned or logged.
+itself is never kept, returned or logged. ``check_fields`` is the one entry point for
+writers: every text field a user can set goes through it, named in the error.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from archmem.errors import SecretFoundError
@@ -26,6 +35,8 @@ MIN_VALUE_LENGTH = 12
 """Shorter assigned values (``hunter2``, ``changeme``) are words, not generated secrets."""
 MIN_ENTROPY_BITS = 3.0
 """Bits per character; random base64/hex sits near 4–6, words and identifiers lower."""
+MIN_URL_PASSWORD_LENGTH = 4
+"""``u:p@h`` and ``a:pw@b`` are sketches in prose; ``hunter2`` in a URL is a password."""
 
 _PLACEHOLDER = re.compile(
     r"redact|changeme|change[_-]me|placeholder|example|sample|dummy|fake|your|here|"
@@ -39,6 +50,12 @@ _ASSIGNMENT = re.compile(
     r"(?:\"(?P<dq>[^\"\n]{1,512})\"|'(?P<sq>[^'\n]{1,512})'|(?P<bare>[^\s\"'`,;]{1,512}))",
     re.IGNORECASE,
 )
+_URL_PLACEHOLDER = re.compile(
+    r"^(?i:pass(?:word|wd|phrase)?|pwd?|secret|token|key|x+|\*+|\.+|-+|#+|%s|\{[^{}]*\}|:[a-z_]+)$|"
+    r"(?i:pass(?:word|wd)|secret)|^[A-Z][A-Z0-9]*_[A-Z0-9_]*$"
+)
+"""URL passwords that stand for one: ``password``, ``{password}``, ``:pass``, ``****``,
+``%s``, ``mypassword``, ``my-secret``, ``DB_PASS``; anything else in a URL is a password."""
 _PEM = re.compile(
     r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----[ \t]*(?:\r?\n|\\n)"
     r"(?:[A-Za-z-]+:[^\n]{0,200}(?:\r?\n|\\n)){0,6}(?:\r?\n|\\n)?[ \t]*[A-Za-z0-9+/=]{20,}"
@@ -56,6 +73,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Google API key", re.compile(r"(?<![\w-])AIza(?P<body>[0-9A-Za-z_-]{35})(?![\w-])")),
     ("GitHub token", re.compile(r"(?<![A-Za-z0-9_])gh[pousr]_(?P<body>[A-Za-z0-9]{36,255})(?![A-Za-z0-9_])")),
     ("GitHub token", re.compile(r"(?<![A-Za-z0-9_])github_pat_(?P<body>[A-Za-z0-9_]{50,255})")),
+    ("Slack token", re.compile(r"(?<![A-Za-z0-9-])xox[abeoprs]-(?P<shape>\d{6,}-\d{6,}(?:-\d{6,})?-[0-9A-Za-z]{20,200})(?![0-9A-Za-z])")),
     ("Slack token", re.compile(r"(?<![A-Za-z0-9-])xox[abprs]-(?P<body>\d+-[0-9A-Za-z][0-9A-Za-z-]{8,200})")),
     ("Slack token", re.compile(r"(?<![A-Za-z0-9-])xapp-(?P<body>\d-[A-Z0-9]+-\d+-[0-9a-f]{20,200})")),
     ("Slack webhook URL", re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<body>[A-Za-z0-9_/]{20,200})")),
@@ -64,7 +82,14 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Stripe live key", re.compile(r"(?<![\w-])(?:sk|rk)_live_(?P<body>[A-Za-z0-9]{20,200})")),
     ("JSON Web Token", re.compile(r"(?<![\w-])(?P<body>eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,4000}\.[A-Za-z0-9_-]{16,2000})")),
     ("bearer token", re.compile(r"(?i:\bbearer)[ \t]+(?P<value>[A-Za-z0-9._~+/-]{16,2000}=*)")),
-    ("password in a URL", re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@\"']{1,64}:(?P<value>[^\s/@\"']{1,128})@[\w.-]")),
+    ("password in a URL", re.compile(
+        r"\b[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s/:@\"'<>]{0,64}):(?P<password>[^\s/@\"'<>]{1,128})@[\w.\[-]",
+        re.IGNORECASE,
+    )),
+    ("password in a URL", re.compile(
+        r"\b[a-z][a-z0-9+.-]{1,20}://[^\s\"'<>]{1,512}?[?&;](?:password|passwd|pwd)=(?P<password>[^\s&;#\"'<>]{1,128})",
+        re.IGNORECASE,
+    )),
 )  # fmt: skip
 _SERVICE_ACCOUNT = re.compile(r"\"type\"\s*:\s*\"service_account\"")
 
@@ -94,9 +119,14 @@ def find_secrets(text: str) -> list[SecretMatch]:
                 continue
             if groups.get("value") is not None and not _looks_random(groups["value"]):
                 continue
+            if groups.get("shape") is not None and _PLACEHOLDER.search(groups["shape"]):
+                continue
+            if groups.get("password") is not None and not _is_url_password(groups["password"], groups.get("user")):
+                continue
             if kind == "GCP service account key" and not _SERVICE_ACCOUNT.search(text):
                 kind = "private key block"
-            hits.setdefault(match.start("value") if groups.get("value") else match.start(), kind)
+            where = next((match.start(g) for g in ("value", "password") if groups.get(g) is not None), match.start())
+            hits.setdefault(where, kind)
     for match in _ASSIGNMENT.finditer(text):
         group = next(name for name in ("dq", "sq", "bare") if match[name] is not None)
         if _looks_random(match[group]):
@@ -104,11 +134,20 @@ def find_secrets(text: str) -> list[SecretMatch]:
     return [SecretMatch(kind, *_line_column(text, offset)) for offset, kind in sorted(hits.items())]
 
 
-def check_no_secret(text: str) -> None:
+def check_no_secret(text: str, field: str = "content") -> None:
     """Raise ``SecretFoundError`` (kind, line, column) when ``text`` holds a credential."""
-    found = find_secret(text)
-    if found:
-        raise SecretFoundError(found.kind, found.line, found.column)
+    check_fields({field: text})
+
+
+def check_fields(fields: Mapping[str, object]) -> None:
+    """Raise ``SecretFoundError`` for the first named field holding a credential; the
+    error names the field, the kind and the place, never the value. Values that are
+    not text (None, a number a pydantic check refuses later) are skipped."""
+    for name, value in fields.items():
+        if isinstance(value, str) and value:
+            found = find_secret(value)
+            if found:
+                raise SecretFoundError(found.kind, found.line, found.column, field=name)
 
 
 def shannon_entropy(value: str) -> float:
@@ -129,6 +168,14 @@ def _looks_random(value: str, *, min_length: int = MIN_VALUE_LENGTH) -> bool:
     if "EXAMPLE" in value.upper() or "://" in value or value[0] in "/~." or _looks_like_a_name(value):
         return False
     return shannon_entropy(value) >= MIN_ENTROPY_BITS
+
+
+def _is_url_password(password: str, user: str | None) -> bool:
+    """A connection URL's password is a credential whatever its entropy, unless it is a
+    placeholder, a variable, or the user name again (``guest:guest``, a known default)."""
+    if len(password) < MIN_URL_PASSWORD_LENGTH or _PLACEHOLDER.search(password) or _URL_PLACEHOLDER.search(password):
+        return False
+    return not (user and user.casefold() == password.casefold())
 
 
 def _looks_like_a_name(value: str) -> bool:

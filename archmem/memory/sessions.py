@@ -12,7 +12,9 @@ from typing import Any
 
 from archmem.clock import format_time
 from archmem.errors import ConflictError, InvalidInputError, UnknownNameError, closest
+from archmem.memory.fields import clean_line, required_line
 from archmem.memory.lifecycle import MemoryContext, RememberResult, new_id, remember, resolve_elements, resolve_memory
+from archmem.memory.secrets import check_fields
 from archmem.memory.types import Session
 
 
@@ -36,9 +38,10 @@ class SessionEnd:
 def start_session(
     ctx: MemoryContext, task: str, *, elements: Sequence[str] = (), agent: str | None = None
 ) -> Session:
-    task = (task or "").strip()
-    if not task:
+    if not task or not task.strip():
         raise InvalidInputError("a session needs a task: what is this session about?")
+    check_fields({"task": task, "agent": agent})
+    task, agent = required_line(task, "task"), clean_line(agent, "agent")
     session = Session(
         id=new_id("s"),
         task=task,

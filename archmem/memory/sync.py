@@ -16,10 +16,11 @@ from typing import Any
 from archmem.clock import system_clock
 from archmem.errors import ArchmemError
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import MemoryFileError, parse_memory
+from archmem.memory.file_format import MAX_FILE_BYTES, MemoryFileError, parse_memory
 from archmem.memory.lifecycle import MemoryContext, content_hash, resolve_link_target, search_fields, write_links
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
+from archmem.store.file_index import FileRow
 from archmem.store.files import FileStat, MemoryFolder, content_sha
 from archmem.store.sqlite import SQLiteStore
 
@@ -65,22 +66,41 @@ def sync_from_files(
 ) -> SyncReport:
     """Index what changed in the memory folders since the last open; see the module doc."""
     report = SyncReport()
+    _index_changed_files(store, folder, model, report)
     if store.meta("files_export") == "pending":
+        # after indexing: files an export killed before its COMMIT left are taken as they are,
+        # not written again under a second name
         report.exported = store.write_all_files()
-    if not _differs(folder.scan(), store.file_rows()):
-        report.problems = _recorded_problems(store)
-        return report
+    report.problems = _recorded_problems(store)
+    return report
+
+
+def _index_changed_files(
+    store: SQLiteStore, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport
+) -> None:
+    if folder.stamps() == store.file_stamps():
+        return  # nothing added, removed, or with another size or mtime than indexed
     with store.transaction(), store.indexing_only():
         stats, rows = folder.scan(), store.file_rows()  # again, under the write lock
-        ctx: MemoryContext | None = None
-        touched: list[str] = []
+        changed: list[_ReadFile] = []
         for path in sorted(stats):
             stat, row = stats[path], rows.get(path)
-            if row is not None and row.unchanged(stat):
-                continue
-            if ctx is None:
-                ctx = MemoryContext(store=store, model=model(), clock=system_clock)
-            memory_id = _index_file(ctx, folder, path, stat, row, stats, report)
+            if row is not None and row.unchanged(stat) and row.error is None:
+                continue  # a file that failed is looked at again: its duplicate may be gone
+            read = _read_file(store, folder, path, stat, row)
+            if read is not None:
+                changed.append(read)
+        # oldest first: the index numbers memories (its order of `list`, of ties) as the
+        # clone that wrote them did, so a rebuilt index lists them the same way; files that
+        # failed before come last, once the files they clashed with are indexed anew
+        changed.sort(key=lambda read: (read.row is not None and read.row.error is not None,
+                                       read.memory.created_at, read.memory.id, read.path))
+        ctx = MemoryContext(store=store, model=model(), clock=system_clock) if changed else None
+        known = store.indexed_ids() if changed else set()
+        touched: list[str] = []
+        for read in changed:
+            assert ctx is not None
+            memory_id = _index_file(ctx, read, stats, known, report)
             if memory_id is not None:
                 touched.append(memory_id)
         for path in sorted(set(rows) - set(stats)):
@@ -99,23 +119,28 @@ def sync_from_files(
                     write_links(ctx, memory_id, memory.content)
             _resolve_pending(ctx)
             store.retarget_links_to_heads()
-    report.problems = _recorded_problems(store)
-    return report
 
 
-def _differs(stats: dict[str, FileStat], rows: dict[str, Any]) -> bool:
-    if stats.keys() != rows.keys():
-        return True
-    return any(not rows[path].unchanged(stat) for path, stat in stats.items())
+@dataclass
+class _ReadFile:
+    """A new or changed file that holds a memory, read and parsed, not yet indexed."""
+
+    path: str
+    stat: FileStat
+    row: FileRow | None
+    sha: str
+    memory: Memory
 
 
-def _index_file(
-    ctx: MemoryContext, folder: MemoryFolder, path: str, stat: FileStat, row: Any,
-    stats: dict[str, FileStat], report: SyncReport,
-) -> str | None:
-    """Index one new or changed file; returns the memory id it now holds, if it changed."""
-    store = ctx.store
-    assert isinstance(store, SQLiteStore)
+def _read_file(
+    store: SQLiteStore, folder: MemoryFolder, path: str, stat: FileStat, row: FileRow | None
+) -> _ReadFile | None:
+    """Read a new or changed file: None when there is nothing to index (its bytes did not
+    change, or it does not parse: then the error is recorded with its line)."""
+    if stat.size > MAX_FILE_BYTES:
+        store.record_file(path, row.memory_id if row else None, stat, f"size:{stat.size}",
+                          f"the file is {stat.size:,} bytes; a memory file is at most {MAX_FILE_BYTES:,}", 1)
+        return None
     try:
         data = folder.read(path)
     except OSError:
@@ -129,7 +154,16 @@ def _index_file(
     except MemoryFileError as exc:
         store.record_file(path, row.memory_id if row else None, stat, sha, exc.message, exc.line)
         return None
-    memory = parsed.memory
+    return _ReadFile(path, stat, row, sha, parsed.memory)
+
+
+def _index_file(
+    ctx: MemoryContext, read: _ReadFile, stats: dict[str, FileStat], known: set[str], report: SyncReport,
+) -> str | None:
+    """Index one new or changed file; returns the memory id it now holds, if it changed."""
+    store = ctx.store
+    assert isinstance(store, SQLiteStore)
+    path, stat, row, sha, memory = read.path, read.stat, read.row, read.sha, read.memory
     holder = store.path_of(memory.id)
     if holder is not None and holder != path and holder in stats:
         store.record_file(path, row.memory_id if row else None, stat, sha,
@@ -137,11 +171,13 @@ def _index_file(
         return None
     if row is not None and row.memory_id and row.memory_id != memory.id:
         store.forget_memory(row.memory_id)  # the file's id was edited
+        known.discard(row.memory_id)
         report.removed.append(row.memory_id)
     memory = memory.model_copy(update={
         "private": stat.private, "elements": _element_ids(ctx.model, memory.elements),
     })
-    (report.updated if store.get_memory(memory.id) is not None else report.added).append(memory.id)
+    (report.updated if memory.id in known else report.added).append(memory.id)
+    known.add(memory.id)
     _upsert(ctx, memory)
     store.record_file(path, memory.id, stat, sha)
     return memory.id
@@ -190,8 +226,4 @@ def _resolve_pending(ctx: MemoryContext) -> None:
 
 
 def _recorded_problems(store: SQLiteStore) -> list[FileProblem]:
-    return [
-        FileProblem(row.path, row.error_line or 1, 1, row.error)
-        for row in sorted(store.file_rows().values(), key=lambda r: r.path)
-        if row.error
-    ]
+    return [FileProblem(row.path, row.error_line or 1, 1, row.error or "") for row in store.file_problems()]

@@ -27,7 +27,8 @@ from archmem.memory.lifecycle import (
     search_fields,
     write_links,
 )
-from archmem.memory.secrets import check_no_secret
+from archmem.memory.fields import clean_line
+from archmem.memory.secrets import check_fields
 from archmem.memory.types import MEMORY_STATUSES, Memory
 
 FIELDS = (
@@ -112,12 +113,11 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
     content = record["content"]
     if not isinstance(content, str):
         raise InvalidInputError(f"'content' must be text, not {type(content).__name__}")
+    check_fields({name: record.get(name) for name in ("title", "author", "status_reason", "content")})
     data["content"] = linkrules.validate_content(content)
+    data.update({name: clean_line(data[name], name) for name in ("id", "author", "session_id")})
     if data["title"]:
         data["title"] = linkrules.validate_title(data["title"])
-    for name in ("content", "title", "author", "status_reason"):
-        if data.get(name):
-            check_no_secret(data[name])
     for name in ("created_at", "confirmed_at"):
         if record.get(name) is not None:
             try:

@@ -1,6 +1,12 @@
 """The one Jinja2 environment: a project's ``.archmem/templates/`` first, then the
-templates shipped with archmem. Markdown is not escaped; HTML is autoescaped (memory
-content is untrusted text). A template error names the template and its line."""
+templates shipped with archmem. A template error names the template and its line.
+
+Memory content, element names, authors and file names are untrusted text, so every
+interpolated value is finalized: HTML is autoescaped and its control characters shown
+as escapes; in Markdown a value stays on its line and is inert (``escape.markdown_inline``:
+no heading, raw HTML or image can come out of it). ``{{ x | code }}`` puts a value in a
+code span that shows it literally, whatever backticks it holds.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from archmem.errors import ArchmemError
+from archmem.escape import markdown_code, markdown_inline, printable
 from archmem.words import plural
 
 
@@ -36,8 +43,10 @@ def render(name: str, context: dict[str, Any], *, overrides: Path | None = None)
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=jinja2.pass_eval_context(lambda eval_ctx, value: _finalize(value, html=eval_ctx.autoescape)),
     )
     environment.filters["plural"] = plural
+    environment.filters["code"] = _code
     try:
         return environment.get_template(name).render(**context)
     except jinja2.TemplateSyntaxError as exc:
@@ -46,3 +55,21 @@ def render(name: str, context: dict[str, Any], *, overrides: Path | None = None)
         raise TemplateError(f"template {name!r} not found in {', '.join(folders)}") from None
     except jinja2.UndefinedError as exc:
         raise TemplateError(f"{name}: {exc.message}") from None
+
+
+def _finalize(value: Any, *, html: bool) -> Any:
+    """What a ``{{ … }}`` prints: Markup (a macro's HTML, a ``code`` span) as it is;
+    anything else printable in HTML (autoescape then escapes it), inert in Markdown."""
+    from markupsafe import Markup
+
+    if isinstance(value, Markup):
+        return value
+    text = str(value)
+    return printable(text) if html else markdown_inline(text)
+
+
+def _code(value: Any) -> Any:
+    """``{{ path | code }}``: the value as a Markdown code span, shown literally."""
+    from markupsafe import Markup
+
+    return Markup(markdown_code(str(value)))

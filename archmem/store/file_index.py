@@ -6,7 +6,9 @@ the marked memories are rendered and written to their files atomically, and the 
 size, mtime and hash are recorded in the same transaction. If writing a file or the
 COMMIT fails, the files written are put back as they were. So the files and the index
 never disagree about a write, and a reader that lists the folder while a writer is
-between its file and its COMMIT waits for the lock before it indexes anything.
+between its file and its COMMIT waits for the lock before it indexes anything. A file
+that changed on disk since the index read it (an edit a long-running process has not
+synced yet), or that does not parse, is never overwritten: the write is refused.
 
 Reading files into the index (``archmem.memory.sync``) runs under ``indexing_only()``:
 it takes what the files say and writes nothing back.
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import format_time
+from archmem.errors import ConflictError
 from archmem.memory.types import Memory
 from archmem.store.files import FileStat, MemoryFolder, content_sha
 
@@ -100,6 +103,7 @@ class MemoryFileIndex:
         folder = self.folder
         assert folder is not None
         paths = self._paths_of(ids)
+        recorded = self._recorded_files(list(paths.values()))
         memories = self.get_memories(ids)
         statuses = self._file_statuses(ids)
         taken = set(paths.values())
@@ -117,17 +121,23 @@ class MemoryFileIndex:
             if path is None:
                 path = folder.path_for(memory, private=memory.private, taken=taken.__contains__)
                 taken.add(path)
-            old = self._keep_for_rollback(path)
+            old = self._current(path)
+            if path in recorded:
+                _refuse_to_overwrite_an_edit(path, old, *recorded[path])
+            self._written.append((path, old))
             if old != data:
                 folder.write(path, data)
             self.record_file(path, memory_id, folder.stat(path), content_sha(data))
 
-    def _keep_for_rollback(self, path: str) -> bytes | None:
+    def _current(self, path: str) -> bytes | None:
         assert self.folder is not None
         try:
-            old: bytes | None = self.folder.read(path)
+            return self.folder.read(path)
         except OSError:
-            old = None
+            return None
+
+    def _keep_for_rollback(self, path: str) -> bytes | None:
+        old = self._current(path)
         self._written.append((path, old))
         return old
 
@@ -169,6 +179,24 @@ class MemoryFileIndex:
         ).fetchall()
         return {row[0]: FileRow(*row) for row in rows}
 
+    def file_stamps(self) -> dict[str, tuple[int, int]]:
+        """{path: (size, mtime_ns)} of every file the index knows: all an open with nothing
+        changed needs (no row objects: every command pays for this)."""
+        rows = self._execute("SELECT path, size, mtime_ns FROM memory_files").fetchall()
+        return {path: (size, mtime_ns) for path, size, mtime_ns in rows}
+
+    def indexed_ids(self) -> set[str]:
+        """The id of every memory in the index."""
+        return {row[0] for row in self._execute("SELECT id FROM memories").fetchall()}
+
+    def file_problems(self) -> list[FileRow]:
+        """The files that could not be indexed, by path."""
+        rows = self._execute(
+            "SELECT path, memory_id, size, mtime_ns, sha256, error, error_line FROM memory_files "
+            "WHERE error IS NOT NULL ORDER BY path"
+        ).fetchall()
+        return [FileRow(*row) for row in rows]
+
     def _paths_of(self, ids: list[str]) -> dict[str, str]:
         found: dict[str, str] = {}
         for memory_id, path in self._select_in(
@@ -176,6 +204,15 @@ class MemoryFileIndex:
         ):
             found.setdefault(memory_id, path)
         return found
+
+    def _recorded_files(self, paths: list[str]) -> dict[str, tuple[str, str | None, int | None]]:
+        """{path: (sha256, error, error line)} as the index last read each file."""
+        return {
+            path: (sha, error, line)
+            for path, sha, error, line in self._select_in(
+                "SELECT path, sha256, error, error_line FROM memory_files WHERE path IN ({ids})", paths
+            )
+        }
 
     def path_of(self, memory_id: str) -> str | None:
         return self._paths_of([memory_id]).get(memory_id)
@@ -274,10 +311,12 @@ class MemoryFileIndex:
         return int(changed)
 
     def forks(self) -> dict[str, list[str]]:
-        """{memory id: the ids of its successors} where more than one supersedes it."""
+        """{memory id: the ids of its successors} where more than one supersedes it (an
+        archived successor was retired on purpose and ends the fork)."""
         rows = self._execute(
             "SELECT supersedes, json_group_array(id) FROM (SELECT supersedes, id FROM memories "
-            "WHERE supersedes IS NOT NULL ORDER BY created_at, id) GROUP BY supersedes HAVING COUNT(*) > 1"
+            "WHERE supersedes IS NOT NULL AND file_status != 'archived' ORDER BY created_at, id) "
+            "GROUP BY supersedes HAVING COUNT(*) > 1"
         ).fetchall()
         import json
 
@@ -299,3 +338,28 @@ class MemoryFileIndex:
                     "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                     (key, value),
                 )
+
+
+def _refuse_to_overwrite_an_edit(
+    path: str, current: bytes | None, sha256: str, error: str | None, error_line: int | None
+) -> None:
+    """A write renders the memory from the index; if its file changed on disk since the
+    index read it (a person's edit, a pull that a long-running process has not synced),
+    or it does not parse, writing would put the old version back over the edit."""
+    if error is not None:
+        raise ConflictError(
+            f"the memory file {path} does not parse (line {error_line or 1}: {error}); nothing was written, "
+            "so the edit in it is kept",
+            hint="fix the file (or `git checkout` it), then run the command again",
+        )
+    if current is None:
+        raise ConflictError(
+            f"the memory file {path} was deleted after archmem read it; nothing was written",
+            hint="run the command again: it reads the memory files first",
+        )
+    if content_sha(current) != sha256:
+        raise ConflictError(
+            f"the memory file {path} changed on disk after archmem read it; nothing was written, so the change "
+            "is kept",
+            hint="run the command again: it reads the memory files first",
+        )
