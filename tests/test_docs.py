@@ -10,9 +10,6 @@ from archmem.cli import cli
 from .conftest import REPO_ROOT
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-PENDING_README = {"archmem conformance"}
-"""Commands whose README section is written but not merged yet (README.md is edited by
-the lead only): strict, so this fails as soon as the README has it; then drop the name."""
 
 
 def commands(group: click.Group, prefix: str = "archmem") -> list[tuple[str, click.Command]]:
@@ -30,7 +27,4 @@ def test_every_command_has_help_and_is_in_the_readme(name: str, command: click.C
     for param in command.params:
         if isinstance(param, click.Option) and param.name not in ("help",):
             assert param.help, f"{name} {param.opts[0]} has no help text"
-    if name in PENDING_README:
-        assert name not in README, f"{name} is in README.md now: remove it from PENDING_README"
-        pytest.xfail(f"{name}: README section pending")
     assert name in README, f"{name} is not documented in README.md"
