@@ -149,6 +149,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/history.py"
                     }
                 }
+                revisions = component "Revisions" "Between two revisions: merge base, changed files with line counts, a file at a revision, bounded diffs." "git" {
+                    properties {
+                        "archmem.paths" "archmem/git/**"
+                    }
+                }
                 embeddings = component "Embeddings" "OpenAI-compatible and Ollama providers; vectors as float32 blobs." {
                     properties {
                         "archmem.paths" "archmem/embeddings.py"
@@ -190,6 +195,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.recall.engine -> archmem.adapters.store "Searches"
         archmem.service.facade -> archmem.adapters.embeddings "Embeds memories and queries with"
         archmem.service.facade -> archmem.render.briefing "Renders briefings with"
+        archmem.drift.driftindex -> archmem.adapters.revisions "Shows what changed since a memory was confirmed with"
     }
 
     views {

@@ -378,6 +378,7 @@ class Workspace:
         return DriftView(
             store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
             config=self._drift_config, clock=self.clock, deepen=deepen, progress=progress,
+            memory_folder=self.config.store.memories,
         )
 
     @property

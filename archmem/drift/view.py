@@ -20,6 +20,7 @@ from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import Baseline, ElementSize, Thresholds
 from archmem.errors import RepositoryError
+from archmem.git.revisions import Revisions
 from archmem.memory.types import Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
@@ -49,7 +50,11 @@ class DriftView:
         clock: Clock,
         deepen: bool = False,
         progress: Callable[[int], None] | None = None,
+        memory_folder: str | None = None,
     ) -> None:
+        self.memory_folder = memory_folder
+        """The committed memory folder (repo-relative): a memory committed with the code it
+        describes was written against that code (``archmem.drift.staleness``)."""
         self.store = store
         self.repository = repository
         self.model = model
@@ -145,7 +150,25 @@ class DriftView:
         return StalenessChecker(
             index=self.index, model=self.model, sizes=self.sizes, thresholds=self.thresholds, now=self.clock(),
             anchor_hunks=self._anchor_hunks, file_text=self._file_text, missing=self.missing,
+            memory_commit=self._memory_commit,
         )
+
+    @cached_property
+    def _memory_file_commits(self) -> dict[str, int]:
+        """Committed memory file → the index in history of the commit that last changed
+        it (asked of git: the history cache keeps no change to archmem's own files)."""
+        if self.memory_folder is None or self.scan.head is None:
+            return {}
+        found = {}
+        for path, sha in self.revisions.last_commits(self.memory_folder).items():
+            ci = self.index.ordinal(sha)
+            if ci is not None:
+                found[path] = ci
+        return found
+
+    def _memory_commit(self, memory: Memory) -> int | None:
+        path = self.store.path_of(memory.id) if self._memory_file_commits else None
+        return self._memory_file_commits.get(path) if path else None
 
     def stale(self, memories: list[Memory]) -> dict[str, Staleness]:
         return self.checker.stale(memories)
@@ -171,6 +194,10 @@ class DriftView:
             return (self.repository.root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             return None
+
+    @cached_property
+    def revisions(self) -> Revisions:
+        return Revisions(self.repository.root)
 
     def accept(self, element_id: str, note: str | None) -> datetime:
         now = self.clock()

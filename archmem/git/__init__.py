@@ -1,0 +1,1 @@
+"""Git adapters beyond the streamed history: what git says between two revisions."""
