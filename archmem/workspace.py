@@ -27,6 +27,7 @@ from archmem.model.types import ArchitectureModel
 from archmem.repo import Repository
 
 if TYPE_CHECKING:
+    from archmem.drift.changes import ChangesSince
     from archmem.drift.report import DriftReport
     from archmem.drift.view import DriftView
     from archmem.embeddings import BackfillReport, Embedder
@@ -277,10 +278,20 @@ class Workspace:
 
         return resolve_memory(self.store, ref)
 
-    def confirm(self, ref: str) -> Memory:
+    def confirm(self, ref: str, *, reason: str | None = None, seen: ChangesSince | None = None) -> Memory:
+        """Vouch for a memory now. ``reason`` (why it still holds) goes to the audit log
+        of this clone's index, with the range of ``seen`` (the changes shown first)."""
         from archmem.memory.lifecycle import confirm
 
-        return confirm(self.memory_context, ref)
+        detail = {"base": seen.to_dict()["base"], "head": seen.head, "files": len(seen.files)} if seen else None
+        return confirm(self.memory_context, ref, reason, detail)
+
+    def memory_changes(self, ref: str) -> tuple[Memory, ChangesSince | None]:
+        """A memory, and what changed in its elements' code and its anchors since it was
+        last confirmed (None without history or model: nothing to show)."""
+        memory = self.get_memory(ref)
+        view = self.drift
+        return memory, view.memory_changes(memory) if view is not None else None
 
     def history(self, ref: str) -> list[Memory]:
         from archmem.memory.lifecycle import history
@@ -423,6 +434,12 @@ class Workspace:
             since = {element.id: base for element in self.model.elements}
         self.__dict__["drift"] = view
         return view.report(since=since)
+
+    def element_changes(self, element: str) -> tuple[str, ChangesSince | None]:
+        """An element's id, and what changed in its code since the model described it
+        (``drift accept`` shows it before resetting that baseline)."""
+        target = self.model.find(element)
+        return target.id, self.drift_view().element_changes(target.id)
 
     def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
         """Record that the model's description of ELEMENT still holds as of now."""

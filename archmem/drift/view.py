@@ -13,6 +13,7 @@ from pathlib import Path
 
 from archmem.clock import Clock, format_time, parse_time
 from archmem.config import DriftConfig
+from archmem.drift.changes import ChangesSince, changes_since
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import ScanResult, reader_for, scan_history
@@ -198,6 +199,37 @@ class DriftView:
     @cached_property
     def revisions(self) -> Revisions:
         return Revisions(self.repository.root)
+
+    def _base(self, since: Baseline | datetime | None) -> str | None:
+        """The last first-parent commit at or before ``since`` (None: before the history)."""
+        position = self.index.position(since)
+        return self.index.shas[position - 1] if position else None
+
+    def memory_changes(self, memory: Memory, **bounds: int) -> ChangesSince | None:
+        """What changed under a memory's elements and anchors since it was last confirmed
+        (None without commits)."""
+        head = self.scan.head
+        if head is None:
+            return None
+        position = self.checker.position(memory)
+        return changes_since(
+            self.revisions, since=memory.last_confirmed, base=self.index.shas[position - 1] if position else None,
+            head=head, owners=self.index.owners,
+            elements=memory.elements, anchors=memory.anchors, **bounds,
+        )
+
+    def element_changes(self, element_id: str, **bounds: int) -> ChangesSince | None:
+        """What changed in an element's code since the model last described it (or it
+        was last accepted); None without commits."""
+        head = self.scan.head
+        if head is None:
+            return None
+        baseline = self.described.get(element_id)
+        since = baseline.time if baseline is not None else self.scan.commits[0].time
+        return changes_since(
+            self.revisions, since=since, base=self._base(baseline) if baseline is not None else None, head=head,
+            owners=self.index.owners, elements=[element_id], **bounds,
+        )
 
     def accept(self, element_id: str, note: str | None) -> datetime:
         now = self.clock()
