@@ -15,7 +15,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command: flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_changes.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_pr.py, archmem/cli_changes.py, archmem/__main__.py"
                     }
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
@@ -130,6 +130,14 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
             }
 
+            review = container "Review" "What a pull request touches, what it makes VERIFY, the memories it changes, and its one comment." "Python, Jinja2" {
+                pullrequest = component "Pull request review" "Elements touched with their pitfalls, memories to verify with the diff since confirmed, memory files in the diff, annotations and the comment." {
+                    properties {
+                        "archmem.paths" "archmem/review/**"
+                    }
+                }
+            }
+
             render = container "Render" "Jinja2 templates: the briefing and the knowledge map." "Python, Jinja2" {
                 briefing = component "Briefing" "Task, elements, ranked memories with VERIFY and via neighbours, gaps, budget." {
                     properties {
@@ -152,6 +160,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 revisions = component "Revisions" "Between two revisions: merge base, changed files with line counts, a file at a revision, bounded diffs." "git" {
                     properties {
                         "archmem.paths" "archmem/git/**"
+                    }
+                }
+                githubapi = component "GitHub API" "Pull request comments over the REST API: list (paged), create, update; errors with their fix." "urllib" {
+                    properties {
+                        "archmem.paths" "archmem/github_api.py"
                     }
                 }
                 embeddings = component "Embeddings" "OpenAI-compatible and Ollama providers; vectors as float32 blobs." {
@@ -195,6 +208,10 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.recall.engine -> archmem.adapters.store "Searches"
         archmem.service.facade -> archmem.adapters.embeddings "Embeds memories and queries with"
         archmem.service.facade -> archmem.render.briefing "Renders briefings with"
+        archmem.service.facade -> archmem.review.pullrequest "Reviews pull requests with"
+        archmem.review.pullrequest -> archmem.adapters.revisions "Reads the diff base...head with"
+        archmem.review.pullrequest -> archmem.recall.engine "Ranks the touched elements' memories with"
+        archmem.service.facade -> archmem.adapters.githubapi "Posts the pull request comment with"
         archmem.drift.driftindex -> archmem.adapters.revisions "Shows what changed since a memory was confirmed with"
     }
 
