@@ -40,8 +40,11 @@ def drift(
             bar.pos = count
             bar.render_progress()
 
+    from archmem.cli_github import errors_as_annotations
+
     try:
-        report = workspace.drift_report(since_ref=since_ref, deepen=deepen, progress=progress)
+        with errors_as_annotations(output_format == "github" and not as_json, "archmem drift"):
+            report = workspace.drift_report(since_ref=since_ref, deepen=deepen, progress=progress)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

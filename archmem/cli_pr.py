@@ -42,9 +42,12 @@ def pr(
     or confirms, and the touched elements nobody has written about."""
     import os
 
-    review = workspace.pull_request_review(base=base, head=head, deepen=deepen)
-    markdown = workspace.review_markdown(review)
+    from archmem.cli_github import errors_as_annotations
+
     github = output_format == "github" and not as_json
+    with errors_as_annotations(github, "archmem pr"):
+        review = workspace.pull_request_review(base=base, head=head, deepen=deepen)
+        markdown = workspace.review_markdown(review)
     published: Published | None = None
     problem: str | None = None
     if comment:
@@ -93,8 +96,9 @@ def _comment(
     except InvalidInputError as exc:  # not a pull request: nothing to comment on
         problem = str(exc)
     if github:
-        text = problem.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        click.echo(f"::warning title=archmem pr::no pull request comment: {text}")
+        from archmem.cli_github import escape
+
+        click.echo(f"::warning title=archmem pr::no pull request comment: {escape(problem)}")
     else:
         click.secho(f"warning: no pull request comment: {problem}", fg="yellow", err=True)
     return None, problem

@@ -136,7 +136,9 @@ class DriftView:
             self.model, self.index, sizes=self.sizes, since=since or self.described,
             missing=self.missing, thresholds=self.thresholds,
         )
-        memories = self.store.list_memories(status="active")
+        # by when they were written, not by the index's own order: a fresh clone indexes
+        # the files in name order, and its report must read as the working clone's does
+        memories = sorted(self.store.list_memories(status="active"), key=lambda m: (m.created_at, m.id))
         stale = self.stale(memories)
         documented = {e for m in memories for e in m.elements}
         return DriftReport(
