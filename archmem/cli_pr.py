@@ -12,6 +12,7 @@ from archmem.cli import cli, emit_json, json_option, workspace_options
 
 if TYPE_CHECKING:
     from archmem.review.publish import Published
+    from archmem.review.pull_request import PullRequestReview
     from archmem.workspace import Workspace
 
 
@@ -40,8 +41,6 @@ def pr(
     whose code it changes with their pitfalls and conventions, the memories it makes
     VERIFY (with what changed since each was confirmed), the memories it adds, supersedes
     or confirms, and the touched elements nobody has written about."""
-    import os
-
     from archmem.cli_github import errors_as_annotations
 
     github = output_format == "github" and not as_json
@@ -64,7 +63,7 @@ def pr(
         from archmem.review.github import write_github
         from archmem.words import plural
 
-        for line in write_github(review, markdown, dict(os.environ), published=published, comment_problem=problem):
+        for line in write_github(review, markdown, workspace.env, published=published, comment_problem=problem):
             click.echo(line)
         counts = review.counts()
         click.echo(f"archmem pr: {plural(counts['touched_elements'], 'element')} touched, "
@@ -81,7 +80,7 @@ def pr(
 
 
 def _comment(
-    workspace: Workspace, review: Any, markdown: str, *, fail_on_api_error: bool, github: bool
+    workspace: Workspace, review: PullRequestReview, markdown: str, *, fail_on_api_error: bool, github: bool
 ) -> tuple[Published | None, str | None]:
     """Post or update the comment; a failure is a warning (with the fix) unless asked to fail."""
     from archmem.errors import InvalidInputError

@@ -215,7 +215,7 @@ def test_pr_review_action_gates_after_the_comment_is_posted(repo: Path, change, 
         run = run_action(PR_ACTION, {"github-token": TOKEN, "fail-on-stale": "1"}, repo, tmp_path,
                          pr_env(tmp_path, event, github))
         assert run.code == 1
-        assert "::error title=archmem::1 memories to verify (fail-on-stale: 1)" in run.stdout
+        assert "::error title=archmem::memories to verify: 1 (fail-on-stale: 1)" in run.stdout
         assert [w.method for w in github.writes()] == ["POST"]
     bad = run_action(PR_ACTION, {"comment": "false", "fail-on": "many"}, repo, tmp_path, pr_env(tmp_path, event))
     assert bad.code == 1 and "FAIL_ON must be a whole number, not 'many'" in bad.stdout

@@ -270,6 +270,10 @@ def test_rate_limits_name_the_reset_time_and_can_fail_the_job(repo: Path, change
         assert wrong.exit_code == 0 and "401 Bad credentials" in wrong.stderr and "expired or wrong" in wrong.stderr
         missing = am(repo, "pr", "--comment", env=github_env(github, event, GITHUB_REPOSITORY="shop-team/other"))
         assert missing.exit_code == 0 and "404 Not Found" in missing.stderr
+    closed = am(repo, "pr", "--comment", env=github_env(github, event, GITHUB_API_URL="http://127.0.0.1:9"))
+    assert closed.exit_code == 0 and "no answer from http://127.0.0.1:9" in closed.stderr
+    tokenless = am(repo, "pr", "--comment", env=github_env(github, event, GITHUB_TOKEN=""))
+    assert tokenless.exit_code == 0 and "GITHUB_TOKEN is not set" in tokenless.stderr
     no_event = am(repo, "pr", "--base", "main", "--comment")
     assert no_event.exit_code == 0 and "no pull request to comment on" in no_event.stderr
 
@@ -296,7 +300,8 @@ def test_nothing_to_say_posts_nothing_but_resolves_an_earlier_comment(repo: Path
 
 def test_memory_text_cannot_ping_people_or_inject_html_into_the_comment(repo: Path):
     git(repo, "checkout", "-q", "-b", "sneaky")
-    remember(repo, "2026-02-01T09:00:00+00:00", content="Ask @shop-team/admins <img src=x onerror=alert(1)> first.",
+    remember(repo, "2026-02-01T09:00:00+00:00",
+             content="Ask @shop-team/admins <img src=x onerror=alert(1)> first, [here](https://evil.example) | x.",
              kind="pitfall", title="Ping @everyone", elements=["ApiGateway"])
     (repo / ROUTER).write_text(lines(41))
     commit(repo, "sneaky", "2026-02-01T12:00:00Z")
@@ -304,6 +309,7 @@ def test_memory_text_cannot_ping_people_or_inject_html_into_the_comment(repo: Pa
     assert "@shop-team" not in text and "@\u200bshop-team/admins" in text
     assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
     assert "@everyone" not in text
+    assert " [here](" not in text and "\\[here\\](https://evil.example) \\| x." in text  # no link, no cell
 
 
 def test_fail_on_stale_gates_on_memories_to_verify(repo: Path, change):

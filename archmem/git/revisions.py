@@ -57,6 +57,7 @@ class Revisions:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._changed: dict[tuple[str, str], list[ChangedFile]] = {}
 
     def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
         try:
@@ -119,7 +120,10 @@ class Revisions:
 
     def changed_files(self, base: str, head: str) -> list[ChangedFile]:
         """The files ``git diff base head`` changes, with added and deleted lines
-        (whitespace-only changes count 0, as drift counts them)."""
+        (whitespace-only changes count 0, as drift counts them). Asked once per pair: the
+        memories to verify of one review often share their base."""
+        if (base, head) in self._changed:
+            return self._changed[(base, head)]
         names = self._git("diff", "--name-status", "-z", *_DIFF, base, head, "--").stdout
         numbers = self._git("diff", "--numstat", "-z", "-w", *_DIFF, base, head, "--").stdout
         counts = _parse_numstat(numbers.decode("utf-8", errors="surrogateescape"))
@@ -127,6 +131,7 @@ class Revisions:
         for status, path, source in _parse_name_status(names.decode("utf-8", errors="surrogateescape")):
             added, deleted = counts.get((source, path), counts.get((None, path), (0, 0)))
             found.append(ChangedFile(status, path, source if status == "R" else None, added, deleted))
+        self._changed[(base, head)] = found
         return found
 
     def last_commits(self, folder: str) -> dict[str, str]:

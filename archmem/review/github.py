@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from archmem.errors import InvalidInputError
-from archmem.review.markdown import MARKER, inline
+from archmem.review.markdown import MARKER, inline, label
 from archmem.review.pull_request import PullRequestRef, PullRequestReview
 from archmem.review.publish import Published
 from archmem.words import plural
@@ -95,10 +95,11 @@ def annotations(review: PullRequestReview) -> list[Annotation]:
     old: list[Annotation] = []
     for item in review.verify:
         if item.path:
+            name = label(item.memory.title, item.memory.content, 60)
             why = "this change makes it VERIFY" if item.new else "VERIFY"
             (new if item.new else old).append(Annotation(
-                item.path, f"archmem: verify {item.memory.label}",
-                f"{item.memory.label} [{item.memory.kind}], {why}: {item.reason}. Check it against the code, then "
+                item.path, f"archmem: verify {name}",
+                f"{name} [{item.memory.kind}], {why}: {item.reason}. Check it against the code, then "
                 f"archmem confirm {item.memory.id} (or supersede it) in this pull request.",
             ))
     elements: list[Annotation] = []
@@ -110,7 +111,7 @@ def annotations(review: PullRequestReview) -> list[Annotation]:
         counts = [plural(len(pitfalls), "pitfall")]
         if element.verify:
             counts.append(plural(element.verify, "memory", "memories") + " to verify")
-        titles = "; ".join(m["title"] or m["id"] for m in pitfalls[:3])
+        titles = "; ".join(label(m["title"], m["content"], 60) for m in pitfalls[:3])
         elements.append(Annotation(
             files[0], f"archmem: {element.name}",
             f"{element.name}: {', '.join(counts)}" + (f" ({titles})" if titles else "")

@@ -32,8 +32,14 @@ def inline(text: str | None, width: int = 220) -> str:
     """Untrusted text as one safe line of Markdown."""
     flat = " ".join((text or "").split())
     flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    flat = flat.replace("[", "\\[").replace("]", "\\]").replace("|", "\\|")  # no link, no table cell
     flat = _MENTION.sub("@\u200b", flat)
     return textwrap.shorten(flat, width, placeholder=" …") if len(flat) > width else flat
+
+
+def code(text: str) -> str:
+    """Text for inside backticks or a code block: no backtick can close it early."""
+    return text.replace("`", "'")
 
 
 def label(title: str | None, content: str, width: int = 80) -> str:
@@ -47,7 +53,7 @@ def _named(review: PullRequestReview, label: str, path: str | None, *, show_path
     url = review.link(path) if path else None
     if url:
         return f"**[{label}]({url})**"
-    return f"**{label}** (`{path}`)" if path and show_path else f"**{label}**"
+    return f"**{label}** (`{code(path)}`)" if path and show_path else f"**{label}**"
 
 
 def _changed(element: TouchedElement) -> str:
@@ -64,8 +70,10 @@ def _verify(review: PullRequestReview, item: VerifyItem) -> dict[str, Any]:
     if changes is not None and not changes.empty:
         lines = changes.stat.lines
         files, total = lines[:-1], lines[-1:]
-        stat = files[:MAX_STAT_LINES] + ([f" … and {len(files) - MAX_STAT_LINES + changes.stat.omitted} more files"]
-                                         if len(files) > MAX_STAT_LINES or changes.stat.omitted else []) + total
+        stat = [code(line) for line in files[:MAX_STAT_LINES]]
+        if len(files) > MAX_STAT_LINES or changes.stat.omitted:
+            stat.append(f" … and {len(files) - MAX_STAT_LINES + changes.stat.omitted} more files")
+        stat += total
         since = "its writing" if memory.confirmed_at is None else "it was confirmed"
         summary = f"what changed since {since} ({changes.since.date()}): {total[0].strip() if total else ''}"
     return {
@@ -95,13 +103,13 @@ def context(review: PullRequestReview, version: str) -> dict[str, Any]:
     else:
         lead = "This change touches no element's code."
     elements = [
-        {"name": inline(e.name, 80), "id": e.id, "changed": _changed(e), "pitfalls": e.count("pitfall"),
+        {"name": inline(e.name, 80), "id": code(e.id), "changed": _changed(e), "pitfalls": e.count("pitfall"),
          "conventions": e.count("convention"), "verify": e.verify, "parent": bool(e.parent_of)}
         for e in review.elements[:MAX_ELEMENTS] if e.direct or e.memory_count
     ]
     ranked = [
         {
-            "name": inline(e.name, 80), "id": e.id,
+            "name": inline(e.name, 80), "id": code(e.id),
             "memories": [
                 {"kind": m["kind"].upper(),
                  "name": _named(review, label(m["title"], m["content"]), m["file"], show_path=False),
@@ -132,7 +140,7 @@ def context(review: PullRequestReview, version: str) -> dict[str, Any]:
         "more_verify": max(0, len(review.verify) - MAX_VERIFY),
         "ranked": ranked,
         "memory_changes": changes,
-        "undocumented": [{"name": inline(e.name, 80), "id": e.id} for e in review.undocumented[:MAX_ELEMENTS]],
+        "undocumented": [{"name": inline(e.name, 80), "id": code(e.id)} for e in review.undocumented[:MAX_ELEMENTS]],
         "unowned": len(review.unowned),
         "range": f"{ref.base_ref or ref.base[:7]}...{ref.head[:7]}",
         "version": version,
