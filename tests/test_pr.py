@@ -285,6 +285,7 @@ def test_nothing_to_say_posts_nothing_but_resolves_an_earlier_comment(repo: Path
     commit(repo, "a readme", "2026-02-01T12:00:00Z")
     head = git(repo, "rev-parse", "HEAD").strip()
     event = event_file(tmp_path, base, head)
+    assert "## archmem: nothing to check\n\nThis change touches no element's code.\n" in am(repo, "pr", "--base", "main").stdout
     with FakeGitHub() as github:
         quiet = am(repo, "pr", "--comment", "--format", "json", env=github_env(github, event))
         assert json.loads(quiet.stdout)["comment"] == {"action": "skipped", "comment_id": None, "url": None}

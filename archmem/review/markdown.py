@@ -154,7 +154,9 @@ def _headline(review: PullRequestReview) -> str:
         return f"{plural(len(review.verify), 'memory', 'memories')} to verify on the code this change touches"
     if review.touched:
         return "what the team knows about the code this change touches"
-    return "memories in this change"
+    if review.memory_changes:
+        return "memories in this change"
+    return "nothing to check"
 
 
 def render_review(review: PullRequestReview, *, version: str, overrides: Path | None = None) -> str:
