@@ -15,7 +15,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command and every subcommand (archmem check and merge-file too): flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/cli_check.py, archmem/cli_merge.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/cli_check.py, archmem/cli_merge.py, archmem/cli_pr.py, archmem/cli_changes.py, archmem/cli_github.py, archmem/__main__.py"
                     }
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
@@ -148,7 +148,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
                 driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; GitHub output." {
                     properties {
-                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py, archmem/drift/changes.py"
                     }
                 }
             }
@@ -162,6 +162,14 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 checker = component "Conformance check" "Lifts imports to an element graph, compares it with the model and the rules; GitHub output." "networkx" {
                     properties {
                         "archmem.paths" "archmem/conformance/__init__.py, archmem/conformance/graph.py, archmem/conformance/check.py, archmem/conformance/engine.py, archmem/conformance/github.py"
+                    }
+                }
+            }
+
+            review = container "Review" "What a pull request touches, what it makes VERIFY, the memories it changes, and its one comment." "Python, Jinja2" {
+                pullrequest = component "Pull request review" "Elements touched with their pitfalls, memories to verify with the diff since confirmed, memory files in the diff, annotations and the comment." {
+                    properties {
+                        "archmem.paths" "archmem/review/**"
                     }
                 }
             }
@@ -182,12 +190,22 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 gittools = component "Git tools" "git merge-file and git config, for the merge driver of memory files." "git" {
                     properties {
-                        "archmem.paths" "archmem/git/**"
+                        "archmem.paths" "archmem/git/tools.py, archmem/git/__init__.py"
                     }
                 }
                 history = component "History reader" "One streamed git log --numstat pass, cached per commit." "GitPython" {
                     properties {
                         "archmem.paths" "archmem/history.py"
+                    }
+                }
+                revisions = component "Revisions" "Between two revisions: merge base, changed files with line counts, a file at a revision, bounded diffs." "git" {
+                    properties {
+                        "archmem.paths" "archmem/git/revisions.py"
+                    }
+                }
+                githubapi = component "GitHub API" "Pull request comments over the REST API: list (paged), create, update; errors with their fix." "urllib" {
+                    properties {
+                        "archmem.paths" "archmem/github_api.py"
                     }
                 }
                 embeddings = component "Embeddings" "OpenAI-compatible and Ollama providers; vectors as float32 blobs." {
@@ -304,6 +322,24 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         # adapters
         archmem.adapters -> archmem.foundation "Reports failures and builds values with"
         archmem.adapters.embeddings -> archmem.adapters.store "Stores vectors in"
+
+        # pull requests
+        archmem.service.facade -> archmem.review.pullrequest "Reviews pull requests with"
+        archmem.review.pullrequest -> archmem.adapters.revisions "Reads the diff base...head with"
+        archmem.review.pullrequest -> archmem.recall.engine "Ranks the touched elements' memories with"
+        archmem.service.facade -> archmem.adapters.githubapi "Posts the pull request comment with"
+        archmem.drift.driftindex -> archmem.adapters.revisions "Shows what changed since a memory was confirmed with"
+        archmem.interfaces.cli -> archmem.review.pullrequest "Reviews pull requests with"
+        archmem.interfaces.cli -> archmem.adapters.githubapi "Reports GitHub API failures of"
+        archmem.review.pullrequest -> archmem.foundation "Reads settings and values of"
+        archmem.review.pullrequest -> archmem.adapters.gittools "Runs git through"
+        archmem.review.pullrequest -> archmem.adapters.githubapi "Posts the comment with"
+        archmem.review.pullrequest -> archmem.domain.codepaths "Maps changed files to elements with"
+        archmem.review.pullrequest -> archmem.drift.driftindex "Asks what is VERIFY with"
+        archmem.review.pullrequest -> archmem.memory.memoryfiles "Reads memory files at base and head with"
+        archmem.review.pullrequest -> archmem.recall.elementmatch "Ranks elements with"
+        archmem.review.pullrequest -> archmem.render.briefing "Renders the comment with"
+        archmem.drift.driftindex -> archmem.adapters.gittools "Runs git through"
     }
 
     views {

@@ -220,7 +220,7 @@ def status_command(workspace: Workspace, check_provider: bool, as_json: bool) ->
 
 
 from archmem import cli_demo, cli_drift, cli_mcp, cli_memory  # noqa: E402,F401  (register their commands)
-from archmem import cli_conformance, cli_install  # noqa: E402,F401
+from archmem import cli_conformance, cli_install, cli_pr  # noqa: E402,F401
 from archmem import cli_check, cli_merge  # noqa: E402,F401
 
 

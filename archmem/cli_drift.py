@@ -41,8 +41,11 @@ def drift(
             bar.pos = count
             bar.render_progress()
 
+    from archmem.cli_github import errors_as_annotations
+
     try:
-        report = workspace.drift_report(since_ref=since_ref, deepen=deepen, progress=progress)
+        with errors_as_annotations(output_format == "github" and not as_json, "archmem drift"):
+            report = workspace.drift_report(since_ref=since_ref, deepen=deepen, progress=progress)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
@@ -72,11 +75,26 @@ def drift(
 @drift.command("accept")
 @click.argument("element")
 @click.option("--note", default=None, help="Why the model still holds (kept with the record).")
+@click.option("--yes", "-y", is_flag=True, help="Accept without asking (agents, scripts).")
 @workspace_options
 @json_option
-def drift_accept(workspace: Workspace, element: str, note: str | None, as_json: bool) -> None:
-    """Record that the model's description of ELEMENT holds as of now (resets its drift)."""
-    result = workspace.accept_drift(element, note)
+def drift_accept(workspace: Workspace, element: str, note: str | None, yes: bool, as_json: bool) -> None:
+    """Record that the model's description of ELEMENT holds as of now (resets its drift).
+
+    First shows what changed in its code since the model described it (or it was last
+    accepted), and on a terminal asks before accepting."""
+    from archmem.cli_changes import should_ask, show_changes
+
+    element_id, changes = workspace.element_changes(element)
+    ask = should_ask(yes)
+    if ask or not as_json:
+        name = workspace.model.find(element_id).name
+        click.secho(f"{name} ({element_id})", bold=True, err=as_json)
+        show_changes(changes, err=as_json)
+    if ask:
+        click.confirm("Does the model's description still hold? Accept it", abort=True, err=as_json)
+    result = workspace.accept_drift(element_id, note)
+    result["changes_since_described"] = changes.to_dict() if changes else None
     if as_json:
         emit_json(result)
         return

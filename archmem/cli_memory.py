@@ -196,15 +196,32 @@ def embed(workspace: Workspace, batch_size: int, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("memory")
+@click.option("--yes", "-y", is_flag=True, help="Confirm without asking (agents, scripts).")
+@click.option("--reason", default=None, help="Why it still holds (written to this clone's audit log).")
 @workspace_options
 @json_option
-def confirm(workspace: Workspace, memory: str, as_json: bool) -> None:
-    """Confirm MEMORY (id or title) is still true: clears VERIFY, refreshes it."""
-    confirmed = workspace.confirm(memory)
+def confirm(workspace: Workspace, memory: str, yes: bool, reason: str | None, as_json: bool) -> None:
+    """Confirm MEMORY (id or title) is still true: clears VERIFY, refreshes it.
+
+    First shows the memory and what changed in its elements' code and its anchors since
+    it was last confirmed (git diff --stat, and the anchors' diff), and on a terminal
+    asks before confirming."""
+    from archmem.cli_changes import should_ask, show_changes, show_memory
+
+    found, changes = workspace.memory_changes(memory)
+    ask = should_ask(yes)
+    if ask or not as_json:
+        show_memory(found, workspace.staleness(found), workspace.model_or_empty.names(found.elements), err=as_json)
+        show_changes(changes, err=as_json)
+    if ask:
+        click.confirm("Is it still true? Confirm it", abort=True, err=as_json)
+    confirmed = workspace.confirm(found.id, reason=reason, seen=changes)
     if as_json:
-        emit_json(confirmed.model_dump(mode="json"))
+        emit_json({**confirmed.model_dump(mode="json"),
+                   "changes_since_confirmed": changes.to_dict() if changes else None})
         return
-    click.echo(f"confirmed {confirmed.label!r} ({confirmed.id}), {confirmed.confirmations} confirmation(s)")
+    click.echo(f"confirmed {confirmed.label!r} ({confirmed.id}), {confirmed.confirmations} confirmation(s)"
+               + (" (reason kept in the audit log)" if reason and reason.strip() else ""))
 
 
 @cli.command()

@@ -98,17 +98,24 @@ def remember(
     return Answer(data, "\n".join(lines))
 
 
-def confirm_memory(ws: Workspace, memory: MemoryRef) -> Answer:
+def confirm_memory(
+    ws: Workspace,
+    memory: MemoryRef,
+    reason: Annotated[str | None, Field(description="Why it still holds, in a sentence (kept in the audit log).")] = None,
+) -> Answer:
     """Vouch that a memory is still true now: clears its VERIFY flag and refreshes it.
 
     Use it after checking a VERIFY memory against the code. If it is no longer true,
-    remember a successor with supersedes=its title instead.
+    remember a successor with supersedes=its title instead. The answer carries what
+    changed in its code since it was last confirmed (changes_since_confirmed: the diff
+    stat and its anchors' diff): read it, and supersede if the memory no longer holds.
     """
-    confirmed = ws.confirm(memory)
-    return Answer(
-        confirmed.model_dump(mode="json"),
-        f"confirmed {confirmed.label!r} ({confirmed.id}), {confirmed.confirmations} confirmation(s)",
-    )
+    found, changes = ws.memory_changes(memory)
+    confirmed = ws.confirm(found.id, reason=reason, seen=changes)
+    data = confirmed.model_dump(mode="json")
+    data["changes_since_confirmed"] = changes.to_dict() if changes else None
+    text = f"confirmed {confirmed.label!r} ({confirmed.id}), {confirmed.confirmations} confirmation(s)"
+    return Answer(data, text + ("\n" + changes.text() if changes else ""))
 
 
 # ---- sessions -----------------------------------------------------------------------

@@ -28,6 +28,7 @@ from archmem.repo import Repository
 
 if TYPE_CHECKING:
     from archmem.conformance.types import ConformanceReport
+    from archmem.drift.changes import ChangesSince
     from archmem.drift.report import DriftReport
     from archmem.drift.view import DriftView
     from archmem.embeddings import BackfillReport, Embedder
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from archmem.recall.semantic import VectorIndex
     from archmem.render.briefing import Briefing
     from archmem.render.knowledge_map import KnowledgeMap
+    from archmem.review.publish import Published
+    from archmem.review.pull_request import PullRequestReview
     from archmem.memory.sync import SyncReport
     from archmem.store.files import MemoryFolder
     from archmem.store.sqlite import SQLiteStore
@@ -297,10 +300,20 @@ class Workspace:
 
         return resolve_memory(self.store, ref)
 
-    def confirm(self, ref: str) -> Memory:
+    def confirm(self, ref: str, *, reason: str | None = None, seen: ChangesSince | None = None) -> Memory:
+        """Vouch for a memory now. ``reason`` (why it still holds) goes to the audit log
+        of this clone's index, with the range of ``seen`` (the changes shown first)."""
         from archmem.memory.lifecycle import confirm
 
-        return confirm(self.memory_context, ref)
+        detail = {"base": seen.to_dict()["base"], "head": seen.head, "files": len(seen.files)} if seen else None
+        return confirm(self.memory_context, ref, reason, detail)
+
+    def memory_changes(self, ref: str) -> tuple[Memory, ChangesSince | None]:
+        """A memory, and what changed in its elements' code and its anchors since it was
+        last confirmed (None without history or model: nothing to show)."""
+        memory = self.get_memory(ref)
+        view = self.drift
+        return memory, view.memory_changes(memory) if view is not None else None
 
     def history(self, ref: str) -> list[Memory]:
         from archmem.memory.lifecycle import history
@@ -398,6 +411,7 @@ class Workspace:
         return DriftView(
             store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
             config=self._drift_config, clock=self.clock, deepen=deepen, progress=progress,
+            memory_folder=self.config.store.memories,
         )
 
     @property
@@ -442,6 +456,12 @@ class Workspace:
             since = {element.id: base for element in self.model.elements}
         self.__dict__["drift"] = view
         return view.report(since=since)
+
+    def element_changes(self, element: str) -> tuple[str, ChangesSince | None]:
+        """An element's id, and what changed in its code since the model described it
+        (``drift accept`` shows it before resetting that baseline)."""
+        target = self.model.find(element)
+        return target.id, self.drift_view().element_changes(target.id)
 
     def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
         """Record that the model's description of ELEMENT still holds as of now."""
@@ -575,6 +595,64 @@ class Workspace:
             )
             self.__dict__["_conformance"] = report
         return report
+
+    # ---- pull requests --------------------------------------------------------------
+
+    def pull_request_review(
+        self, *, base: str | None = None, head: str | None = None, deepen: bool = False
+    ) -> PullRequestReview:
+        """What the change ``base...head`` touches and what to check before merging it
+        (``archmem pr``). Without flags, base and head come from the pull request event
+        of a GitHub Actions run (``GITHUB_EVENT_PATH``), else the default branch and HEAD.
+        The model, the memories and drift are read at the checkout, which must hold head."""
+        from archmem.model.paths import compile_globs
+        from archmem.review.github import link_base, pull_request_from_event, read_event
+        from archmem.review.memory_changes import memory_changes
+        from archmem.review.pull_request import resolve_change, review_pull_request
+
+        view = self.drift_view(deepen=deepen)
+        checkout = view.scan.head  # a shallow clone is refused (or deepened) before any diff
+        self.__dict__["drift"] = view
+        revisions = view.revisions
+        ref = resolve_change(revisions, base=base, head=head, checkout=checkout,
+                             event=pull_request_from_event(read_event(self.env)))
+        merge_base = revisions.merge_base(ref.base, ref.head)
+        changed = revisions.changed_files(merge_base, ref.head)
+        folder = self.config.store.memories.strip("/") + "/"
+        memory_files = [f for f in changed if f.path.startswith(folder) and f.path.endswith(".md")]
+        ignored = compile_globs(self._drift_config.ignore)
+        code = [f for f in changed if f not in memory_files and not all(ignored(p) for p in f.paths)]
+        return review_pull_request(
+            ref, merge_base=merge_base, code=code, model=self.model, ownership=self.ownership,
+            recall=lambda task, files: self.recall(task, changed_files=files, limit=60),
+            memories=self.store.list_memories(status="active"), stale=view.stale,
+            new_commits=revisions.commits_between(ref.base, checkout or ref.head), memory_path=self.store.path_of,
+            memory_changes=memory_changes(memory_files, show=revisions.show, base=merge_base, head=ref.head,
+                                          lookup=self.store.get_memory),
+            changes_for=lambda memory: view.memory_changes(memory, max_diff=0),
+            link_base=link_base(self.env, ref.head),
+        )
+
+    def review_markdown(self, review: PullRequestReview) -> str:
+        """The review as the pull request comment (``templates/pr.md.j2``)."""
+        from archmem import __version__
+        from archmem.review.markdown import render_review
+
+        return render_review(review, version=__version__, overrides=self.root / ".archmem" / "templates")
+
+    def comment_on_pull_request(self, review: PullRequestReview, markdown: str) -> Published:
+        """Post the review as the pull request's one archmem comment, or update that
+        comment (GitHub REST API, ``GITHUB_TOKEN``); with nothing to say, only an earlier
+        comment is rewritten, to say so."""
+        from archmem import __version__
+        from archmem.github_api import GitHubClient
+        from archmem.review.markdown import resolved_body
+        from archmem.review.publish import publish
+
+        if review.ref.number is None:
+            raise InvalidInputError("no pull request to comment on: run on a pull_request event (GITHUB_EVENT_PATH)")
+        return publish(GitHubClient.from_env(self.env), review.ref.number, markdown,
+                       nothing_to_say=review.nothing_to_say, resolved=resolved_body(review, version=__version__))
 
     # ---- briefing -----------------------------------------------------------------
 

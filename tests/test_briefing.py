@@ -36,6 +36,7 @@ def test_briefing_shape_with_verify_and_via(repo: Path, clock: FrozenClock):
         remember_gateway_rules(ws)
         ws.remember("The prefix order of routes is global for the project; see [[Header sizes]] too.", kind="note",
                     author="codex/kim")
+    commit(repo, "team memory", "2026-01-15T10:00:00Z")  # before the rewrite, not with it
     (repo / "services/api/router.go").write_text(lines(100))
     commit(repo, "router rewrite", "2026-02-01T00:00:00Z")
     clock.now = clock.now.replace(month=4, day=21)
@@ -125,6 +126,7 @@ def test_overview_shows_standing_rules_what_to_verify_and_coverage(repo: Path, c
         remember_gateway_rules(ws)
         ws.remember("Never log request bodies: they carry card data.", kind="pitfall", title="No body logs")
         ws.remember("Orders are numbered per day.", kind="note", elements=["Orders"])
+    commit(repo, "team memory", "2026-01-15T10:00:00Z")  # before the rewrite, not with it
     (repo / "services/api/router.go").write_text(lines(100))
     commit(repo, "router rewrite", "2026-02-01T00:00:00Z")
     with Workspace.open(repo, clock=clock, env={}) as ws:

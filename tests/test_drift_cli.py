@@ -73,6 +73,7 @@ def test_memories_become_verify_and_confirm_clears_it(repo: Path):
                               elements=["ApiGateway"])
         anchored = ws.remember("Orders app keeps totals in cents.", kind="convention",
                                anchors=["services/orders/app.py"])
+    commit(repo, "team memory", "2026-01-15T10:00:00Z")  # before the rewrite, not with it
     (repo / "services/api/router.go").write_text(lines(100))
     (repo / "services/orders/app.py").write_text(lines(41))
     commit(repo, "rewrite", "2026-02-01T00:00:00Z")

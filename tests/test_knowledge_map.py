@@ -29,6 +29,7 @@ def mapped(repo: Path) -> Path:
                     elements=["ApiGateway"])
         ws.remember("Never trust <script>alert(1)</script> in headers.", kind="note", elements=["ApiGateway"])
         ws.remember("Commit messages say what and why.", kind="convention", title="Commit style")
+    commit(repo, "team memory", "2026-01-15T10:00:00Z")  # before the rewrite, not with it
     (repo / "services/api/router.go").write_text(lines(100))
     write(repo, {"tools/gen.py": "print(1)\n"})
     commit(repo, "router rewrite", "2026-02-01T00:00:00Z")

@@ -16,9 +16,9 @@ PACKAGE = REPO_ROOT / "archmem"
 FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.clock", "archmem.config", "archmem.words"}
 LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing",
-                  "archmem.git")),
+                  "archmem.git", "archmem.github_api")),
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.conformance",
-                "archmem.render")),
+                "archmem.render", "archmem.review")),
     ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),
     ("interfaces", ("archmem.cli", "archmem.cli_", "archmem.mcp_", "archmem.install", "archmem.install_", "archmem.__main__")),
 ]

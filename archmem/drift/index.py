@@ -381,6 +381,21 @@ class DriftIndex:
         end = bisect_left(self._sorted_paths, folder + "0")  # "0" sorts right after "/"
         return self._sorted_paths[start:end]
 
+    def ordinal(self, sha: str) -> int | None:
+        """The index of a commit of this history (None: not on its first-parent line)."""
+        if self._ordinals is None:
+            self._ordinals = {sha: ci for ci, sha in enumerate(self.shas)}
+        return self._ordinals.get(sha)
+
+    def commit_touches(self, ci: int, elements: Sequence[str], paths: Sequence[str]) -> bool:
+        """Did commit ``ci`` change the code of one of ``elements`` or one of ``paths``?"""
+        for series in [self._series.get(e) for e in elements] + [self._files.get(p) for p in paths]:
+            if series is not None:
+                at = bisect_left(series.commit, ci)
+                if at < len(series.commit) and series.commit[at] == ci:
+                    return True
+        return False
+
     def commit_at(self, moment: datetime | None) -> str | None:
         """The last commit at or before ``moment``: the base to diff an anchor from
         (``None`` when ``moment`` precedes the history)."""

@@ -4,6 +4,13 @@ A memory is VERIFY when an attached element drifted after it was last confirmed
 (``confirmed_at``, else ``created_at``), when an attached element's code is gone since,
 or when one of its anchors changed since. Confirming it moves the time forward, and so
 clears the flag: confirming answers the question drift asked.
+
+"Since" is a place in history: the first commit after that time, or, when the commit
+that last changed the memory's file is later and also changed the memory's code, the
+commit after that one. A memory written at 9:00 and committed at 12:00 with the code it
+describes was written against that code (it is reviewed in the pull request that
+changes it): the commit that brings both is not a change after it. A commit of memory
+files alone (a bulk move, a reformat) never clears a flag.
 """
 
 from __future__ import annotations
@@ -14,9 +21,9 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from archmem.clock import age_in_words
-from archmem.drift.index import DriftIndex, FileActivity, timestamp, whole_limits
+from archmem.drift.index import DriftIndex, FileActivity, whole_limits
 from archmem.drift.symbols import Hunk, symbol_changed, symbol_range
-from archmem.drift.types import DriftStamp, ElementSize, Thresholds
+from archmem.drift.types import Baseline, DriftStamp, ElementSize, Thresholds
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 
@@ -27,6 +34,8 @@ AnchorHunks = Callable[[str, str], list[Hunk]]
 """(path, base commit) → the hunks of ``git diff -U0 <base> HEAD -- path``."""
 FileText = Callable[[str], "str | None"]
 """path → its text at HEAD, or ``None`` when it is gone."""
+MemoryCommit = Callable[[Memory], "int | None"]
+"""memory → the index in history of the commit that last changed its file, or ``None``."""
 
 _NO_SIZE = ElementSize(files=0, lines=0)
 _SYMBOL_CHANGED = "symbol"
@@ -71,9 +80,10 @@ class StalenessChecker:
         anchor_hunks: AnchorHunks | None = None,
         file_text: FileText | None = None,
         missing: Iterable[str] = frozenset(),
+        memory_commit: MemoryCommit | None = None,
     ) -> None:
         self.index, self.model, self.sizes, self.thresholds, self.now = index, model, sizes, thresholds, now
-        self.anchor_hunks, self.file_text = anchor_hunks, file_text
+        self.anchor_hunks, self.file_text, self.memory_commit = anchor_hunks, file_text, memory_commit
         self.missing = missing if isinstance(missing, AbstractSet) else frozenset(missing)
         self._limits: dict[str, tuple[int, int]] = {}
 
@@ -95,6 +105,16 @@ class StalenessChecker:
             found = self._limits[element_id] = whole_limits(self.thresholds, self.sizes.get(element_id, _NO_SIZE))
         return found
 
+    def position(self, memory: Memory) -> int:
+        """Where the changes that count against a memory start (see the module doc)."""
+        index = self.index
+        position = index.position(memory.last_confirmed)
+        last = self.memory_commit(memory) if self.memory_commit is not None else None
+        if last is not None and last >= position and index.commit_touches(
+                last, memory.elements, [anchor.partition("#")[0] for anchor in memory.anchors]):
+            return last + 1
+        return position
+
     def anchor_changed(self, anchor: str, since: datetime, position: int) -> tuple[FileActivity, str] | None:
         """(activity, how) when the anchor changed since: any commit to a plain anchor;
         for ``path#Symbol`` a hunk on the symbol's lines (``how`` is then
@@ -114,7 +134,7 @@ class StalenessChecker:
             return activity, f"{symbol} was not found there, so the whole file counts"
         if lines is None or self.anchor_hunks is None:
             return activity, f"{symbol} could not be checked, so the whole file counts"
-        base = self.index.commit_at(since) or EMPTY_TREE
+        base = self.index.shas[position - 1] if position else EMPTY_TREE
         if symbol_changed(self.anchor_hunks(path, base), lines):
             return activity, _SYMBOL_CHANGED
         return None
@@ -125,11 +145,11 @@ class StalenessChecker:
         since = memory.last_confirmed
         verb = "confirmed" if memory.confirmed_at is not None else "written"
         index, first, more = self.index, None, 0
-        position = index.position(since)
+        position = self.position(memory)
         for element_id in memory.elements:
             if element_id in self.missing:
                 stamp = index.missing(element_id)
-                if stamp is None or timestamp(stamp.time) <= timestamp(since):
+                if stamp is None or index.position(Baseline(stamp.commit, stamp.time)) <= position:
                     continue
                 if first is None:
                     name, age = _display_name(self.model, element_id), age_in_words(stamp.time, self.now)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from archmem.clock import Clock, format_time, parse_time
 from archmem.config import DriftConfig
+from archmem.drift.changes import ChangesSince, changes_since
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import ScanResult, reader_for, scan_history
@@ -20,6 +21,7 @@ from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import Baseline, ElementSize, Thresholds
 from archmem.errors import RepositoryError
+from archmem.git.revisions import Revisions
 from archmem.memory.types import Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
@@ -49,7 +51,11 @@ class DriftView:
         clock: Clock,
         deepen: bool = False,
         progress: Callable[[int], None] | None = None,
+        memory_folder: str | None = None,
     ) -> None:
+        self.memory_folder = memory_folder
+        """The committed memory folder (repo-relative): a memory committed with the code it
+        describes was written against that code (``archmem.drift.staleness``)."""
         self.store = store
         self.repository = repository
         self.model = model
@@ -130,7 +136,9 @@ class DriftView:
             self.model, self.index, sizes=self.sizes, since=since or self.described,
             missing=self.missing, thresholds=self.thresholds,
         )
-        memories = self.store.list_memories(status="active")
+        # by when they were written, not by the index's own order: a fresh clone indexes
+        # the files in name order, and its report must read as the working clone's does
+        memories = sorted(self.store.list_memories(status="active"), key=lambda m: (m.created_at, m.id))
         stale = self.stale(memories)
         documented = {e for m in memories for e in m.elements}
         return DriftReport(
@@ -145,7 +153,25 @@ class DriftView:
         return StalenessChecker(
             index=self.index, model=self.model, sizes=self.sizes, thresholds=self.thresholds, now=self.clock(),
             anchor_hunks=self._anchor_hunks, file_text=self._file_text, missing=self.missing,
+            memory_commit=self._memory_commit,
         )
+
+    @cached_property
+    def _memory_file_commits(self) -> dict[str, int]:
+        """Committed memory file → the index in history of the commit that last changed
+        it (asked of git: the history cache keeps no change to archmem's own files)."""
+        if self.memory_folder is None or self.scan.head is None:
+            return {}
+        found = {}
+        for path, sha in self.revisions.last_commits(self.memory_folder).items():
+            ci = self.index.ordinal(sha)
+            if ci is not None:
+                found[path] = ci
+        return found
+
+    def _memory_commit(self, memory: Memory) -> int | None:
+        path = self.store.path_of(memory.id) if self._memory_file_commits else None
+        return self._memory_file_commits.get(path) if path else None
 
     def stale(self, memories: list[Memory]) -> dict[str, Staleness]:
         return self.checker.stale(memories)
@@ -171,6 +197,41 @@ class DriftView:
             return (self.repository.root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             return None
+
+    @cached_property
+    def revisions(self) -> Revisions:
+        return Revisions(self.repository.root)
+
+    def _base(self, since: Baseline | datetime | None) -> str | None:
+        """The last first-parent commit at or before ``since`` (None: before the history)."""
+        position = self.index.position(since)
+        return self.index.shas[position - 1] if position else None
+
+    def memory_changes(self, memory: Memory, **bounds: int) -> ChangesSince | None:
+        """What changed under a memory's elements and anchors since it was last confirmed
+        (None without commits)."""
+        head = self.scan.head
+        if head is None:
+            return None
+        position = self.checker.position(memory)
+        return changes_since(
+            self.revisions, since=memory.last_confirmed, base=self.index.shas[position - 1] if position else None,
+            head=head, owners=self.index.owners,
+            elements=memory.elements, anchors=memory.anchors, **bounds,
+        )
+
+    def element_changes(self, element_id: str, **bounds: int) -> ChangesSince | None:
+        """What changed in an element's code since the model last described it (or it
+        was last accepted); None without commits."""
+        head = self.scan.head
+        if head is None:
+            return None
+        baseline = self.described.get(element_id)
+        since = baseline.time if baseline is not None else self.scan.commits[0].time
+        return changes_since(
+            self.revisions, since=since, base=self._base(baseline) if baseline is not None else None, head=head,
+            owners=self.index.owners, elements=[element_id], **bounds,
+        )
 
     def accept(self, element_id: str, note: str | None) -> datetime:
         now = self.clock()

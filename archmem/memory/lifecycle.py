@@ -474,8 +474,12 @@ def _confirm_restatement(
 # ---- confirm, archive, purge, history --------------------------------------------
 
 
-def confirm(ctx: MemoryContext, ref: str) -> Memory:
-    """Someone vouches for the memory now: clears VERIFY, lifts freshness."""
+def confirm(ctx: MemoryContext, ref: str, reason: str | None = None, detail: dict[str, Any] | None = None) -> Memory:
+    """Someone vouches for the memory now: clears VERIFY, lifts freshness. A ``reason``
+    goes to the audit log (of this clone's index) with ``detail`` (what was looked at)."""
+    reason = reason.strip() if reason and reason.strip() else None
+    if reason is not None:
+        check_no_secret(reason)  # the reason stays in the audit log
     with ctx.store.transaction():
         memory = resolve_memory(ctx.store, ref)
         if memory.status == "superseded":
@@ -483,7 +487,10 @@ def confirm(ctx: MemoryContext, ref: str) -> Memory:
             raise ConflictError(f"{memory.label!r} was superseded by {head.label!r} ({head.id}); confirm that one")
         if memory.status == "archived":
             raise ConflictError(f"{memory.label!r} is archived ({memory.status_reason or 'no reason given'})")
-        ctx.store.update_memory(memory.id, confirmed_at=ctx.clock(), confirmations=memory.confirmations + 1)
+        now = ctx.clock()
+        ctx.store.update_memory(memory.id, confirmed_at=now, confirmations=memory.confirmations + 1)
+        if reason is not None:
+            ctx.store.audit(format_time(now), "confirm", memory.id, reason, {"title": memory.title, **(detail or {})})
         fresh = ctx.store.get_memory(memory.id)
     assert fresh is not None
     return fresh

@@ -1,0 +1,175 @@
+"""``archmem pr`` in GitHub Actions: the pull request from the event file, annotations
+where a reviewer looks (the memory files to verify, the changed code of an element with
+pitfalls), the job summary and the step outputs.
+
+GitHub shows at most 10 warning annotations per step; the ones past that go to the
+summary, which also holds the whole review with each memory file linked at head.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from archmem.errors import InvalidInputError
+from archmem.review.markdown import MARKER, inline, label
+from archmem.review.pull_request import PullRequestRef, PullRequestReview
+from archmem.review.publish import Published
+from archmem.words import plural
+
+MAX_ANNOTATIONS = 10
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def read_event(env: Mapping[str, str]) -> dict[str, Any] | None:
+    """The webhook payload of the run (``GITHUB_EVENT_PATH``), or None outside Actions."""
+    name = env.get("GITHUB_EVENT_PATH")
+    if not name:
+        return None
+    try:
+        data = json.loads(Path(name).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read GITHUB_EVENT_PATH {name}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise InvalidInputError(f"GITHUB_EVENT_PATH {name} is not JSON: {exc}") from None
+    return data if isinstance(data, dict) else None
+
+
+def pull_request_from_event(event: Mapping[str, Any] | None) -> PullRequestRef | None:
+    """Base and head of the pull request an event is about (None for other events)."""
+    pr = event.get("pull_request") if event else None
+    if not isinstance(pr, dict):
+        return None
+    base, head = pr.get("base") or {}, pr.get("head") or {}
+    base_sha, head_sha = str(base.get("sha") or ""), str(head.get("sha") or "")
+    if not (_SHA.fullmatch(base_sha) and _SHA.fullmatch(head_sha)):
+        raise InvalidInputError("the pull_request event has no base and head commit (pull_request.base.sha, "
+                                "pull_request.head.sha)")
+    number = pr.get("number", event.get("number") if event else None)
+    return PullRequestRef(
+        base=base_sha, head=head_sha, number=number if isinstance(number, int) else None,
+        title=str(pr.get("title") or "") or None, url=str(pr.get("html_url") or "") or None,
+        base_ref=str(base.get("ref") or "") or None, head_ref=str(head.get("ref") or "") or None,
+    )
+
+
+def link_base(env: Mapping[str, str], head: str) -> str | None:
+    """Where files at head are shown on GitHub (``{server}/{owner}/{repo}/blob/{sha}/``)."""
+    repository = env.get("GITHUB_REPOSITORY", "").strip()
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
+        return None
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    return f"{server}/{repository}/blob/{head}/"
+
+
+def _escape(value: str, *, property: bool = False) -> str:
+    """GitHub's workflow-command escaping (``%``, CR, LF; and ``:`` ``,`` in properties)."""
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """A ``::warning`` on line 1 of a file."""
+
+    file: str
+    title: str
+    text: str
+
+    def command(self) -> str:
+        return (f"::warning file={_escape(self.file, property=True)},line=1,"
+                f"title={_escape(self.title[:120], property=True)}::{_escape(self.text)}")
+
+
+def annotations(review: PullRequestReview) -> list[Annotation]:
+    """Every warning, most pressing first: memories this change makes VERIFY, elements
+    with pitfalls on their changed code, then memories that were VERIFY already."""
+    removed = {f.path for f in review.files if f.status == "D"}
+    new: list[Annotation] = []
+    old: list[Annotation] = []
+    for item in review.verify:
+        if item.path:
+            name = label(item.memory.title, item.memory.content, 60)
+            why = "this change makes it VERIFY" if item.new else "VERIFY"
+            (new if item.new else old).append(Annotation(
+                item.path, f"archmem: verify {name}",
+                f"{name} [{item.memory.kind}], {why}: {item.reason}. Check it against the code, then "
+                f"archmem confirm {item.memory.id} (or supersede it) in this pull request.",
+            ))
+    elements: list[Annotation] = []
+    for element in review.touched:
+        pitfalls = [m for m in element.memories if m["kind"] == "pitfall"]
+        files = [path for path in element.files if path not in removed]
+        if not (pitfalls or element.verify) or not files:
+            continue
+        counts = [plural(len(pitfalls), "pitfall")]
+        if element.verify:
+            counts.append(plural(element.verify, "memory", "memories") + " to verify")
+        titles = "; ".join(label(m["title"], m["content"], 60) for m in pitfalls[:3])
+        elements.append(Annotation(
+            files[0], f"archmem: {element.name}",
+            f"{element.name}: {', '.join(counts)}" + (f" ({titles})" if titles else "")
+            + "; see the archmem comment or the job summary",
+        ))
+    return new + elements + old
+
+
+def summary(markdown: str, *, more: list[Annotation], published: Published | None = None,
+            comment_problem: str | None = None) -> str:
+    """The job summary: the review itself (without the marker), the annotations GitHub
+    did not show, and what happened to the comment."""
+    body = markdown.replace(MARKER + "\n", "", 1)
+    out = [body.rstrip(), ""]
+    if more:
+        out += [f"### {plural(len(more), 'more warning')} (GitHub shows {MAX_ANNOTATIONS} per step)", ""]
+        out += [f"- `{a.file}`: {inline(a.text, 400)}" for a in more]
+        out.append("")
+    if published is not None and published.action != "skipped":
+        link = f" ({published.url})" if published.url else ""
+        out += [f"Pull request comment {published.action}{link}.", ""]
+    if comment_problem:
+        out += [f"No pull request comment: {inline(comment_problem, 400)}", ""]
+    return "\n".join(out)
+
+
+def outputs(review: PullRequestReview, published: Published | None) -> dict[str, str]:
+    counts = review.counts()
+    return {
+        "touched-elements": str(counts["touched_elements"]),
+        "memories-to-verify": str(counts["memories_to_verify"]),
+        "made-verify": str(counts["made_verify"]),
+        "memory-changes": str(counts["memory_changes"]),
+        "undocumented-elements": str(counts["undocumented_elements"]),
+        "comment": published.action if published else "",
+        "comment-url": (published.url or "") if published else "",
+    }
+
+
+def write_github(
+    review: PullRequestReview, markdown: str, env: Mapping[str, str], *, published: Published | None = None,
+    comment_problem: str | None = None,
+) -> list[str]:
+    """Append the summary and the outputs to the files GitHub names; return the
+    annotations to print (at most ``MAX_ANNOTATIONS``)."""
+    lines = annotations(review)
+    shown, more = lines[:MAX_ANNOTATIONS], lines[MAX_ANNOTATIONS:]
+    summary_file = env.get("GITHUB_STEP_SUMMARY")
+    if summary_file:
+        with open(summary_file, "a", encoding="utf-8") as handle:
+            handle.write(summary(markdown, more=more, published=published, comment_problem=comment_problem) + "\n")
+    output_file = env.get("GITHUB_OUTPUT")
+    if output_file:
+        with open(output_file, "a", encoding="utf-8") as handle:
+            for key, value in outputs(review, published).items():
+                handle.write(f"{key}={value}\n")
+    return [a.command() for a in shown]
+
+
+__all__ = ["MAX_ANNOTATIONS", "Annotation", "annotations", "link_base", "outputs", "pull_request_from_event",
+           "read_event", "summary", "write_github"]

@@ -1,0 +1,58 @@
+"""One comment per pull request, updated in place: find it by its hidden marker, create
+it the first time there is something to say, rewrite it on later pushes, and turn it
+into "nothing to check any more" rather than leave a stale warning behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from archmem.github_api import Comment
+from archmem.review.markdown import MARKER
+
+
+class CommentsApi(Protocol):
+    """What publishing needs of GitHub (``archmem.github_api.GitHubClient``)."""
+
+    def comments(self, number: int) -> Iterable[Comment]: ...
+
+    def create_comment(self, number: int, body: str) -> Comment: ...
+
+    def update_comment(self, comment_id: int, body: str) -> Comment: ...
+
+
+@dataclass(frozen=True)
+class Published:
+    """``created``, ``updated``, ``unchanged`` (the same text is there already) or
+    ``skipped`` (nothing to say and no earlier comment)."""
+
+    action: str
+    comment_id: int | None = None
+    url: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "comment_id": self.comment_id, "url": self.url}
+
+
+def find_comment(api: CommentsApi, number: int) -> Comment | None:
+    """archmem's earlier comment on the pull request (the first one with the marker)."""
+    return next((c for c in api.comments(number) if c.body.lstrip().startswith(MARKER)), None)
+
+
+def publish(api: CommentsApi, number: int, body: str, *, nothing_to_say: bool, resolved: str) -> Published:
+    """Create or update the one comment; with nothing to say, only an earlier comment is
+    touched (rewritten to ``resolved``)."""
+    existing = find_comment(api, number)
+    if nothing_to_say:
+        if existing is None:
+            return Published("skipped")
+        body = resolved
+    if existing is None:
+        created = api.create_comment(number, body)
+        return Published("created", created.id, created.url)
+    if existing.body.strip() == body.strip():
+        return Published("unchanged", existing.id, existing.url)
+    updated = api.update_comment(existing.id, body)
+    return Published("updated", updated.id, updated.url or existing.url)
