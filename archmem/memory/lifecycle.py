@@ -477,9 +477,8 @@ def _confirm_restatement(
 def confirm(ctx: MemoryContext, ref: str, reason: str | None = None, detail: dict[str, Any] | None = None) -> Memory:
     """Someone vouches for the memory now: clears VERIFY, lifts freshness. A ``reason``
     goes to the audit log (of this clone's index) with ``detail`` (what was looked at)."""
-    reason = reason.strip() if reason and reason.strip() else None
-    if reason is not None:
-        check_no_secret(reason)  # the reason stays in the audit log
+    check_fields({"reason": reason})  # the reason stays in the audit log
+    reason = clean_line(reason, "reason")
     with ctx.store.transaction():
         memory = resolve_memory(ctx.store, ref)
         if memory.status == "superseded":
