@@ -15,7 +15,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command: flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_paths.py, archmem/__main__.py"
                     }
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
@@ -74,9 +74,14 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/adrs.py"
                     }
                 }
-                codepaths = component "Code ownership" "Path globs, element ownership, discovery of the model file, what a model may name." {
+                codepaths = component "Code ownership" "Path globs, element ownership, discovery of the model file, what a model may name, which elements are outside the code." {
                     properties {
-                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py, archmem/model/summary.py, archmem/model/confine.py"
+                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py, archmem/model/summary.py, archmem/model/confine.py, archmem/model/external.py"
+                    }
+                }
+                onboarding = component "Path suggestions" "archmem paths suggest: where each element's code is, from names, manifests and history; the [paths] table." {
+                    properties {
+                        "archmem.paths" "archmem/onboarding/**"
                     }
                 }
             }
@@ -175,6 +180,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.service.facade -> archmem.service.config "Reads settings with"
         archmem.service.facade -> archmem.domain.codepaths "Loads the model through"
         archmem.domain.codepaths -> archmem.domain.dsl "Parses workspace.dsl with"
+        archmem.service.facade -> archmem.domain.onboarding "Suggests element paths with"
         archmem.domain.codepaths -> archmem.domain.formats "Parses YAML and JSON models with"
         archmem.domain.dsl -> archmem.domain.adrs "Reads !adrs folders with"
         archmem.service.facade -> archmem.adapters.repo "Lists files with"

@@ -109,6 +109,9 @@ class Config(_Section):
     drift: DriftConfig = Field(default_factory=DriftConfig)
     recall: RecallConfig = Field(default_factory=RecallConfig)
     code: CodeConfig = Field(default_factory=CodeConfig)
+    paths: dict[str, list[str]] = Field(default_factory=dict)
+    """Element id → globs of its code, united with the model's own (``archmem paths
+    suggest --write`` records here, so a generated or shared DSL stays untouched)."""
 
     source: str | None = Field(default=None, exclude=True)
     """Which file the settings came from (for messages), if any."""
@@ -136,6 +139,20 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
         raise ConfigError(_describe(exc, source)) from None
     config.source = source
     return config
+
+
+def line_of_key(path: str | Path | None, key: str) -> int | None:
+    """The line of ``path`` (a config file) where ``key`` is given in its ``[paths]``
+    table, for messages that point at the line; None when it cannot be told."""
+    if path is None:
+        return None
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    quoted = r"[\"']" + re.escape(key) + r"[\"']"
+    pattern = re.compile(r"^\s*(?:" + re.escape(key) + "|" + quoted + r")\s*=")
+    return next((number for number, line in enumerate(lines, 1) if pattern.match(line)), None)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -288,4 +305,9 @@ link_sources = 3
 [code]
 # Globs left out of element ownership and of the "code no element owns" list.
 ignore = []
+
+# Where each element's code is, when the model file does not say: element id = [globs].
+# United with the model's own "archmem.paths" (`archmem paths suggest --write` adds here).
+# [paths]
+# "shop.orders" = ["services/orders/**"]
 """

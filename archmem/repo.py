@@ -80,6 +80,34 @@ class Repository:
             self._lines[path] = count_lines(self.root / path)
         return self._lines[path]
 
+    def read_small(self, path: str, limit: int = 256 * 1024) -> str | None:
+        """The text of a small file (a manifest), or None when it is missing, larger
+        than ``limit`` bytes, binary or unreadable."""
+        try:
+            target = self.root / path
+            if target.stat().st_size > limit:
+                return None
+            data = target.read_bytes()
+        except OSError:
+            return None
+        if b"\0" in data[:8192]:
+            return None
+        return data.decode("utf-8", errors="replace")
+
+    def recent_changes(self, limit: int = 500) -> list[list[str]]:
+        """The files of each of the last ``limit`` first-parent commits (one ``git log
+        --name-only``; nothing outside git or without commits): which places are alive."""
+        if not self.is_git:
+            return []
+        result = self._git(
+            "log", "--first-parent", f"-n{limit}", "--no-renames", "--name-only", "--relative", "-z",
+            "--format=%x1e", check=False,
+        )
+        if result.returncode != 0:
+            return []
+        text = result.stdout.decode("utf-8", errors="surrogateescape")
+        return [[p.strip("\n") for p in chunk.split("\0") if p.strip("\n")] for chunk in text.split("\x1e") if chunk.strip()]
+
     def changed_files(self) -> list[str]:
         """Files changed in the working tree or the index against HEAD, plus new
         untracked ones: what ``--changed`` means (repo-relative)."""

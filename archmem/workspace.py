@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from archmem.render.briefing import Briefing
     from archmem.render.knowledge_map import KnowledgeMap
     from archmem.memory.sync import SyncReport
+    from archmem.onboarding.suggest import PathSuggestions
     from archmem.store.files import MemoryFolder
     from archmem.store.sqlite import SQLiteStore
 
@@ -95,7 +96,12 @@ class Workspace:
 
     @cached_property
     def model(self) -> ArchitectureModel:
-        return load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env)
+        """The model file's elements, each owning its own globs and those the config's
+        ``[paths]`` table gives it (the union)."""
+        from archmem.model.paths import add_configured_paths
+
+        model = load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env)
+        return add_configured_paths(model, self.config.paths, source=self.config.source)
 
     @cached_property
     def ownership(self) -> Ownership:
@@ -140,6 +146,28 @@ class Workspace:
             return path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             return str(path)
+
+    def suggest_paths(self, elements: Sequence[str] = (), *, write: bool = False) -> PathSuggestions:
+        """Where the code of each element that owns none probably is (``archmem paths
+        suggest``); with ``write``, the suggested globs go to the ``[paths]`` table of
+        archmem.toml (the model file is never edited) and the model is read again."""
+        from archmem.config import CONFIG_FILE
+        from archmem.model.paths import compile_globs
+        from archmem.onboarding.suggest import suggest_paths
+        from archmem.onboarding.table import write_paths
+
+        ignored = compile_globs([*self.config.code.ignore, *self._drift_config.ignore])
+        result = suggest_paths(
+            self.model, self.repository.files(), read=self.repository.read_small, elements=elements,
+            skip=ignored, change_sets=self.repository.recent_changes(),
+        )
+        if write and result.suggestions:
+            target = self.root / CONFIG_FILE
+            write_paths(target, {s.element: s.paths for s in result.suggestions})
+            result.written = self._display(target)
+            self.config = load_config(self.root, self.env)
+            self.refresh()
+        return result
 
     # ---- the memory store --------------------------------------------------------
 

@@ -16,7 +16,8 @@ PACKAGE = REPO_ROOT / "archmem"
 FOUNDATION = {"archmem", "archmem.errors", "archmem.clock", "archmem.config", "archmem.words"}
 LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing")),
-    ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.render")),
+    ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.render",
+                "archmem.onboarding")),
     ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),
     ("interfaces", ("archmem.cli", "archmem.cli_", "archmem.mcp_", "archmem.install", "archmem.install_", "archmem.__main__")),
 ]
