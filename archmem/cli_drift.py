@@ -58,8 +58,13 @@ def drift(
         if report.no_commits:
             click.echo(f"archmem drift: {report.warnings[0]}")
         else:
-            click.echo(f"archmem drift: score {report.score}/100, {report.count('drifted')} drifted, "
-                       f"{report.count('missing')} missing, {plural(len(report.stale), 'memory', 'memories')} to verify")
+            score = "not measured" if report.score is None else f"score {report.score}/100"
+            click.echo(f"archmem drift: {score}, {report.count('drifted')} drifted, "
+                       f"{report.count('missing')} missing, {len(report.not_measured)} not measured, "
+                       f"{plural(len(report.stale), 'memory', 'memories')} to verify")
+            note = report.not_measured_note()
+            if note:
+                click.echo(f"::notice title=archmem drift::{note}")
     else:
         from archmem.cli_output import print_drift
 

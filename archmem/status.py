@@ -113,7 +113,8 @@ def _drift(ws: Workspace) -> dict[str, Any]:
         return {"error": report.warnings[0]}
     counts = report.counts()
     return {"score": report.score, "stale_memories": counts["stale_memories"], "drifted": counts["drifted"],
-            "missing": counts["missing"], "in_sync": counts["in_sync"], "no_paths": counts["no_paths"]}
+            "missing": counts["missing"], "in_sync": counts["in_sync"], "no_paths": counts["no_paths"],
+            "not_measured": counts["not_measured"], "external": counts["external"], "note": report.not_measured_note()}
 
 
 def _next_steps(status: dict[str, Any]) -> list[str]:
@@ -127,6 +128,9 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
         steps.append(f"{recall['active_memories'] - recall['embedded']} memories have no vector yet: `archmem embed`")
     if "error" not in recall and recall.get("provider_ok") is False:
         steps.append("the embedding provider did not answer: recall falls back to words (see the error above)")
+    if "error" not in drift and drift.get("not_measured"):
+        steps.append(f"{plural(drift['not_measured'], 'element')} own no code, so their drift is not measured: "
+                     "`archmem paths suggest` proposes where their code is")
     if "error" not in drift and drift["stale_memories"]:
         steps.append(f"{drift['stale_memories']} memories to verify: `archmem review`, then confirm or supersede")
     files = status["files"]

@@ -648,7 +648,10 @@ class Workspace:
         if view is not None:
             report = view.report()
             verify = {memory.id for memory, _ in report.stale}
-            drift = {element.id: element.status for element in report.elements}
+            drift = {element.id: "not_measured" if element.not_measured else element.status
+                     for element in report.elements}
+            found = report.not_measured_note()
+            note = f"{found[:1].upper()}{found[1:]}." if found else None
         else:
             note = "Drift not checked: " + (
                 "not a git repository." if not self.repository.is_git else "; ".join(self._recall_warnings)

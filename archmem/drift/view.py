@@ -126,9 +126,11 @@ class DriftView:
     def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
             return DriftReport.without_history()
+        from archmem.model.external import external_elements
+
         elements = element_drift(
             self.model, self.index, sizes=self.sizes, since=since or self.described,
-            missing=self.missing, thresholds=self.thresholds,
+            missing=self.missing, thresholds=self.thresholds, external=external_elements(self.model),
         )
         memories = self.store.list_memories(status="active")
         stale = self.stale(memories)
