@@ -12,6 +12,7 @@ import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from archmem.errors import RepositoryError
@@ -163,26 +164,58 @@ class Repository:
         sha, seconds = result.stdout.decode().strip().splitlines()[0].split()
         return BlamedCommit(sha, datetime.fromtimestamp(int(seconds), tz=timezone.utc))
 
-    def blame_line_commits(self, path: Path) -> list[BlamedCommit | None] | None:
-        """The first-parent commit that last changed each line of ``path`` (one ``git
-        blame --first-parent --porcelain``: a line merged from a branch is the merge's,
-        when it reached this branch); None for lines not committed yet, and None for
-        the whole file when git does not track it."""
-        if not self.is_git:
-            return None
+    def file_patches(self, path: Path) -> list[tuple[str, list[str], list[str]]]:
+        """Each first-parent commit that changed ``path``, with the lines it removed and
+        added (one ``git log -p -U0``): what the model file's history said, line by line."""
+        located = self._locate(path)
+        if located is None:
+            return []
+        relative, cwd = located
+        result = self._git(
+            "log", "--first-parent", "--format=%x1e%H", "-p", "-U0", "--no-color", "--no-ext-diff",
+            "--no-textconv", "--", relative, check=False, cwd=cwd,
+        )
+        if result.returncode != 0:
+            return []
+        patches = []
+        for chunk in result.stdout.decode("utf-8", errors="replace").split("\x1e")[1:]:
+            sha, _, body = chunk.partition("\n")
+            removed = [line[1:] for line in body.splitlines() if line.startswith("-") and not line.startswith("---")]
+            added = [line[1:] for line in body.splitlines() if line.startswith("+") and not line.startswith("+++")]
+            patches.append((sha.strip(), removed, added))
+        return patches
+
+    def _locate(self, path: Path) -> tuple[str, Path | None] | None:
+        """(path relative to where git runs, that folder or None for the root) for a
+        file in this repository or its git top level; None outside both."""
         try:
-            relative = path.resolve().relative_to(self.root.resolve())
+            return path.resolve().relative_to(self.root.resolve()).as_posix(), None
         except ValueError:
             top = self._git("rev-parse", "--show-toplevel").stdout.decode().strip()
             try:
-                relative = path.resolve().relative_to(Path(top).resolve())
+                return path.resolve().relative_to(Path(top).resolve()).as_posix(), Path(top)
             except ValueError:
                 return None
-            cwd: Path | None = Path(top)
-        else:
-            cwd = None
+
+    def blame_line_commits(
+        self, path: Path, *, ignore: Sequence[str] = ()
+    ) -> list[BlamedCommit | None] | None:
+        """The first-parent commit that last changed each line of ``path`` (one ``git
+        blame --first-parent --porcelain``: a line merged from a branch is the merge's,
+        when it reached this branch); None for lines not committed yet, and None for
+        the whole file when git does not track it. Lines that the ``ignore`` commits
+        changed are blamed on the commit before them (``git blame --ignore-rev``); lines
+        they added stay theirs."""
+        if not self.is_git:
+            return None
+        located = self._locate(path)
+        if located is None:
+            return None
+        relative, cwd = located
+        ignored = [arg for sha in ignore for arg in ("--ignore-rev", sha)]
         result = self._git(
-            "blame", "--first-parent", "--porcelain", "--", relative.as_posix(), check=False, cwd=cwd
+            "-c", "blame.ignoreRevsFile=", "blame", "--first-parent", "--porcelain", *ignored, "--", relative,
+            check=False, cwd=cwd,
         )
         if result.returncode != 0:
             return None

@@ -28,6 +28,7 @@ from archmem.repo import Repository
 
 if TYPE_CHECKING:
     from archmem.drift.report import DriftReport
+    from archmem.drift.types import Baseline
     from archmem.drift.view import DriftView
     from archmem.embeddings import BackfillReport, Embedder
     from archmem.initialize import InitResult
@@ -444,12 +445,33 @@ class Workspace:
         view = self.drift_view(deepen=deepen, progress=progress)
         since = None
         if since_ref is not None:
-            from archmem.drift.types import Baseline
-
-            base = Baseline(*self.repository.revision(since_ref))
+            base = self._since(since_ref)
             since = {element.id: base for element in self.model.elements}
         self.__dict__["drift"] = view
         return view.report(since=since)
+
+    def _since(self, ref: str) -> Baseline:
+        """``--since``: a commit, tag or branch (counted from that commit), or a date
+        (``2025-01-01``, an ISO time; UTC unless it says otherwise: counted from that
+        moment)."""
+        import re
+        from datetime import datetime, timezone
+
+        from archmem.drift.types import Baseline
+
+        try:
+            return Baseline(*self.repository.revision(ref))
+        except RepositoryError:
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?", ref.strip()):
+                raise RepositoryError(
+                    f"unknown revision or date {ref!r}",
+                    hint="give a commit, tag or branch (git rev-parse REF), or a date such as 2025-01-01",
+                ) from None
+        try:
+            moment = datetime.fromisoformat(ref.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidInputError(f"{ref!r} is not a date (expected YYYY-MM-DD or an ISO time)") from None
+        return Baseline(None, moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
 
     def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
         """Record that the model's description of ELEMENT still holds as of now."""

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from archmem.clock import Clock, format_time, parse_time
 from archmem.config import DriftConfig
+from archmem.drift.baselines import mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import ScanResult, reader_for, scan_history
@@ -90,11 +91,12 @@ class DriftView:
         among the lines of its block (one ``git blame --first-parent`` per model file, so a
         description merged from a branch holds from its merge), or a recorded accept when
         that is later. Newest by place in history, not by date; an uncommitted block
-        describes the code as it is now (HEAD). An accept is a moment on the clock."""
+        describes the code as it is now (HEAD). An accept is a moment on the clock.
+        Mapping the element to code is not describing it (``archmem.drift.baselines``)."""
         now = self.clock()
         index = self.index
         head = Baseline(self.scan.head, now)
-        blames: dict[str, list[BlamedCommit | None] | None] = {}
+        blames: dict[str, tuple[list[BlamedCommit | None] | None, set[int]]] = {}
         since: dict[str, Baseline | None] = {}
         accepted = self.accepted()
         for element in self.model.elements:
@@ -102,12 +104,15 @@ class DriftView:
             location = element.location
             if location is not None:
                 if location.file not in blames:
-                    blames[location.file] = self.repository.blame_line_commits(Path(location.file))
-                commits = blames[location.file]
+                    blames[location.file] = self._blame(Path(location.file))
+                commits, mapping = blames[location.file]
                 if commits is None:
                     baseline = head  # an uncommitted model describes the code as it is now
                 else:
-                    block = commits[location.line - 1 : (location.end_line or location.line)]
+                    numbers = range(location.line, (location.end_line or location.line) + 1)
+                    block = [commits[n - 1] for n in numbers if n <= len(commits) and n not in mapping]
+                    if not block:  # nothing but mapping lines: the block as a whole
+                        block = [commits[n - 1] for n in numbers if n <= len(commits)]
                     lines = [Baseline(c.sha, c.time) if c else head for c in block]
                     baseline = max(lines, key=index.position, default=None)
             if element.id in accepted:
@@ -116,6 +121,23 @@ class DriftView:
                     baseline = accept
             since[element.id] = baseline
         return since
+
+    def _blame(self, path: Path) -> tuple[list[BlamedCommit | None] | None, set[int]]:
+        """Per line of a model file, the commit that last *described* it, and the numbers
+        of the lines that never count (``archmem.*`` properties and what holds only them,
+        and lines only a mapping-only commit wrote)."""
+        skip = mapping_only_commits(self.repository.file_patches(path))
+        commits = self.repository.blame_line_commits(path, ignore=skip)
+        if commits is None:
+            return None, set()
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            text = []
+        ignored = set(skip)
+        mapping = mapping_lines(text)
+        mapping.update(n for n, commit in enumerate(commits, 1) if commit is not None and commit.sha in ignored)
+        return commits, mapping
 
     def accepted(self) -> dict[str, datetime]:
         rows = self.store.db.execute(

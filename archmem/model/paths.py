@@ -17,6 +17,8 @@ from pathlib import PurePosixPath
 from archmem.errors import ModelError, SourceLocation
 from archmem.model.types import ArchitectureModel, Element, Location
 
+MAPPING_PREFIX = "archmem."
+"""Properties under this prefix map an element to code; they never describe it."""
 PATHS_PROPERTY = "archmem.paths"
 SINGLE_PATH_PROPERTIES = ("source", "code", "path")
 _WILDCARDS = set("*?[")
