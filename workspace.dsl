@@ -76,7 +76,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 codepaths = component "Code ownership" "Path globs, element ownership, discovery of the model file, what a model may name, which elements are outside the code." {
                     properties {
-                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py, archmem/model/summary.py, archmem/model/confine.py, archmem/model/external.py"
+                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/loader.py, archmem/model/summary.py, archmem/model/confine.py, archmem/model/external.py, archmem/model/generated.py"
                     }
                 }
                 onboarding = component "Path suggestions" "archmem paths suggest: where each element's code is, from names, manifests and history; the [paths] table." {

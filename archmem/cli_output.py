@@ -237,6 +237,8 @@ def print_status(status: dict[str, Any]) -> None:
         f"{m['file']} ({m['format']}): {plural(m['elements'], 'element')}, {plural(m['relationships'], 'relationship')}, "
         f"{plural(m['decisions'], 'decision')}; {m['documented']} of {m['elements']} elements documented"
         + (f"; {plural(m['warnings'], 'warning')}" if m["warnings"] else "")
+        + (click.style(f"; {plural(len(m['ownership_warnings']), 'ownership warning')}", fg="yellow")
+           if m.get("ownership_warnings") else "")
     ))
 
     def store_text(s: dict[str, Any]) -> str:

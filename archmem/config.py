@@ -22,6 +22,14 @@ CONFIG_FILE = "archmem.toml"
 ENV_PREFIX = "ARCHMEM_"
 
 
+GENERATED_GLOBS = (
+    "**/*_pb2.py", "**/*_pb2_grpc.py", "**/*_pb2.pyi", "**/*.pb.go", "**/*.pb.gw.go", "**/genproto/**",
+    "**/vendor/**", "**/node_modules/**",
+)
+"""Generated and vendored code by name: nobody's drift and nobody's code, always
+(``archmem.model.generated`` adds .gitattributes and generator headers)."""
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -56,7 +64,7 @@ class DriftConfig(_Section):
     ignore: list[str] = Field(
         default_factory=lambda: [
             "**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum",
-            "**/*.min.js", "**/*.map", "**/generated/**",
+            "**/*.min.js", "**/*.map", "**/generated/**", *GENERATED_GLOBS,
         ]
     )
 
@@ -276,7 +284,12 @@ min_lines = 20
 churn_ratio = 0.25
 min_file_events = 1
 file_event_ratio = 0.2
-ignore = ["**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum", "**/*.min.js", "**/*.map", "**/generated/**"]
+# Generated and vendored code is never counted, whatever this list says: protobuf stubs,
+# vendor/, node_modules/, files .gitattributes marks linguist-generated or linguist-vendored,
+# and files whose first lines carry a generator's header ("Code generated ... DO NOT EDIT").
+ignore = ["**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum", "**/*.min.js", "**/*.map", "**/generated/**",
+          "**/*_pb2.py", "**/*_pb2_grpc.py", "**/*_pb2.pyi", "**/*.pb.go", "**/*.pb.gw.go", "**/genproto/**",
+          "**/vendor/**", "**/node_modules/**"]
 
 [recall]
 # How memories are ranked (DESIGN.md "Recall"). score = relevance x kind x freshness x

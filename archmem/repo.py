@@ -95,6 +95,54 @@ class Repository:
             return None
         return data.decode("utf-8", errors="replace")
 
+    def linguist(self, files: Sequence[str]) -> dict[str, str]:
+        """Path → ``linguist-generated`` or ``linguist-vendored`` for the files
+        ``.gitattributes`` marks so (one ``git check-attr --stdin``; nothing outside git)."""
+        if not self.is_git or not files:
+            return {}
+        try:
+            done = subprocess.run(
+                ["git", "check-attr", "-z", "--stdin", "linguist-generated", "linguist-vendored"],
+                cwd=self.root, input="\0".join(files).encode("utf-8", "surrogateescape") + b"\0",
+                capture_output=True, check=False,
+            )
+        except FileNotFoundError:
+            return {}
+        if done.returncode != 0:
+            return {}
+        fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+        marked: dict[str, str] = {}
+        for index in range(0, len(fields) - 2, 3):
+            path, attribute, value = fields[index : index + 3]
+            if value in ("set", "true") and path not in marked:
+                marked[path] = attribute
+        return marked
+
+    def blob_ids(self) -> dict[str, str]:
+        """Path → the blob id git has for it in the index (``git ls-files -s``): what a
+        per-file fact is cached under."""
+        if not self.is_git:
+            return {}
+        result = self._git("ls-files", "-s", "-z", check=False)
+        if result.returncode != 0:
+            return {}
+        found = {}
+        for entry in result.stdout.decode("utf-8", "surrogateescape").split("\0"):
+            head, _, path = entry.partition("\t")
+            parts = head.split()
+            if len(parts) == 3 and path:
+                found[path] = parts[1]
+        return found
+
+    def read_head(self, path: str, size: int = 1024) -> str | None:
+        """The first ``size`` bytes of a file as text (None when unreadable or binary)."""
+        try:
+            with (self.root / path).open("rb") as handle:
+                data = handle.read(size)
+        except OSError:
+            return None
+        return None if b"\0" in data else data.decode("utf-8", errors="replace")
+
     def recent_changes(self, limit: int = 500) -> list[list[str]]:
         """The files of each of the last ``limit`` first-parent commits (one ``git log
         --name-only``; nothing outside git or without commits): which places are alive."""

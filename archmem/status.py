@@ -54,6 +54,7 @@ def _model(ws: Workspace, stored: bool) -> dict[str, Any]:
         "file": _relative(ws, ws.model_path), "format": model.format,
         "elements": len(model.elements), "relationships": len(model.relationships),
         "decisions": len(model.decisions), "documented": len(ids & set(counts)), "warnings": len(model.warnings),
+        "ownership_warnings": ws.ownership_warnings(),
     }
 
 
@@ -124,6 +125,9 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
         steps.append("write the model: workspace.dsl (Structurizr DSL) or archmem.yaml, then `archmem model`")
     elif model["documented"] < model["elements"]:
         steps.append(f"{model['elements'] - model['documented']} elements have no memory yet: `archmem map` shows which")
+    if "error" not in model and model.get("ownership_warnings"):
+        steps.append(f"{plural(len(model['ownership_warnings']), 'ownership warning')} (overlapping siblings, paths "
+                     "that match no file): `archmem model` lists them")
     if "error" not in recall and recall.get("mode") == "hybrid" and recall["embedded"] < recall["active_memories"]:
         steps.append(f"{recall['active_memories'] - recall['embedded']} memories have no vector yet: `archmem embed`")
     if "error" not in recall and recall.get("provider_ok") is False:

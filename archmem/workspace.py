@@ -106,18 +106,57 @@ class Workspace:
 
     @cached_property
     def ownership(self) -> Ownership:
+        """Which files each element owns now; generated and vendored code is nobody's."""
         return compute_ownership(
-            self.model, self.repository.files(), self.repository.lines, ignore=self.config.code.ignore
+            self.model, self.repository.files(), self.repository.lines, ignore=self.config.code.ignore,
+            generated=self.generated,
         )
+
+    @cached_property
+    def generated(self) -> dict[str, str]:
+        """Generated and vendored files now (path → why): named so, marked in
+        .gitattributes, or carrying a generator's header. Headers are remembered per blob
+        in the store when it is open."""
+        from archmem.model.generated import HEAD_BYTES, generated_files
+
+        files = self.repository.files()
+        store = self.__dict__.get("store")
+        cache = _load_header_cache(store)
+        before = dict(cache)
+        found = generated_files(
+            files, attributes=self.repository.linguist(files), blob_of=(blobs := self.repository.blob_ids()),
+            read_head=lambda path: self.repository.read_head(path, HEAD_BYTES), cache=cache,
+        )
+        if store is not None and cache != before:
+            current = set(blobs.values())
+            _save_header_cache(store, {blob: known for blob, known in cache.items() if blob in current})
+        return found
+
+    def ownership_warnings(self) -> list[str]:
+        """Sibling elements whose code overlaps and globs that match nothing, each at
+        the element's line in the model file."""
+        from archmem.model.ownership import ownership_warnings
+
+        lines = []
+        for warning in ownership_warnings(self.model, self.ownership):
+            element = self.model.get(warning.element)
+            where = element.location if element is not None else None
+            prefix = f"{self._display(Path(where.file))}:{where.line}: " if where is not None else ""
+            lines.append(prefix + warning.message)
+        return lines
 
     def model_summary(self) -> dict[str, Any]:
         """The model as data: elements (with the size of their code now), relationships,
         decisions, and the code that no element owns."""
         from archmem.model.summary import model_summary
 
-        return model_summary(
+        summary = model_summary(
             self.model, self.ownership, model_file=self._display(self.model_path), git=self.repository.is_git
         )
+        summary["ownership_warnings"] = self.ownership_warnings()
+        summary["warnings"] = [*summary["warnings"], *summary["ownership_warnings"]]
+        summary["generated"] = len(self.ownership.generated)
+        return summary
 
     @property
     def model_warnings(self) -> list[str]:
@@ -137,7 +176,7 @@ class Workspace:
         (``archmem mcp``) after the model file or git HEAD changed."""
         from archmem.repo import find_root
 
-        for name in ("model_path", "model", "ownership", "model_or_empty", "element_index", "drift"):
+        for name in ("model_path", "model", "ownership", "generated", "model_or_empty", "element_index", "drift"):
             self.__dict__.pop(name, None)
         self._recall_warnings = ()
         self.repository = Repository(root=self.root, is_git=find_root(self.root)[1])
@@ -158,9 +197,10 @@ class Workspace:
         from archmem.onboarding.table import write_paths
 
         ignored = compile_globs([*self.config.code.ignore, *self._drift_config.ignore])
+        generated = self.generated
         result = suggest_paths(
             self.model, self.repository.files(), read=self.repository.read_small, elements=elements,
-            skip=ignored, change_sets=self.repository.recent_changes(),
+            skip=lambda path: path in generated or ignored(path), change_sets=self.repository.recent_changes(),
         )
         if write and result.suggestions:
             target = self.root / CONFIG_FILE
@@ -411,10 +451,12 @@ class Workspace:
 
     @property
     def _drift_config(self) -> DriftConfig:
-        """The drift settings, with archmem's own folders ignored: memory files are what
-        the team knows about the code, never a change to it."""
+        """The drift settings, with archmem's own folders ignored (memory files are what
+        the team knows about the code, never a change to it) and generated code too."""
+        from archmem.config import GENERATED_GLOBS
+
         own = [".archmem/**", self.config.store.memories.rstrip("/") + "/**",
-               self.config.store.private_memories.rstrip("/") + "/**"]
+               self.config.store.private_memories.rstrip("/") + "/**", *GENERATED_GLOBS]
         extra = [glob for glob in own if glob not in self.config.drift.ignore]
         return self.config.drift.model_copy(update={"ignore": [*self.config.drift.ignore, *dict.fromkeys(extra)]})
 
@@ -695,3 +737,24 @@ class Workspace:
         except ModelNotFoundError:
             found = None
         return init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))
+
+
+_HEADER_CACHE = "generated_headers"
+
+
+def _load_header_cache(store: Any) -> dict[str, bool]:
+    """Blob id → carries a generator's header, as remembered in the store (if open)."""
+    if store is None:
+        return {}
+    import json
+
+    try:
+        return {k: bool(v) for k, v in json.loads(store.meta(_HEADER_CACHE) or "{}").items()}
+    except (ValueError, AttributeError):
+        return {}
+
+
+def _save_header_cache(store: Any, cache: dict[str, bool]) -> None:
+    import json
+
+    store.set_meta(_HEADER_CACHE, json.dumps({k: int(v) for k, v in cache.items()}, separators=(",", ":")))

@@ -68,7 +68,9 @@ class DriftView:
     @cached_property
     def index(self) -> DriftIndex:
         paths = {e.id: self.model.effective_paths(e.id) for e in self.model.elements}
-        return DriftIndex.build(self.scan.commits, paths, ignore=self.thresholds.ignore)
+        return DriftIndex.build(
+            self.scan.commits, paths, ignore=self.thresholds.ignore, ignore_files=self.ownership.generated.keys()
+        )
 
     @cached_property
     def sizes(self) -> dict[str, ElementSize]:
@@ -187,7 +189,9 @@ class DriftView:
             if result.returncode != 0:
                 raise RepositoryError(f"git diff failed for {path}: {result.stderr.decode(errors='replace').strip()}")
             parsed = parse_unified_zero(result.stdout.decode("utf-8", errors="replace"))
-            self._hunks[key] = parsed.get(path, [])
+            hunks = parsed.get(path, [])
+            # changed without text to judge (binary, mode, rename): one hunk that is never cosmetic
+            self._hunks[key] = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
         return self._hunks[key]
 
     def _file_text(self, path: str) -> str | None:
