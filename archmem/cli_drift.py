@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -30,21 +29,9 @@ def drift(
     """Which elements' code moved since the model described them, and which memories to verify."""
     if ctx.invoked_subcommand is not None:
         return
-    progress = None
-    bar = None
-    if output_format == "text" and not as_json and sys.stderr.isatty():
-        bar = click.progressbar(length=0, label="reading history", file=sys.stderr, show_pos=True)
-        bar.__enter__()
-
-        def progress(count: int) -> None:
-            bar.pos = count
-            bar.render_progress()
-
-    try:
-        report = workspace.drift_report(since_ref=since_ref, deepen=deepen, progress=progress)
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
+    if output_format != "text" or as_json:
+        workspace.history_progress = None  # machine output: the bar stays off even on a terminal
+    report = workspace.drift_report(since_ref=since_ref, deepen=deepen)
     if as_json or output_format == "json":
         emit_json(report.to_dict())
     elif output_format == "github":

@@ -57,6 +57,10 @@ class EmbeddingsConfig(_Section):
 
 
 class DriftConfig(_Section):
+    scan_budget: int = Field(default=500, ge=0)
+    """Commits of unread history the start-up hook (``brief``), an agent's ``recall`` and
+    MCP answers read on the way; with more, they say drift is not computed yet (and that
+    ``archmem drift`` computes it) instead of making the agent wait."""
     min_lines: int = Field(default=20, ge=0)
     churn_ratio: float = Field(default=0.25, ge=0)
     min_file_events: int = Field(default=1, ge=0)
@@ -277,6 +281,10 @@ timeout = 10.0
 # dimensions = 512
 
 [drift]
+# The start-up hook, an agent's recall and MCP answers read at most this many commits of
+# not yet cached history on the way; with more they say drift is not computed yet
+# (`archmem drift` computes it once, with a progress bar; later scans read only new commits).
+scan_budget = 500
 # An element drifted once the change to its code since the model described it
 # crosses either threshold: churn >= max(min_lines, churn_ratio x its lines), or
 # file events (added, deleted, renamed) >= max(min_file_events, file_event_ratio x its files).

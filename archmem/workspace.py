@@ -179,6 +179,7 @@ class Workspace:
         for name in ("model_path", "model", "ownership", "generated", "model_or_empty", "element_index", "drift"):
             self.__dict__.pop(name, None)
         self._recall_warnings = ()
+        self.history_unread = 0
         self.repository = Repository(root=self.root, is_git=find_root(self.root)[1])
 
     def _display(self, path: Path) -> str:
@@ -440,13 +441,32 @@ class Workspace:
         )
         return describe_matches(model, matches, self.store.element_memory_counts(), limit=limit)
 
-    def drift_view(self, *, deepen: bool = False, progress: Callable[[int], None] | None = None) -> DriftView:
+    scan_budget: int | None = None
+    """Commits of uncached history an answer may read on the way; more, and drift is
+    not computed there (it says how to compute it). Set by the start-up hook (``brief``),
+    ``recall`` and the MCP server, so an agent never waits for a first scan; None: no limit."""
+    history_progress: Callable[[int, int], None] | None = None
+    """Told (commits read, commits to read) while history is scanned (a terminal's bar)."""
+    history_unread: int = 0
+    """Commits the last drift question left unread because of ``scan_budget`` (0: none)."""
+
+    def sibling(self) -> Workspace:
+        """Another Workspace on the same repository, settings and model file, with its
+        own store connection: for a thread of its own (a background history scan)."""
+        return Workspace(self.repository, config=self.config, model_path=self._model_path, clock=self.clock,
+                         env=self.env)
+
+    def drift_view(
+        self, *, deepen: bool = False, progress: Callable[[int, int], None] | None = None,
+        budget: int | None = None,
+    ) -> DriftView:
         """Drift for this repository (history scan, index, sizes), computed lazily."""
         from archmem.drift.view import DriftView
 
         return DriftView(
             store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
-            config=self._drift_config, clock=self.clock, deepen=deepen, progress=progress,
+            config=self._drift_config, clock=self.clock, deepen=deepen,
+            progress=progress or self.history_progress, budget=budget,
         )
 
     @property
@@ -466,9 +486,15 @@ class Workspace:
         nothing is stale, and recall says why once)."""
         if not self.repository.is_git:
             return None
+        from archmem.drift.scan import HistoryNotScanned
+
         try:
-            view = self.drift_view()
+            view = self.drift_view(budget=self.scan_budget)
             view.scan  # noqa: B018  (reads history now so a failure is reported here)
+        except HistoryNotScanned as exc:
+            self.history_unread = exc.pending
+            self._recall_warnings = (*self._recall_warnings, f"{exc.message}: run `archmem drift` once to compute it")
+            return None
         except (RepositoryError, ModelNotFoundError) as exc:
             self._recall_warnings = (*self._recall_warnings, f"drift not checked: {exc.message}")
             return None
@@ -480,7 +506,8 @@ class Workspace:
         return view.verify_reason(memory) if view is not None else None
 
     def drift_report(
-        self, *, since_ref: str | None = None, deepen: bool = False, progress: Callable[[int], None] | None = None
+        self, *, since_ref: str | None = None, deepen: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> DriftReport:
         """Every element's drift against when the model described it (or ``since_ref``),
         and the memories that became VERIFY."""
@@ -665,7 +692,7 @@ class Workspace:
             documented=set(self.store.element_memory_counts()),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
-            overrides=self.root / ".archmem" / "templates",
+            overrides=self.root / ".archmem" / "templates", notes=self._drift_notes(result.warnings),
         )
         if overview and derived and not elements and not briefing.memory_ids:
             return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
@@ -692,6 +719,7 @@ class Workspace:
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
             overrides=self.root / ".archmem" / "templates", for_task=for_task,
+            notes=self._drift_notes(self._recall_warnings),
         )
         briefing.warnings = list(self._recall_warnings)
         if session_id is not None and briefing.memory_ids:
@@ -699,6 +727,11 @@ class Workspace:
 
             record_exposures(self.memory_context, session_id, briefing.memory_ids)
         return briefing
+
+    @staticmethod
+    def _drift_notes(warnings: Sequence[str]) -> list[str]:
+        """What a briefing must say about drift it could not compute (and how to)."""
+        return [w[:1].upper() + w[1:].rstrip(".") for w in warnings if "drift" in w.lower()]
 
     def knowledge_map(self) -> KnowledgeMap:
         """What the project knows per element, how fresh, what to verify, and the gaps."""

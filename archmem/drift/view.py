@@ -16,7 +16,7 @@ from archmem.config import DriftConfig
 from archmem.drift.baselines import mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
-from archmem.drift.scan import ScanResult, reader_for, scan_history
+from archmem.drift.scan import Progress, ScanResult, reader_for, scan_history
 from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import Baseline, ElementSize, Thresholds
@@ -49,7 +49,8 @@ class DriftView:
         config: DriftConfig,
         clock: Clock,
         deepen: bool = False,
-        progress: Callable[[int], None] | None = None,
+        progress: Progress | None = None,
+        budget: int | None = None,
     ) -> None:
         self.store = store
         self.repository = repository
@@ -59,11 +60,14 @@ class DriftView:
         self.clock = clock
         self.deepen = deepen
         self.progress = progress
+        self.budget = budget
         self._hunks: dict[tuple[str, str], list[Hunk]] = {}
 
     @cached_property
     def scan(self) -> ScanResult:
-        return scan_history(self.store, reader_for(self.repository), deepen=self.deepen, progress=self.progress)
+        return scan_history(
+            self.store, reader_for(self.repository), deepen=self.deepen, progress=self.progress, budget=self.budget
+        )
 
     @cached_property
     def index(self) -> DriftIndex:

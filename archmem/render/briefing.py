@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -117,9 +117,11 @@ def build_briefing(
     budget: int = DEFAULT_BUDGET_CHARS,
     measure: Callable[[str], int] = len,
     overrides: Path | None = None,
+    notes: Sequence[str] = (),
 ) -> Briefing:
     """Render the briefing for ``task`` from a recall, dropping the lowest-ranked
-    memories until it fits ``budget`` (measured by ``measure``: characters or tokens)."""
+    memories until it fits ``budget`` (measured by ``measure``: characters or tokens).
+    ``notes`` end it (drift not computed yet, and how to compute it)."""
     # selected by relevance; shown pitfalls first (DESIGN.md), each kind in rank order,
     # so a budget cut takes notes and outcomes before it takes a pitfall
     ranked = sorted((r for r in result.results if r["via"] is None), key=lambda r: KIND_ORDER.get(r["kind"], 9))
@@ -140,6 +142,7 @@ def build_briefing(
             "cut": len(items) - shown,
             "more_limit": max(20, len(items)),
             "gaps": gaps,
+            "notes": list(notes),
         }
         return render("briefing.md.j2", context, overrides=overrides)
 
