@@ -117,19 +117,16 @@ class Workspace:
         """Generated and vendored files now (path → why): named so, marked in
         .gitattributes, or carrying a generator's header. Headers are remembered per blob
         in the store when it is open."""
-        from archmem.model.generated import HEAD_BYTES, generated_files
+        from archmem.model.generated import HEAD_BYTES, HeaderCache, generated_files
 
         files = self.repository.files()
-        store = self.__dict__.get("store")
-        cache = _load_header_cache(store)
-        before = dict(cache)
+        cache = HeaderCache(self.__dict__.get("store"))
+        blobs = self.repository.blob_ids()
         found = generated_files(
-            files, attributes=self.repository.linguist(files), blob_of=(blobs := self.repository.blob_ids()),
-            read_head=lambda path: self.repository.read_head(path, HEAD_BYTES), cache=cache,
+            files, attributes=self.repository.linguist(files), blob_of=blobs,
+            read_head=lambda path: self.repository.read_head(path, HEAD_BYTES), cache=cache.known,
         )
-        if store is not None and cache != before:
-            current = set(blobs.values())
-            _save_header_cache(store, {blob: known for blob, known in cache.items() if blob in current})
+        cache.save(keep=set(blobs.values()))
         return found
 
     def ownership_warnings(self) -> list[str]:
@@ -521,26 +518,20 @@ class Workspace:
 
     def _since(self, ref: str) -> Baseline:
         """``--since``: a commit, tag or branch (counted from that commit), or a date
-        (``2025-01-01``, an ISO time; UTC unless it says otherwise: counted from that
-        moment)."""
-        import re
-        from datetime import datetime, timezone
-
+        (``2025-01-01``, an ISO time: counted from that moment)."""
+        from archmem.clock import parse_date
         from archmem.drift.types import Baseline
 
         try:
             return Baseline(*self.repository.revision(ref))
         except RepositoryError:
-            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?", ref.strip()):
+            moment = parse_date(ref)
+            if moment is None:
                 raise RepositoryError(
                     f"unknown revision or date {ref!r}",
                     hint="give a commit, tag or branch (git rev-parse REF), or a date such as 2025-01-01",
                 ) from None
-        try:
-            moment = datetime.fromisoformat(ref.strip().replace("Z", "+00:00"))
-        except ValueError:
-            raise InvalidInputError(f"{ref!r} is not a date (expected YYYY-MM-DD or an ISO time)") from None
-        return Baseline(None, moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc))
+        return Baseline(None, moment)
 
     def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
         """Record that the model's description of ELEMENT still holds as of now."""
@@ -770,24 +761,3 @@ class Workspace:
         except ModelNotFoundError:
             found = None
         return init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))
-
-
-_HEADER_CACHE = "generated_headers"
-
-
-def _load_header_cache(store: Any) -> dict[str, bool]:
-    """Blob id → carries a generator's header, as remembered in the store (if open)."""
-    if store is None:
-        return {}
-    import json
-
-    try:
-        return {k: bool(v) for k, v in json.loads(store.meta(_HEADER_CACHE) or "{}").items()}
-    except (ValueError, AttributeError):
-        return {}
-
-
-def _save_header_cache(store: Any, cache: dict[str, bool]) -> None:
-    import json
-
-    store.set_meta(_HEADER_CACHE, json.dumps({k: int(v) for k, v in cache.items()}, separators=(",", ":")))

@@ -6,7 +6,7 @@ it for VERIFY reasons and ``archmem drift`` for the report.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path

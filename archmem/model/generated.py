@@ -10,9 +10,11 @@ is read from the first ``HEAD_BYTES`` only, and remembered per blob by the calle
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from pathlib import PurePosixPath
+from typing import Protocol
 
 from archmem.config import GENERATED_GLOBS
 from archmem.model.ownership import is_code
@@ -32,6 +34,38 @@ _HEADER = re.compile(
 generated … DO NOT EDIT.``, ``@generated``, pip-compile's, protoc's, .NET's)."""
 _TEXT_SUFFIXES = frozenset({"txt", "in", "cfg", "toml", "yaml", "yml", "xml", "json"})
 """Non-code files that generators write often enough to check (requirements.txt)."""
+
+
+class Meta(Protocol):
+    """Where small facts are kept between runs (the store's ``meta``/``set_meta``)."""
+
+    def meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str | None) -> None: ...
+
+
+class HeaderCache:
+    """Blob id → whether it starts with a generator's header, kept in the store when
+    one is open (the index is local and git-ignored), so each blob is read once."""
+
+    KEY = "generated_headers"
+
+    def __init__(self, meta: Meta | None) -> None:
+        self.meta = meta
+        self.known: dict[str, bool] = {}
+        if meta is not None:
+            try:
+                self.known = {k: bool(v) for k, v in json.loads(meta.meta(self.KEY) or "{}").items()}
+            except (ValueError, AttributeError):
+                self.known = {}
+        self._loaded = dict(self.known)
+
+    def save(self, keep: set[str]) -> None:
+        """Write back what was learnt, forgetting blobs no longer in the repository."""
+        if self.meta is None or self.known == self._loaded:
+            return
+        kept = {blob: int(known) for blob, known in self.known.items() if blob in keep}
+        self.meta.set_meta(self.KEY, json.dumps(kept, separators=(",", ":")))
 
 
 def generated_header(head: str) -> bool:
