@@ -45,6 +45,12 @@ def words(text: str) -> tuple[str, ...]:
 def stem(word: str) -> str:
     """A light stem: ``orders`` → ``order``, ``processor`` → ``process``, ``categories``
     → ``category``, ``processing`` → ``process``; short words stay as they are."""
+    found = _strip_suffix(word)
+    # a final e goes too, so cache = caches and schedule = scheduler
+    return found[:-1] if len(found) > 4 and found.endswith("e") else found
+
+
+def _strip_suffix(word: str) -> str:
     if len(word) <= 3 or word.isdigit():
         return word
     for suffix in _SUFFIXES:

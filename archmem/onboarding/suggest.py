@@ -101,6 +101,8 @@ class PathSuggestions:
 class _Scored:
     place: Place
     score: float
+    """May pass 1 while places are ranked (a bonus must still tell two perfect names
+    apart); a suggestion's confidence is clipped to 1."""
     evidence: list[str]
 
 
@@ -158,7 +160,9 @@ def suggest_paths(
             done.add(element.id)
             siblings.append((element.id, item.place.glob))
             suggested[element.id] = [item.place.glob]
-            result.suggestions.append(Suggestion(element.id, element.name, [item.place.glob], score, item.evidence))
+            result.suggestions.append(
+                Suggestion(element.id, element.name, [item.place.glob], min(1.0, score), item.evidence)
+            )
         for element in by_depth[depth]:
             if element.id not in done and not any(s.element == element.id for s in result.unmatched):
                 result.unmatched.append(Skipped(
@@ -299,15 +303,15 @@ def _rank(
     results = []
     for item in scored.values():
         place = item.place
-        if store and item.score < 0.8:
-            continue
+        if store and item.score < 0.8 or place.glob in given or place.glob in guessed:
+            continue  # a part never owns exactly its parent's folder (nor would it hide its own inside it)
         if place.aside:
             item.score *= 0.5
             item.evidence.append("under a test, docs or examples folder")
         if not place.folder and element.kind in ("softwareSystem", "container"):
             item.score *= 0.9
         if place.folder and place.path in manifests.units and element.kind in ("softwareSystem", "container"):
-            item.score = min(1.0, item.score + 0.05)
+            item.score += 0.05
             item.evidence.append(manifests.units[place.path])
         if languages and place.code_files:
             share = sum(place.languages[e] for e in languages) / place.code_files
@@ -318,7 +322,7 @@ def _rank(
             item.score *= 0.5
             item.evidence.append("outside its parent's code")
         elif near is not None and (near(place.path + "/x") or near(place.path)):
-            item.score = min(1.0, item.score + 0.05)
+            item.score += 0.05
             item.evidence.append("inside the code suggested for its parent")
         results.append(item)
     results = _prune(results)
@@ -336,7 +340,7 @@ def _keep(scored: dict[int, _Scored], number: int, place: Place, score: float, e
     if evidence in found.evidence:
         return
     low, high = sorted((found.score, score))
-    found.score = min(1.0, high + 0.1 * low)
+    found.score = high + 0.1 * low
     found.evidence.append(evidence)
 
 
