@@ -15,7 +15,7 @@ import pytest
 
 from archmem.config import load_config
 from archmem.onboarding.names import similarity, words
-from archmem.onboarding.suggest import name_score
+from archmem.onboarding.rank import name_score
 from archmem.onboarding.table import quote, render_table, replace_table
 from archmem.workspace import Workspace
 

@@ -22,6 +22,8 @@ TEST_FOLDERS = frozenset(
     "sample demo demos benchmarks migrations".split()
 )
 """Folders whose code belongs to something else (tests, docs, tooling)."""
+_OPS_SCRIPTS = frozenset({".sh", ".bash", ".zsh", ".ps1", ".bat", ".cmd"})
+"""Build and release scripts: tooling around the code, rarely an element's own."""
 GENERIC_FILES = frozenset("__init__ __main__ index main mod lib app utils util helpers common types constants".split())
 
 
@@ -135,6 +137,7 @@ def _place(path: str, folder: bool, languages: Counter[str]) -> Place:
     aside = any(part.lower() in TEST_FOLDERS or part.lower().startswith("test") for part in parts[:-1]) or (
         not folder and (own.lower().startswith("test_") or own.endswith(("_test", ".test", ".spec", "Test", "Tests")))
     ) or (folder and own.lower() in TEST_FOLDERS)
+    aside = aside or (not folder and PurePosixPath(path).suffix.lower() in _OPS_SCRIPTS)
     own_words = () if own.lower() in NOISE_SEGMENTS else words(own)
     return Place(path, folder, own_words, above, len(parts), aside, languages)
 

@@ -11,7 +11,7 @@ globs in ``archmem.toml`` (``archmem.onboarding.table``).
 
 from __future__ import annotations
 
-import re
+import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,31 +20,15 @@ from archmem.model.external import external_elements, is_data_store
 from archmem.model.ownership import is_code
 from archmem.model.paths import compile_globs
 from archmem.model.types import ArchitectureModel, Element
-from archmem.onboarding.candidates import Place, PlaceIndex, WordIndex, activity, build_index
-from archmem.onboarding.manifests import Alias, Manifests, Read, read_manifests
-from archmem.onboarding.names import GENERIC, joined, same_joined, similarity, stem, weight, words
+from archmem.onboarding.candidates import Place, activity, build_index
+from archmem.onboarding.manifests import Read, read_manifests
+from archmem.onboarding.rank import Scored, alias_index, rank_places
 
-MIN_CONFIDENCE = 0.4
-"""Below this, a best guess is reported as a guess, never proposed."""
-_TIE = 0.03
-_TECHNOLOGIES: tuple[tuple[str, frozenset[str]], ...] = (
-    (r"python|django|flask|fastapi|celery|pandas", frozenset({"py"})),
-    (r"\bgo\b|golang", frozenset({"go"})),
-    (r"java\b|spring|kotlin|jvm|quarkus|micronaut", frozenset({"java", "kt", "kts", "groovy"})),
-    (r"scala|akka", frozenset({"scala"})),
-    (r"type\s?script|javascript|node|react|vue|angular|next\.?js|svelte|express|nest\.?js|\bjs\b|\bts\b",
-     frozenset({"js", "jsx", "ts", "tsx", "mjs", "cjs", "vue", "svelte"})),
-    (r"c#|\.net|asp\.net|dotnet|blazor", frozenset({"cs", "fs", "vb"})),
-    (r"ruby|rails|sinatra", frozenset({"rb"})),
-    (r"php|laravel|symfony", frozenset({"php"})),
-    (r"rust|actix|axum|tokio", frozenset({"rs"})),
-    (r"elixir|phoenix", frozenset({"ex", "exs"})),
-    (r"swift|\bios\b", frozenset({"swift", "m"})),
-    (r"dart|flutter", frozenset({"dart"})),
-    (r"c\+\+|\bcpp\b", frozenset({"cpp", "cc", "cxx", "h", "hpp"})),
-)
-
-
+MIN_CONFIDENCE = 0.55
+"""Below this, a best guess is reported as a guess, never proposed (half an element's
+name found is not enough: "Notification relay" is not every folder named notifications)."""
+STRONG = 0.9
+"""A parent's own match at least this good is kept over the folder holding its parts."""
 @dataclass
 class Suggestion:
     element: str
@@ -97,15 +81,6 @@ class PathSuggestions:
         }
 
 
-@dataclass
-class _Scored:
-    place: Place
-    score: float
-    """May pass 1 while places are ranked (a bonus must still tell two perfect names
-    apart); a suggestion's confidence is clipped to 1."""
-    evidence: list[str]
-
-
 def suggest_paths(
     model: ArchitectureModel,
     files: Sequence[str],
@@ -122,9 +97,8 @@ def suggest_paths(
     chosen = [model.find(ref).id for ref in elements]
     index = build_index(files, skip)
     manifests = read_manifests([f for f in files if not skip(f)], read)
-    aliases = _alias_index(manifests.aliases)
+    aliases = alias_index(manifests.aliases)
     alive = activity(change_sets)
-    external = external_elements(model)
     result = PathSuggestions()
     owned = {e.id: model.effective_paths(e.id) for e in model.elements}
     own = {e.id: list(e.paths) for e in model.elements}
@@ -132,43 +106,25 @@ def suggest_paths(
     for element in model.elements:
         taken.setdefault(element.parent, []).extend((element.id, glob) for glob in element.paths)
     suggested: dict[str, list[str]] = {}
-    targets = _targets(model, chosen, external, owned, result)
-    by_depth: dict[int, list[Element]] = {}
     depth_of = {e.id: d for d, e in model.walk()}
-    for element in targets:
+    by_depth: dict[int, list[Element]] = {}
+    for element in _targets(model, chosen, external_elements(model), owned, result):
         by_depth.setdefault(depth_of[element.id], []).append(element)
     for depth in sorted(by_depth):
-        ranked: list[tuple[float, int, Element, _Scored]] = []
+        ranked: dict[str, list[Scored]] = {}
         for element in by_depth[depth]:
-            given = own.get(element.parent or "", [])
-            scored = _rank(element, index, aliases, manifests, alive, given, suggested.get(element.parent or "", []))
+            parent = element.parent or ""
+            scored = rank_places(
+                element, technology=_technology(model, element), index=index, aliases=aliases, manifests=manifests,
+                alive=alive, given=own.get(parent, []), guessed=suggested.get(parent, []),
+                shared=_shared_words(model, element),
+            )
             if not scored or scored[0].score < MIN_CONFIDENCE:
                 result.unmatched.append(_unmatched(element, scored))
-                continue
-            for order, item in enumerate(scored[:5]):
-                ranked.append((item.score, -order, element, item))
-        ranked.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
-        done: set[str] = set()
-        for score, _, element, item in ranked:
-            if element.id in done or score < MIN_CONFIDENCE:
-                continue
-            siblings = taken.setdefault(element.parent, [])
-            parent_scope = own.get(element.parent or "", []) or suggested.get(element.parent or "", [])
-            others = [glob for owner, glob in siblings if owner != element.id]
-            if _overlaps(item.place, others) or item.place.glob in parent_scope:
-                continue
-            done.add(element.id)
-            siblings.append((element.id, item.place.glob))
-            suggested[element.id] = [item.place.glob]
-            result.suggestions.append(
-                Suggestion(element.id, element.name, [item.place.glob], min(1.0, score), item.evidence)
-            )
-        for element in by_depth[depth]:
-            if element.id not in done and not any(s.element == element.id for s in result.unmatched):
-                result.unmatched.append(Skipped(
-                    element.id, element.name, "its best places are owned by a sibling element already"
-                ))
-    _parents_own_children(model, result, suggested)
+            else:
+                ranked[element.id] = scored
+        _assign(model, ranked, taken, own, suggested, result)
+    _parents_hold_their_parts(model, result, suggested, taken)
     order = {e.id: n for n, (_, e) in enumerate(model.walk())}
     result.suggestions.sort(key=lambda s: order[s.element])
     result.unmatched.sort(key=lambda s: order[s.element])
@@ -178,6 +134,62 @@ def suggest_paths(
     result.unowned_before = sum(1 for f in code if not before(f))
     result.unowned = sum(1 for f in code if not after(f))
     return result
+
+
+def _assign(
+    model: ArchitectureModel, ranked: dict[str, list[Scored]], taken: dict[str | None, list[tuple[str, str]]],
+    own: Mapping[str, list[str]], suggested: dict[str, list[str]], result: PathSuggestions,
+) -> None:
+    """Give each element of one level its best place, best scores first, so siblings
+    never share code; a place that holds the best places of two or more siblings is an
+    umbrella, not one element's code ("OpenChat Canisters" around every canister)."""
+    top = {element_id: scored[0].place for element_id, scored in ranked.items()}
+    entries = [
+        (item.score, -order, element_id, item)
+        for element_id, scored in ranked.items() for order, item in enumerate(scored[:5])
+    ]
+    entries.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
+    umbrellas: dict[str, str] = {}
+    for score, _, element_id, item in entries:
+        element = model.get(element_id)
+        assert element is not None
+        if element_id in suggested or score < MIN_CONFIDENCE:
+            continue
+        held = [other for other, place in top.items()
+                if other != element_id and model.get(other).parent == element.parent and item.place.contains(place)]
+        if len(held) >= 2:
+            umbrellas.setdefault(element_id, f"its best place, {item.place.glob}, holds the code of "
+                                             f"{len(held)} sibling elements ({', '.join(held[:3])})")
+            continue
+        siblings = taken.setdefault(element.parent, [])
+        parent = own.get(element.parent or "", []) or suggested.get(element.parent or "", [])
+        if _overlaps(item.place, [glob for owner, glob in siblings if owner != element_id]) or item.place.glob in parent:
+            continue
+        siblings.append((element_id, item.place.glob))
+        suggested[element_id] = [item.place.glob]
+        result.suggestions.append(Suggestion(element_id, element.name, [item.place.glob], min(1.0, score),
+                                             item.evidence))
+    for element_id in ranked:
+        if element_id not in suggested:
+            element = model.get(element_id)
+            assert element is not None
+            result.unmatched.append(Skipped(element_id, element.name, umbrellas.get(
+                element_id, "its best places are owned by a sibling element already")))
+
+
+def _shared_words(model: ArchitectureModel, element: Element) -> str:
+    """The names every part of a system shares: the workspace's and the enclosing
+    software system's ("OpenChat" in "OpenChat Canisters" says nothing about which)."""
+    systems = [a.name for a in model.ancestors(element.id) if a.kind == "softwareSystem"]
+    return " ".join([model.name, *systems]) if systems else ""
+
+
+def _technology(model: ArchitectureModel, element: Element) -> str:
+    """An element's technology, else its nearest ancestor's (a component of a Go
+    container is Go)."""
+    if element.technology:
+        return element.technology
+    return next((a.technology for a in model.ancestors(element.id) if a.technology), "")
 
 
 def _targets(
@@ -199,198 +211,69 @@ def _targets(
     return targets
 
 
-def _parents_own_children(model: ArchitectureModel, result: PathSuggestions, suggested: dict[str, list[str]]) -> None:
-    """An element's own paths replace its children's (``effective_paths``), so a parent
-    given a folder also gets its children's places outside it; a parent left without a
-    match owns their union anyway and is no longer "unmatched"."""
+def _parents_hold_their_parts(
+    model: ArchitectureModel, result: PathSuggestions, suggested: dict[str, list[str]],
+    taken: dict[str | None, list[tuple[str, str]]],
+) -> None:
+    """An element's own paths replace its children's (``effective_paths``). So a parent
+    whose own match is weak or holds none of its parts gets the folder that holds them
+    all (when that folder is no sibling's); else its own place plus theirs. A parent left
+    without any owns their union anyway and is no longer "unmatched"."""
     by_id = {s.element: s for s in result.suggestions}
     for _, element in reversed(list(model.walk())):
-        below = [g for child in model.descendants(element.id) for g in suggested.get(child.id, [])]
-        if not below:
+        below = list(dict.fromkeys(g for c in model.descendants(element.id) for g in suggested.get(c.id, [])))
+        if not below or element.paths:
             continue
         mine = by_id.get(element.id)
-        if mine is None:
-            if not element.paths:
-                result.unmatched = [u for u in result.unmatched if u.element != element.id]
-                result.from_children.append(element.id)
+        inside = compile_globs(mine.paths) if mine else None
+        if mine and all(inside(g.removesuffix("/**") + "/x") for g in below):  # type: ignore[misc]
             continue
-        inside = compile_globs(mine.paths)
-        extra = [g for g in dict.fromkeys(below) if not inside(g.removesuffix("/**") + "/x") and g not in mine.paths]
-        if extra:
+        holder = _holder(below)
+        others = [glob for owner, glob in taken.get(element.parent, []) if owner != element.id]
+        fits = holder and not any(_overlaps_path(holder, g) for g in others) and element.kind != "softwareSystem"
+        holds_none = mine is not None and not any(inside(g.removesuffix("/**") + "/x") for g in below)  # type: ignore[misc]
+        if fits and (mine is None or mine.confidence < STRONG or holds_none):
+            evidence = f"the folder that holds its parts' code ({len(below)} places)"
+            if mine is None:
+                mine = by_id[element.id] = Suggestion(element.id, element.name, [], 0.7, [])
+                result.suggestions.append(mine)
+            mine.paths[:] = [f"{holder}/**"]
+            mine.evidence.insert(0, evidence)
+            result.unmatched = [u for u in result.unmatched if u.element != element.id]
+        elif mine is None:
+            result.unmatched = [u for u in result.unmatched if u.element != element.id]
+            result.from_children.append(element.id)
+            continue
+        else:
+            extra = [g for g in below if not inside(g.removesuffix("/**") + "/x") and g not in mine.paths]  # type: ignore[misc]
             mine.paths.extend(extra)
             mine.evidence.append(f"also the code of its children: {', '.join(extra)}")
-            suggested[element.id] = mine.paths
+        suggested[element.id] = mine.paths
+
+
+def _holder(globs: Sequence[str]) -> str | None:
+    """The deepest folder holding every glob's place (None: only the repository root)."""
+    folders = [g.removesuffix("/**") if g.endswith("/**") else posixpath.dirname(g) for g in globs]
+    common = posixpath.commonpath(folders) if folders else ""
+    return common or None
+
+
+def _overlaps_path(path: str, glob: str) -> bool:
+    base = glob.removesuffix("/**")
+    return path == base or path.startswith(base + "/") or base.startswith(path + "/")
 
 
 def _overlaps(place: Place, globs: Sequence[str]) -> bool:
     """Would ``place`` share code with one of these globs (the same, inside, around)?"""
-    for glob in globs:
-        base = glob.removesuffix("/**")
-        if place.path == base or place.path.startswith(base + "/") or base.startswith(place.path + "/"):
-            return True
-    return False
+    return any(_overlaps_path(place.path, glob) for glob in globs)
 
 
-def _alias_index(aliases: list[Alias]) -> tuple[list[Alias], WordIndex]:
-    found = WordIndex()
-    for number, alias in enumerate(aliases):
-        found.add(number, words(alias.name))
-    return aliases, found
-
-
-def name_forms(element: Element) -> list[tuple[str, tuple[str, ...]]]:
-    """The element's name as words, and its identifier when that says something else."""
-    forms = [("name", words(element.name))]
-    ident = element.id.rsplit(".", 1)[-1]
-    if re.fullmatch(r"[\w-]+", ident) and joined(words(ident)) != joined(forms[0][1]):
-        forms.append(("identifier", words(ident)))
-    return [(label, tokens) for label, tokens in forms if tokens]
-
-
-def name_score(tokens: tuple[str, ...], own: tuple[str, ...], above: frozenset[str] = frozenset()) -> float:
-    """How well a place's name (``own`` words, ``above`` its folders' stems) says
-    ``tokens``: the share of the element's words found (generic words weigh little,
-    a word found only in a folder above counts half), times how much of the place's
-    own name they explain. 0 unless a specific word (or the joined name) matches."""
-    if not own or not tokens:
-        return 0.0
-    if (len(tokens) > 1 or len(own) > 1) and same_joined(tokens, own):
-        return 1.0
-    total = found = 0.0
-    specific = False
-    for token in tokens:
-        best = max(similarity(token, word) for word in own)
-        if best:
-            specific = specific or token not in GENERIC
-        elif stem(token) in above:
-            best = 0.5
-        total += weight(token)
-        found += weight(token) * best
-    if not specific:
-        return 0.0
-    explained = sum(1 for word in own if word in GENERIC or any(similarity(word, t) for t in tokens))
-    return (found / total) * (0.55 + 0.45 * explained / len(own))
-
-
-def _rank(
-    element: Element, index: PlaceIndex, aliases: tuple[list[Alias], WordIndex], manifests: Manifests,
-    alive: Mapping[str, int], given: Sequence[str], guessed: Sequence[str],
-) -> list[_Scored]:
-    """The element's places, best first, with the evidence for each."""
-    forms = name_forms(element)
-    alias_list, alias_words = aliases
-    scored: dict[int, _Scored] = {}
-    for label, tokens in forms:
-        for number in index.words.matching(tokens):
-            place = index.places[number]
-            score = name_score(tokens, place.words, place.above)
-            if score <= 0:
-                continue
-            kind = "folder" if place.folder else "file"
-            evidence = f"{kind} name {place.path.rsplit('/', 1)[-1]!r} matches the {label} {element.name if label == 'name' else element.id.rsplit('.', 1)[-1]!r}"
-            _keep(scored, number, place, score, evidence)
-        for number in alias_words.matching(tokens):
-            alias = alias_list[number]
-            score = name_score(tokens, words(alias.name)) * alias.strength
-            target = index.by_path.get(alias.target)
-            if score <= 0 or target is None:
-                continue
-            _keep(scored, target, index.places[target], score, alias.evidence, alias=True)
-    within = compile_globs(given) if given else None
-    near = compile_globs(guessed) if guessed else None
-    store = is_data_store(element)
-    languages = _languages(element.technology)
-    results = []
-    for item in scored.values():
-        place = item.place
-        if store and item.score < 0.8 or place.glob in given or place.glob in guessed:
-            continue  # a part never owns exactly its parent's folder (nor would it hide its own inside it)
-        if place.aside:
-            item.score *= 0.5
-            item.evidence.append("under a test, docs or examples folder")
-        if not place.folder and element.kind in ("softwareSystem", "container"):
-            item.score *= 0.9
-        if place.folder and place.path in manifests.units and element.kind in ("softwareSystem", "container"):
-            item.score += 0.05
-            item.evidence.append(manifests.units[place.path])
-        if languages and place.code_files:
-            share = sum(place.languages[e] for e in languages) / place.code_files
-            item.score *= 0.7 + 0.3 * share
-            if share:
-                item.evidence.append(f"technology {element.technology!r}: {share:.0%} of its code files")
-        if within is not None and not within(place.path + "/x") and not within(place.path):
-            item.score *= 0.5
-            item.evidence.append("outside its parent's code")
-        elif near is not None and (near(place.path + "/x") or near(place.path)):
-            item.score += 0.05
-            item.evidence.append("inside the code suggested for its parent")
-        results.append(item)
-    results = _prune(results)
-    results.sort(key=lambda item: (-item.score, item.place.depth, item.place.path))
-    _break_ties(results, alive)
-    return results
-
-
-def _keep(scored: dict[int, _Scored], number: int, place: Place, score: float, evidence: str, alias: bool = False) -> None:
-    """Record a score for a place; a second kind of evidence for it adds a little."""
-    found = scored.get(number)
-    if found is None:
-        scored[number] = _Scored(place, score, [evidence])
-        return
-    if evidence in found.evidence:
-        return
-    low, high = sorted((found.score, score))
-    found.score = high + 0.1 * low
-    found.evidence.append(evidence)
-
-
-def _prune(items: list[_Scored]) -> list[_Scored]:
-    """The most specific match: a place inside another that scores about as well is
-    the same code (``services/orders/orders.py`` in ``services/orders/``)."""
-    kept = []
-    for item in items:
-        covered = any(
-            other is not item and other.place.contains(item.place) and other.score >= item.score - 0.05
-            for other in items
-        )
-        if not covered:
-            kept.append(item)
-    return kept
-
-
-def _break_ties(results: list[_Scored], alive: Mapping[str, int]) -> None:
-    """Two places as good as each other by name: the one history shows alive goes
-    first; still tied, both are named and the confidence drops."""
-    if len(results) < 2 or results[0].score - results[1].score > _TIE:
-        return
-    first, second = results[0], results[1]
-    a, b = alive.get(first.place.path, 0), alive.get(second.place.path, 0)
-    if a != b and alive:
-        winner, loser = (first, second) if a > b else (second, first)
-        counts = (max(a, b), min(a, b))
-        winner.evidence.append(
-            f"changed in {counts[0]} recent commits, {loser.place.path} in {counts[1]}"
-        )
-        winner.score = max(winner.score, loser.score)
-        if winner is second:
-            results[0], results[1] = second, first
-        return
-    first.score *= 0.85
-    first.evidence.append(f"{second.place.path} matches as well")
-
-
-def _languages(technology: str) -> frozenset[str]:
-    found: set[str] = set()
-    for pattern, extensions in _TECHNOLOGIES:
-        if re.search(pattern, technology, re.I):
-            found |= extensions
-    return frozenset(found)
-
-
-def _unmatched(element: Element, scored: list[_Scored]) -> Skipped:
+def _unmatched(element: Element, scored: list[Scored]) -> Skipped:
     if is_data_store(element) and not scored:
-        return Skipped(element.id, element.name, "a data store: it owns no code unless a schema or migrations folder is named like it")
+        return Skipped(element.id, element.name,
+                       "a data store: it owns no code unless a schema or migrations folder is named like it")
     if not scored:
         return Skipped(element.id, element.name, "no folder or file is named like it")
     best = scored[0]
-    return Skipped(element.id, element.name, f"best guess {best.place.glob} ({best.score:.2f}) is below {MIN_CONFIDENCE}")
+    return Skipped(element.id, element.name,
+                   f"best guess {best.place.glob} ({min(best.score, 1):.2f}) is below {MIN_CONFIDENCE}")
