@@ -219,3 +219,37 @@ def test_similarity_is_identifier_aware():
     assert similarity("orders", "order") == 1.0 and similarity("processor", "process") == 1.0
     assert similarity("configuration", "config") == 0.8
     assert similarity("pay", "payload") == 0.0
+
+
+def test_an_umbrella_container_leaves_its_siblings_their_own_code(tmp_path: Path):
+    files = {
+        "workspace.dsl": 'workspace "Chat" {\n model {\n  chat = softwareSystem "Chat" {\n'
+                         '   all = container "Backend Canisters" "Every canister API" "Rust"\n'
+                         '   users = container "User Index" "" "Rust"\n'
+                         '   groups = container "Group Index" "" "Rust"\n  }\n }\n}\n',
+        "backend/canisters/user_index/src/lib.rs": "x\n", "backend/canisters/group_index/src/lib.rs": "x\n",
+        "frontend/services/userIndex/client.rs": "x\n",
+    }
+    root = repos.make_repo(tmp_path / "r", files)
+    paths, result = suggested(root)
+    assert paths == {"users": ["backend/canisters/user_index/**"], "groups": ["backend/canisters/group_index/**"]}
+    umbrella = next(u for u in result["unmatched"] if u["element"] == "all")
+    assert "holds the code of 2 sibling elements" in umbrella["reason"]
+
+
+def test_a_parent_gets_the_folder_holding_its_parts(tmp_path: Path):
+    files = {
+        "workspace.dsl": 'workspace {\n model {\n  s = softwareSystem "S" {\n'
+                         '   web = container "Web app" "" "TypeScript" {\n'
+                         '    worker = component "Service worker"\n    landing = component "Landing pages"\n   }\n'
+                         '   api = container "Orders API" "" "Go"\n  }\n }\n}\n',
+        "frontend/worker/service_worker.ts": "x\n", "frontend/app/landingpages/index.ts": "x\n",
+        "frontend/app/src/web-components/button.ts": "x\n", "backend/orders-api/main.go": "x\n",
+    }
+    root = repos.make_repo(tmp_path / "r", files)
+    paths, result = suggested(root)
+    assert paths["web"] == ["frontend/**"]
+    assert paths["worker"] == ["frontend/worker/**"]
+    assert paths["landing"] == ["frontend/app/landingpages/**"]
+    web = next(s for s in result["suggestions"] if s["element"] == "web")
+    assert web["evidence"][0].startswith("the folder that holds its parts' code")

@@ -202,7 +202,8 @@ def _break_ties(results: list[Scored], alive: Mapping[str, int]) -> None:
         if winner is second:
             results[0], results[1] = second, first
         return
-    first.score *= 0.85
+    for item in results:  # the order stays; the confidence says it is a coin toss
+        item.score *= 0.85
     first.evidence.append(f"{second.place.path} matches as well")
 
 
