@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 
 @cli.group("drift", invoke_without_command=True)
-@click.option("--since", "since_ref", default=None, help="Count drift from this commit, tag, branch or date (2025-01-01) instead.")
+@click.option("--since", "since_ref", default=None,
+              help="Count drift from this commit, tag, branch or date (2025-01-01) instead.")
 @click.option("--fail-on", type=click.IntRange(1), default=None, help="Exit 1 when this many elements drifted or more.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
               show_default=True, help="github: job summary, step outputs and annotations.")

@@ -14,7 +14,9 @@ from functools import lru_cache
 
 from archmem.model.types import ArchitectureModel, Element
 
-_EXTERNAL_TAG = re.compile(r"^(?:external(?:\s+\w+)?|existing(?:\s+system)?|third[\s-]?party|3rd[\s-]?party|saas)$", re.I)
+_EXTERNAL_TAG = re.compile(
+    r"^(?:external(?:\s+\w+)?|existing(?:\s+system)?|third[\s-]?party|3rd[\s-]?party|saas)$", re.I
+)
 _CLOUD = re.compile(
     r"\b(?:aws|amazon|azure|gcp|google\s+cloud|cloudflare)\b|\b(?:sqs|sns|s3|dynamodb|kinesis|eventbridge|cognito"
     r"|cloudfront|route\s?53|ses|firehose|pub/?sub|bigquery|firestore|cosmos\s?db|service\s?bus|event\s?hubs?"

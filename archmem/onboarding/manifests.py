@@ -302,7 +302,9 @@ def _command_target(argv: list[str], base: str, present: set[str]) -> str | None
         module = arg.split("=", 1)[-1]
         if _MODULE.match(module):
             package = _module_path(module.split(":")[0].split(".")[0], base, present)
-            where = package if package and not package.endswith(".py") else _module_path(module.split(":")[0], base, present)
+            if not package or package.endswith(".py"):
+                package = _module_path(module.split(":")[0], base, present)
+            where = package
             if where:
                 return where
     return None
