@@ -245,15 +245,26 @@ class Repository:
             except ValueError:
                 return None
 
+    def committed_text(self, path: Path) -> str | None:
+        """``path`` as HEAD has it (None when HEAD does not track it)."""
+        located = self._locate(path) if self.is_git else None
+        if located is None:
+            return None
+        relative, cwd = located
+        result = self._git("show", f"HEAD:./{relative}" if cwd is None else f"HEAD:{relative}", check=False,
+                           cwd=cwd)
+        return result.stdout.decode("utf-8", errors="replace") if result.returncode == 0 else None
+
     def blame_line_commits(
-        self, path: Path, *, ignore: Sequence[str] = ()
+        self, path: Path, *, ignore: Sequence[str] = (), revision: str | None = None
     ) -> list[BlamedCommit | None] | None:
         """The first-parent commit that last changed each line of ``path`` (one ``git
         blame --first-parent --porcelain``: a line merged from a branch is the merge's,
         when it reached this branch); None for lines not committed yet, and None for
         the whole file when git does not track it. Lines that the ``ignore`` commits
         changed are blamed on the commit before them (``git blame --ignore-rev``); lines
-        they added stay theirs."""
+        they added stay theirs. ``revision``: the file as that commit has it, not the
+        working tree's."""
         if not self.is_git:
             return None
         located = self._locate(path)
@@ -261,8 +272,9 @@ class Repository:
             return None
         relative, cwd = located
         ignored = [arg for sha in ignore for arg in ("--ignore-rev", sha)]
+        at = [revision] if revision else []
         result = self._git(
-            "-c", "blame.ignoreRevsFile=", "blame", "--first-parent", "--porcelain", *ignored, "--", relative,
+            "-c", "blame.ignoreRevsFile=", "blame", "--first-parent", "--porcelain", *ignored, *at, "--", relative,
             check=False, cwd=cwd,
         )
         if result.returncode != 0:

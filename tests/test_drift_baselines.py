@@ -79,6 +79,16 @@ def test_mapping_in_the_model_keeps_the_drift_from_before_it(tmp_path: Path):
     assert found["orders"]["status"] == "in_sync" and found["orders"]["since"].startswith("2026-01-01")
 
 
+def test_mapping_not_yet_committed_keeps_the_drift_from_before_it(tmp_path: Path):
+    root = tmp_path / "repo"
+    history(root)
+    write(root, {"workspace.dsl": MAPPED})  # trying the mapping out, before committing it
+    found = drift(root)
+    assert found["api"]["status"] == "drifted" and found["api"]["since"].startswith("2026-01-01")
+    write(root, {"workspace.dsl": MAPPED.replace('"Routes requests"', '"Routes and signs requests"')})
+    assert drift(root)["api"]["status"] == "in_sync"  # a new description, even uncommitted, holds from now
+
+
 def test_mapping_in_the_model_or_in_archmem_toml_reports_the_same_drift(tmp_path: Path):
     by_config = tmp_path / "config"
     history(by_config)

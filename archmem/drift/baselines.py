@@ -36,17 +36,19 @@ def is_mapping_line(line: str) -> bool:
     return bool(_MAPPING.match(line))
 
 
+def described_text(line: str) -> str:
+    """What one line says about an element: "" for a mapping line, a property-block
+    opening, a lone brace, a blank or a comment; else the line stripped, spaces
+    collapsed, a trailing ``{`` removed."""
+    if not line.strip() or is_mapping_line(line) or _PROPERTIES_OPEN.match(line) or _BRACE_ONLY.match(line):
+        return ""
+    if _COMMENT.match(line):
+        return ""
+    return re.sub(r"\s+", " ", re.sub(r"\s*\{\s*$", "", line.strip()))
+
+
 def _described(lines: Iterable[str]) -> Counter[str]:
-    """What lines say about elements: mapping lines, property-block openings, lone
-    braces, blanks and comments dropped; the rest stripped, a trailing ``{`` removed."""
-    said: Counter[str] = Counter()
-    for line in lines:
-        if not line.strip() or is_mapping_line(line) or _PROPERTIES_OPEN.match(line) or _BRACE_ONLY.match(line):
-            continue
-        if _COMMENT.match(line):
-            continue
-        said[re.sub(r"\s+", " ", re.sub(r"\s*\{\s*$", "", line.strip()))] += 1
-    return said
+    return Counter(said for said in map(described_text, lines) if said)
 
 
 def is_mapping_only(removed: Sequence[str], added: Sequence[str]) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from archmem.clock import Clock, format_time, parse_time
 from archmem.config import DriftConfig
-from archmem.drift.baselines import mapping_lines, mapping_only_commits
+from archmem.drift.baselines import described_text, is_mapping_only, mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import Progress, ScanResult, reader_for, scan_history
@@ -143,7 +143,37 @@ class DriftView:
         ignored = set(skip)
         mapping = mapping_lines(text)
         mapping.update(n for n, commit in enumerate(commits, 1) if commit is not None and commit.sha in ignored)
+        if None in commits:
+            commits = self._uncommitted_mapping(path, text, commits, skip, mapping)
         return commits, mapping
+
+    def _uncommitted_mapping(
+        self, path: Path, text: list[str], commits: list[BlamedCommit | None], skip: list[str], mapping: set[int]
+    ) -> list[BlamedCommit | None]:
+        """Lines not committed yet describe the code as it is now, unless the working
+        tree only maps elements (archmem.* lines added, a ``{`` opened): then each such
+        line keeps the commit of the line it was in HEAD, and added lines do not count."""
+        committed = self.repository.committed_text(path)
+        if committed is None:
+            return commits
+        before = committed.split("\n")
+        if not is_mapping_only(before, text):
+            return commits
+        blamed = self.repository.blame_line_commits(path, ignore=skip, revision="HEAD") or []
+        places: dict[str, list[int]] = {}
+        for number, line in enumerate(before):
+            places.setdefault(described_text(line), []).append(number)
+        found = list(commits)
+        for number, commit in enumerate(commits):
+            if commit is not None:
+                continue
+            key = described_text(text[number]) if number < len(text) else ""
+            if not key:
+                mapping.add(number + 1)  # a brace, a blank or an archmem line it added
+            elif places.get(key):
+                was = places[key].pop(0)
+                found[number] = blamed[was] if was < len(blamed) else None
+        return found
 
     def accepted(self) -> dict[str, datetime]:
         rows = self.store.db.execute(
