@@ -15,7 +15,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command and every subcommand (archmem check and merge-file too): flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/cli_check.py, archmem/cli_merge.py, archmem/cli_pr.py, archmem/cli_changes.py, archmem/cli_github.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/cli_check.py, archmem/cli_merge.py, archmem/cli_paths.py, archmem/cli_pr.py, archmem/cli_changes.py, archmem/cli_github.py, archmem/__main__.py"
                     }
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
@@ -94,7 +94,12 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 codepaths = component "Code ownership" "Path globs, element ownership, what a model may name, the model as data." {
                     properties {
-                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/summary.py, archmem/model/confine.py"
+                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/summary.py, archmem/model/confine.py, archmem/model/external.py, archmem/model/generated.py"
+                    }
+                }
+                onboarding = component "Path suggestions" "archmem paths suggest: where each element's code is, from names, manifests and history; the [paths] table." {
+                    properties {
+                        "archmem.paths" "archmem/onboarding/**"
                     }
                 }
             }
@@ -148,7 +153,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
                 driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; GitHub output." {
                     properties {
-                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py, archmem/drift/changes.py"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py, archmem/drift/changes.py, archmem/drift/baselines.py"
                     }
                 }
             }
@@ -269,6 +274,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.domain.loader -> archmem.domain.formats "Parses YAML models with"
         archmem.domain.loader -> archmem.domain.adrs "Reads docs/adr with"
         archmem.domain.loader -> archmem.domain.codepaths "Resolves code paths with"
+        archmem.service.facade -> archmem.domain.onboarding "Suggests element paths with"
+        archmem.domain.onboarding -> archmem.domain.codepaths "Matches globs and knows what is outside the code with"
         archmem.domain.dsl -> archmem.domain.adrs "Reads !adrs folders with"
         archmem.domain.dsl -> archmem.domain.codepaths "Confines model paths with"
         archmem.domain.formats -> archmem.domain.adrs "Reads decisions with"

@@ -69,10 +69,14 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
         from archmem.store.failures import store_failures
 
         workspace = Workspace.open(repo, model=model_file)
+        bar = HistoryBar() if sys.stderr.isatty() else None
+        workspace.history_progress = bar
         try:
             with store_failures(lambda: workspace.store_path):
                 return command(*args, workspace=workspace, **kwargs)
         finally:
+            if bar is not None:
+                bar.close()
             report_files(workspace)
             show_model_warnings(workspace)
 
@@ -85,6 +89,36 @@ def secho(message: object = "", **styles: Any) -> None:
     from archmem.cli_output import secho as safe_secho
 
     safe_secho(message, **styles)
+
+
+class HistoryBar:
+    """A progress bar on the terminal while history is read, with the true total
+    (``git rev-list --count``); shown only once a scan starts, so fast commands stay quiet."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total <= 0:
+                return
+            self.bar = click.progressbar(length=total, label="reading git history", file=sys.stderr, show_pos=True)
+            self.bar.__enter__()
+        self.bar.length = max(total, done)
+        self.bar.pos = done
+        self.bar.render_progress()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def agent_facing(workspace: Workspace, *, always: bool = True) -> None:
+    """An answer an agent waits for reads little uncached history on the way
+    (``[drift] scan_budget``); a person at a terminal sees the bar instead."""
+    if always or not sys.stderr.isatty():
+        workspace.scan_budget = workspace.config.drift.scan_budget
 
 
 def report_files(workspace: Workspace) -> None:
@@ -220,7 +254,7 @@ def status_command(workspace: Workspace, check_provider: bool, as_json: bool) ->
 
 
 from archmem import cli_demo, cli_drift, cli_mcp, cli_memory  # noqa: E402,F401  (register their commands)
-from archmem import cli_conformance, cli_install, cli_pr  # noqa: E402,F401
+from archmem import cli_conformance, cli_install, cli_paths, cli_pr  # noqa: E402,F401
 from archmem import cli_check, cli_merge  # noqa: E402,F401
 
 

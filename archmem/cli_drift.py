@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -16,7 +15,8 @@ if TYPE_CHECKING:
 
 
 @cli.group("drift", invoke_without_command=True)
-@click.option("--since", "since_ref", default=None, help="Count drift from this commit, tag or branch instead.")
+@click.option("--since", "since_ref", default=None,
+              help="Count drift from this commit, tag, branch or date (2025-01-01) instead.")
 @click.option("--fail-on", type=click.IntRange(1), default=None, help="Exit 1 when this many elements drifted or more.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
               show_default=True, help="github: job summary, step outputs and annotations.")
@@ -31,24 +31,12 @@ def drift(
     """Which elements' code moved since the model described them, and which memories to verify."""
     if ctx.invoked_subcommand is not None:
         return
-    progress = None
-    bar = None
-    if output_format == "text" and not as_json and sys.stderr.isatty():
-        bar = click.progressbar(length=0, label="reading history", file=terminal(err=True), show_pos=True)
-        bar.__enter__()
-
-        def progress(count: int) -> None:
-            bar.pos = count
-            bar.render_progress()
-
+    if output_format != "text" or as_json:
+        workspace.history_progress = None  # machine output: the bar stays off even on a terminal
     from archmem.cli_github import errors_as_annotations
 
-    try:
-        with errors_as_annotations(output_format == "github" and not as_json, "archmem drift"):
-            report = workspace.drift_report(since_ref=since_ref, deepen=deepen, progress=progress)
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
+    with errors_as_annotations(output_format == "github" and not as_json, "archmem drift"):
+        report = workspace.drift_report(since_ref=since_ref, deepen=deepen)
     if as_json or output_format == "json":
         emit_json(report.to_dict())
     elif output_format == "github":
@@ -62,8 +50,13 @@ def drift(
         if report.no_commits:
             click.echo(f"archmem drift: {report.warnings[0]}")
         else:
-            click.echo(f"archmem drift: score {report.score}/100, {report.count('drifted')} drifted, "
-                       f"{report.count('missing')} missing, {plural(len(report.stale), 'memory', 'memories')} to verify")
+            score = "not measured" if report.score is None else f"score {report.score}/100"
+            click.echo(f"archmem drift: {score}, {report.count('drifted')} drifted, "
+                       f"{report.count('missing')} missing, {len(report.not_measured)} not measured, "
+                       f"{plural(len(report.stale), 'memory', 'memories')} to verify")
+            note = report.not_measured_note()
+            if note:
+                click.echo(f"::notice title=archmem drift::{note}")
     else:
         from archmem.cli_output import print_drift
 

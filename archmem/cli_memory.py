@@ -97,6 +97,9 @@ def recall(
     session_id: str | None, limit: int, explain: bool, as_json: bool,
 ) -> None:
     """Recall the memories that matter for QUERY (a task), best first."""
+    from archmem.cli import agent_facing
+
+    agent_facing(workspace, always=False)  # an agent's shell waits for no first history scan
     result = workspace.recall(
         query, elements=elements, changed_files=changed_files, changed=changed, session_id=session_id,
         limit=limit, explain=explain,
@@ -129,6 +132,9 @@ def brief(
     output_format: str,
 ) -> None:
     """Write the pre-session briefing for TASK (or for --changed files): what to know first."""
+    from archmem.cli import agent_facing
+
+    agent_facing(workspace)  # the start-up hook never waits for a first history scan
     briefing = workspace.brief(
         task, elements=elements, changed_files=changed_files, changed=changed, session_id=session_id,
         budget=budget, budget_tokens=budget_tokens, overview=overview,

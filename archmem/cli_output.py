@@ -304,12 +304,19 @@ def print_drift(report: Any, now: Any) -> None:
         click.echo(report.warnings[0])
         return
     counts = report.counts()
-    secho(f"Drift score {report.score}/100", bold=True, nl=False)
+    if report.score is None:
+        secho("Drift not measured", bold=True, fg="yellow", nl=False)
+    else:
+        secho(f"Drift score {report.score}/100", bold=True, nl=False)
     click.echo(
         f"  ({counts['in_sync']} in sync, {counts['drifted']} drifted, {counts['missing']} missing, "
-        f"{counts['no_paths']} without code; {counts['documented_elements']} of {counts['total_elements']} "
+        f"{counts['not_measured']} not measured, {counts['external']} outside the code; "
+        f"{counts['documented_elements']} of {counts['total_elements']} "
         f"elements documented; {report.commits} commits read)"
     )
+    note = report.not_measured_note()
+    if note:
+        click.secho(f"{note[:1].upper()}{note[1:]}.", fg="yellow")
     colours = {"drifted": "yellow", "missing": "red", "in_sync": "green", "no_paths": None}
     width = max((len(e.id) for e in report.elements), default=0)
     for element in report.elements:
@@ -348,6 +355,8 @@ def print_status(status: dict[str, Any]) -> None:
         f"{m['file']} ({m['format']}): {plural(m['elements'], 'element')}, {plural(m['relationships'], 'relationship')}, "
         f"{plural(m['decisions'], 'decision')}; {m['documented']} of {m['elements']} elements documented"
         + (f"; {plural(m['warnings'], 'warning')}" if m["warnings"] else "")
+        + (click.style(f"; {plural(len(m['ownership_warnings']), 'ownership warning')}", fg="yellow")
+           if m.get("ownership_warnings") else "")
     ))
 
     def store_text(s: dict[str, Any]) -> str:
@@ -387,8 +396,12 @@ def print_status(status: dict[str, Any]) -> None:
 
     line("recall", recall, recall_text)
     line("drift", drift, lambda d: (
-        f"score {d['score']}/100 ({d['drifted']} drifted, {d['missing']} missing, {d['in_sync']} in sync); "
-        f"{plural(d['stale_memories'], 'memory', 'memories')} to verify"
+        (f"score {d['score']}/100 ({d['drifted']} drifted, {d['missing']} missing, {d['in_sync']} in sync"
+         + (f"; not measured for {d['not_measured']} without paths" if d.get("not_measured") else "") + "); "
+         if d["score"] is not None else
+         click.style(f"not measured: none of the {d.get('not_measured', 0)} elements that should own code has paths",
+                     fg="yellow") + "; ")
+        + f"{plural(d['stale_memories'], 'memory', 'memories')} to verify"
     ))
     agents = ", ".join(f"{target} {state}" for target, state in status["agents"].items())
     click.echo(f"  {'agents':<8}{agents}")

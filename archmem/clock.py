@@ -37,6 +37,21 @@ def parse_time(text: str) -> datetime:
     return moment.astimezone(timezone.utc)
 
 
+def parse_date(text: str) -> datetime | None:
+    """``2025-01-01`` or an ISO time (UTC unless it says otherwise) as a moment; None
+    when ``text`` is not written like a date at all."""
+    import re
+
+    text = text.strip()
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?", text):
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
 def age_in_words(then: datetime, now: datetime) -> str:
     """``just now``, ``5 minutes ago``, ``3 hours ago``, ``96 days ago``, ``2 years ago``."""
     seconds = (now - then).total_seconds()

@@ -22,6 +22,14 @@ CONFIG_FILE = "archmem.toml"
 ENV_PREFIX = "ARCHMEM_"
 
 
+GENERATED_GLOBS = (
+    "**/*_pb2.py", "**/*_pb2_grpc.py", "**/*_pb2.pyi", "**/*.pb.go", "**/*.pb.gw.go", "**/genproto/**",
+    "**/vendor/**", "**/node_modules/**",
+)
+"""Generated and vendored code by name: nobody's drift and nobody's code, always
+(``archmem.model.generated`` adds .gitattributes and generator headers)."""
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -49,6 +57,10 @@ class EmbeddingsConfig(_Section):
 
 
 class DriftConfig(_Section):
+    scan_budget: int = Field(default=500, ge=0)
+    """Commits of unread history the start-up hook (``brief``), an agent's ``recall`` and
+    MCP answers read on the way; with more, they say drift is not computed yet (and that
+    ``archmem drift`` computes it) instead of making the agent wait."""
     min_lines: int = Field(default=20, ge=0)
     churn_ratio: float = Field(default=0.25, ge=0)
     min_file_events: int = Field(default=1, ge=0)
@@ -56,7 +68,7 @@ class DriftConfig(_Section):
     ignore: list[str] = Field(
         default_factory=lambda: [
             "**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum",
-            "**/*.min.js", "**/*.map", "**/generated/**",
+            "**/*.min.js", "**/*.map", "**/generated/**", *GENERATED_GLOBS,
         ]
     )
 
@@ -141,6 +153,9 @@ class Config(_Section):
     recall: RecallConfig = Field(default_factory=RecallConfig)
     code: CodeConfig = Field(default_factory=CodeConfig)
     conformance: ConformanceConfig = Field(default_factory=ConformanceConfig)
+    paths: dict[str, list[str]] = Field(default_factory=dict)
+    """Element id → globs of its code, united with the model's own (``archmem paths
+    suggest --write`` records here, so a generated or shared DSL stays untouched)."""
 
     source: str | None = Field(default=None, exclude=True)
     """Which file the settings came from (for messages), if any."""
@@ -168,6 +183,20 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
         raise ConfigError(_describe(exc, source)) from None
     config.source = source
     return config
+
+
+def line_of_key(path: str | Path | None, key: str) -> int | None:
+    """The line of ``path`` (a config file) where ``key`` is given in its ``[paths]``
+    table, for messages that point at the line; None when it cannot be told."""
+    if path is None:
+        return None
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    quoted = r"[\"']" + re.escape(key) + r"[\"']"
+    pattern = re.compile(r"^\s*(?:" + re.escape(key) + "|" + quoted + r")\s*=")
+    return next((number for number, line in enumerate(lines, 1) if pattern.match(line)), None)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -284,6 +313,10 @@ timeout = 10.0
 # dimensions = 512
 
 [drift]
+# The start-up hook, an agent's recall and MCP answers read at most this many commits of
+# not yet cached history on the way; with more they say drift is not computed yet
+# (`archmem drift` computes it once, with a progress bar; later scans read only new commits).
+scan_budget = 500
 # An element drifted once the change to its code since the model described it
 # crosses either threshold: churn >= max(min_lines, churn_ratio x its lines), or
 # file events (added, deleted, renamed) >= max(min_file_events, file_event_ratio x its files).
@@ -291,7 +324,12 @@ min_lines = 20
 churn_ratio = 0.25
 min_file_events = 1
 file_event_ratio = 0.2
-ignore = ["**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum", "**/*.min.js", "**/*.map", "**/generated/**"]
+# Generated and vendored code is never counted, whatever this list says: protobuf stubs,
+# vendor/, node_modules/, files .gitattributes marks linguist-generated or linguist-vendored,
+# and files whose first lines carry a generator's header ("Code generated ... DO NOT EDIT").
+ignore = ["**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum", "**/*.min.js", "**/*.map", "**/generated/**",
+          "**/*_pb2.py", "**/*_pb2_grpc.py", "**/*_pb2.pyi", "**/*.pb.go", "**/*.pb.gw.go", "**/genproto/**",
+          "**/vendor/**", "**/node_modules/**"]
 
 [recall]
 # How memories are ranked (DESIGN.md "Recall"). score = relevance x kind x freshness x
@@ -334,4 +372,9 @@ forbid = []
 only = []
 # Briefings name the undeclared dependencies of the elements they are about.
 briefings = true
+
+# Where each element's code is, when the model file does not say: element id = [globs].
+# United with the model's own "archmem.paths" (`archmem paths suggest --write` adds here).
+# [paths]
+# "shop.orders" = ["services/orders/**"]
 """

@@ -49,6 +49,7 @@ import asyncio
 import inspect
 import logging
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -145,10 +146,14 @@ class WorkspaceHost:
 
     def __init__(self, workspace: Workspace, *, max_age: float = MAX_AGE_SECONDS) -> None:
         self.workspace = workspace
+        if workspace.scan_budget is None:  # an answer never waits for a first history scan
+            workspace.scan_budget = workspace.config.drift.scan_budget
         self.max_age = max_age
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="archmem-mcp")
         self._seen: tuple[Any, ...] | None = None
         self._read_at = time.monotonic()
+        self._scanner: threading.Thread | None = None
+        self._scanned = threading.Event()
 
     async def run(self, function: Callable[..., Answer], /, **arguments: Any) -> Answer:
         """``function(workspace, **arguments)`` on the worker thread, model refreshed first."""
@@ -158,6 +163,9 @@ class WorkspaceHost:
     def _call(self, function: Callable[..., Answer], arguments: dict[str, Any]) -> Answer:
         from archmem.store.failures import store_failures
 
+        if self._scanned.is_set():  # the history scanned in the background: drift can be answered now
+            self._scanned.clear()
+            self.workspace.refresh()
         self._refresh_if_moved()
         if "store" in self.workspace.__dict__:
             self.workspace.sync_files()  # a pull or a hand edit since the last call (a stat per file)
@@ -198,12 +206,33 @@ class WorkspaceHost:
             ws.store  # noqa: B018
             ws.model_or_empty  # noqa: B018
             ws.element_index  # noqa: B018
-            ws.drift  # noqa: B018
+            if ws.drift is None and ws.history_unread:
+                self._scan_in_background()
         except ModelError:
             pass  # every call will say what is wrong with the model
         except Exception:  # a warm-up never stops the server; the call that needs it reports it
             log.debug("warm-up failed", exc_info=True)
         self._seen = self._state()
+
+    def _scan_in_background(self) -> None:
+        """Read the whole history into the cache on a thread of its own (with its own
+        store connection), while answers go on without drift; the next answer after it
+        finishes has drift."""
+        if self._scanner is not None:
+            return
+        other = self.workspace.sibling()
+
+        def scan() -> None:
+            try:
+                with other:
+                    other.drift_view().scan  # noqa: B018
+                self._scanned.set()
+                log.info("history scanned: drift is computed from the next answer on")
+            except Exception:  # the answers keep saying how to compute drift
+                log.debug("background history scan failed", exc_info=True)
+
+        self._scanner = threading.Thread(target=scan, name="archmem-history", daemon=True)
+        self._scanner.start()
 
     async def close(self) -> None:
         """Close the store (on its own thread); a later call opens it again."""

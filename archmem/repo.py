@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from archmem.errors import RepositoryError
@@ -119,6 +120,82 @@ class Repository:
                 result[path] = blob_id(data)
         return result
 
+    def read_small(self, path: str, limit: int = 256 * 1024) -> str | None:
+        """The text of a small file (a manifest), or None when it is missing, larger
+        than ``limit`` bytes, binary or unreadable."""
+        try:
+            target = self.root / path
+            if target.stat().st_size > limit:
+                return None
+            data = target.read_bytes()
+        except OSError:
+            return None
+        if b"\0" in data[:8192]:
+            return None
+        return data.decode("utf-8", errors="replace")
+
+    def linguist(self, files: Sequence[str]) -> dict[str, str]:
+        """Path → ``linguist-generated`` or ``linguist-vendored`` for the files
+        ``.gitattributes`` marks so (one ``git check-attr --stdin``; nothing outside git)."""
+        if not self.is_git or not files:
+            return {}
+        try:
+            done = subprocess.run(
+                ["git", "check-attr", "-z", "--stdin", "linguist-generated", "linguist-vendored"],
+                cwd=self.root, input="\0".join(files).encode("utf-8", "surrogateescape") + b"\0",
+                capture_output=True, check=False,
+            )
+        except FileNotFoundError:
+            return {}
+        if done.returncode != 0:
+            return {}
+        fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+        marked: dict[str, str] = {}
+        for index in range(0, len(fields) - 2, 3):
+            path, attribute, value = fields[index : index + 3]
+            if value in ("set", "true") and path not in marked:
+                marked[path] = attribute
+        return marked
+
+    def blob_ids(self) -> dict[str, str]:
+        """Path → the blob id git has for it in the index (``git ls-files -s``): what a
+        per-file fact is cached under."""
+        if not self.is_git:
+            return {}
+        result = self._git("ls-files", "-s", "-z", check=False)
+        if result.returncode != 0:
+            return {}
+        found = {}
+        for entry in result.stdout.decode("utf-8", "surrogateescape").split("\0"):
+            head, _, path = entry.partition("\t")
+            parts = head.split()
+            if len(parts) == 3 and path:
+                found[path] = parts[1]
+        return found
+
+    def read_head(self, path: str, size: int = 1024) -> str | None:
+        """The first ``size`` bytes of a file as text (None when unreadable or binary)."""
+        try:
+            with (self.root / path).open("rb") as handle:
+                data = handle.read(size)
+        except OSError:
+            return None
+        return None if b"\0" in data else data.decode("utf-8", errors="replace")
+
+    def recent_changes(self, limit: int = 500) -> list[list[str]]:
+        """The files of each of the last ``limit`` first-parent commits (one ``git log
+        --name-only``; nothing outside git or without commits): which places are alive."""
+        if not self.is_git:
+            return []
+        result = self._git(
+            "log", "--first-parent", f"-n{limit}", "--no-renames", "--name-only", "--relative", "-z",
+            "--format=%x1e", check=False,
+        )
+        if result.returncode != 0:
+            return []
+        text = result.stdout.decode("utf-8", errors="surrogateescape")
+        return [[p.strip("\n") for p in chunk.split("\0") if p.strip("\n")] for chunk in text.split("\x1e") if chunk.strip()]
+
     def changed_files(self) -> list[str]:
         """Files changed in the working tree or the index against HEAD, plus new
         untracked ones: what ``--changed`` means (repo-relative)."""
@@ -174,26 +251,70 @@ class Repository:
         sha, seconds = result.stdout.decode().strip().splitlines()[0].split()
         return BlamedCommit(sha, datetime.fromtimestamp(int(seconds), tz=timezone.utc))
 
-    def blame_line_commits(self, path: Path) -> list[BlamedCommit | None] | None:
-        """The first-parent commit that last changed each line of ``path`` (one ``git
-        blame --first-parent --porcelain``: a line merged from a branch is the merge's,
-        when it reached this branch); None for lines not committed yet, and None for
-        the whole file when git does not track it."""
-        if not self.is_git:
-            return None
+    def file_patches(self, path: Path) -> list[tuple[str, list[str], list[str]]]:
+        """Each first-parent commit that changed ``path``, with the lines it removed and
+        added (one ``git log -p -U0``): what the model file's history said, line by line."""
+        located = self._locate(path)
+        if located is None:
+            return []
+        relative, cwd = located
+        result = self._git(
+            "log", "--first-parent", "--format=%x1e%H", "-p", "-U0", "--no-color", "--no-ext-diff",
+            "--no-textconv", "--", relative, check=False, cwd=cwd,
+        )
+        if result.returncode != 0:
+            return []
+        patches = []
+        for chunk in result.stdout.decode("utf-8", errors="replace").split("\x1e")[1:]:
+            sha, _, body = chunk.partition("\n")
+            removed = [line[1:] for line in body.splitlines() if line.startswith("-") and not line.startswith("---")]
+            added = [line[1:] for line in body.splitlines() if line.startswith("+") and not line.startswith("+++")]
+            patches.append((sha.strip(), removed, added))
+        return patches
+
+    def _locate(self, path: Path) -> tuple[str, Path | None] | None:
+        """(path relative to where git runs, that folder or None for the root) for a
+        file in this repository or its git top level; None outside both."""
         try:
-            relative = path.resolve().relative_to(self.root.resolve())
+            return path.resolve().relative_to(self.root.resolve()).as_posix(), None
         except ValueError:
             top = self._git("rev-parse", "--show-toplevel").stdout.decode().strip()
             try:
-                relative = path.resolve().relative_to(Path(top).resolve())
+                return path.resolve().relative_to(Path(top).resolve()).as_posix(), Path(top)
             except ValueError:
                 return None
-            cwd: Path | None = Path(top)
-        else:
-            cwd = None
+
+    def committed_text(self, path: Path) -> str | None:
+        """``path`` as HEAD has it (None when HEAD does not track it)."""
+        located = self._locate(path) if self.is_git else None
+        if located is None:
+            return None
+        relative, cwd = located
+        result = self._git("show", f"HEAD:./{relative}" if cwd is None else f"HEAD:{relative}", check=False,
+                           cwd=cwd)
+        return result.stdout.decode("utf-8", errors="replace") if result.returncode == 0 else None
+
+    def blame_line_commits(
+        self, path: Path, *, ignore: Sequence[str] = (), revision: str | None = None
+    ) -> list[BlamedCommit | None] | None:
+        """The first-parent commit that last changed each line of ``path`` (one ``git
+        blame --first-parent --porcelain``: a line merged from a branch is the merge's,
+        when it reached this branch); None for lines not committed yet, and None for
+        the whole file when git does not track it. Lines that the ``ignore`` commits
+        changed are blamed on the commit before them (``git blame --ignore-rev``); lines
+        they added stay theirs. ``revision``: the file as that commit has it, not the
+        working tree's."""
+        if not self.is_git:
+            return None
+        located = self._locate(path)
+        if located is None:
+            return None
+        relative, cwd = located
+        ignored = [arg for sha in ignore for arg in ("--ignore-rev", sha)]
+        at = [revision] if revision else []
         result = self._git(
-            "blame", "--first-parent", "--porcelain", "--", relative.as_posix(), check=False, cwd=cwd
+            "-c", "blame.ignoreRevsFile=", "blame", "--first-parent", "--porcelain", *ignored, *at, "--", relative,
+            check=False, cwd=cwd,
         )
         if result.returncode != 0:
             return None

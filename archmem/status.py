@@ -54,6 +54,7 @@ def _model(ws: Workspace, stored: bool) -> dict[str, Any]:
         "file": _relative(ws, ws.model_path), "format": model.format,
         "elements": len(model.elements), "relationships": len(model.relationships),
         "decisions": len(model.decisions), "documented": len(ids & set(counts)), "warnings": len(model.warnings),
+        "ownership_warnings": ws.ownership_warnings(),
     }
 
 
@@ -113,7 +114,8 @@ def _drift(ws: Workspace) -> dict[str, Any]:
         return {"error": report.warnings[0]}
     counts = report.counts()
     return {"score": report.score, "stale_memories": counts["stale_memories"], "drifted": counts["drifted"],
-            "missing": counts["missing"], "in_sync": counts["in_sync"], "no_paths": counts["no_paths"]}
+            "missing": counts["missing"], "in_sync": counts["in_sync"], "no_paths": counts["no_paths"],
+            "not_measured": counts["not_measured"], "external": counts["external"], "note": report.not_measured_note()}
 
 
 def _next_steps(status: dict[str, Any]) -> list[str]:
@@ -123,10 +125,16 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
         steps.append("write the model: workspace.dsl (Structurizr DSL) or archmem.yaml, then `archmem model`")
     elif model["documented"] < model["elements"]:
         steps.append(f"{model['elements'] - model['documented']} elements have no memory yet: `archmem map` shows which")
+    if "error" not in model and model.get("ownership_warnings"):
+        steps.append(f"{plural(len(model['ownership_warnings']), 'ownership warning')} (overlapping siblings, paths "
+                     "that match no file): `archmem model` lists them")
     if "error" not in recall and recall.get("mode") == "hybrid" and recall["embedded"] < recall["active_memories"]:
         steps.append(f"{recall['active_memories'] - recall['embedded']} memories have no vector yet: `archmem embed`")
     if "error" not in recall and recall.get("provider_ok") is False:
         steps.append("the embedding provider did not answer: recall falls back to words (see the error above)")
+    if "error" not in drift and drift.get("not_measured"):
+        steps.append(f"{plural(drift['not_measured'], 'element')} own no code, so their drift is not measured: "
+                     "`archmem paths suggest` proposes where their code is")
     if "error" not in drift and drift["stale_memories"]:
         steps.append(f"{drift['stale_memories']} memories to verify: `archmem review`, then confirm or supersede")
     files = status["files"]

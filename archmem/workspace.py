@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from archmem.conformance.types import ConformanceReport
     from archmem.drift.changes import ChangesSince
     from archmem.drift.report import DriftReport
+    from archmem.drift.types import Baseline
     from archmem.drift.view import DriftView
     from archmem.embeddings import BackfillReport, Embedder
     from archmem.initialize import InitResult
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from archmem.review.publish import Published
     from archmem.review.pull_request import PullRequestReview
     from archmem.memory.sync import SyncReport
+    from archmem.onboarding.suggest import PathSuggestions
     from archmem.store.files import MemoryFolder
     from archmem.store.sqlite import SQLiteStore
 
@@ -100,22 +102,63 @@ class Workspace:
 
     @cached_property
     def model(self) -> ArchitectureModel:
-        return load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env)
+        """The model file's elements, each owning its own globs and those the config's
+        ``[paths]`` table gives it (the union)."""
+        from archmem.model.paths import add_configured_paths
+
+        model = load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env)
+        return add_configured_paths(model, self.config.paths, source=self.config.source)
 
     @cached_property
     def ownership(self) -> Ownership:
+        """Which files each element owns now; generated and vendored code is nobody's."""
         return compute_ownership(
-            self.model, self.repository.files(), self.repository.lines, ignore=self.config.code.ignore
+            self.model, self.repository.files(), self.repository.lines, ignore=self.config.code.ignore,
+            generated=self.generated,
         )
+
+    @cached_property
+    def generated(self) -> dict[str, str]:
+        """Generated and vendored files now (path → why): named so, marked in
+        .gitattributes, or carrying a generator's header. Headers are remembered per blob
+        in the store when it is open."""
+        from archmem.model.generated import HEAD_BYTES, HeaderCache, generated_files
+
+        files = self.repository.files()
+        cache = HeaderCache(self.__dict__.get("store"))
+        blobs = self.repository.blob_ids()
+        found = generated_files(
+            files, attributes=self.repository.linguist(files), blob_of=blobs,
+            read_head=lambda path: self.repository.read_head(path, HEAD_BYTES), cache=cache.known,
+        )
+        cache.save(keep=set(blobs.values()))
+        return found
+
+    def ownership_warnings(self) -> list[str]:
+        """Sibling elements whose code overlaps and globs that match nothing, each at
+        the element's line in the model file."""
+        from archmem.model.ownership import ownership_warnings
+
+        lines = []
+        for warning in ownership_warnings(self.model, self.ownership):
+            element = self.model.get(warning.element)
+            where = element.location if element is not None else None
+            prefix = f"{self._display(Path(where.file))}:{where.line}: " if where is not None else ""
+            lines.append(prefix + warning.message)
+        return lines
 
     def model_summary(self) -> dict[str, Any]:
         """The model as data: elements (with the size of their code now), relationships,
         decisions, and the code that no element owns."""
         from archmem.model.summary import model_summary
 
-        return model_summary(
+        summary = model_summary(
             self.model, self.ownership, model_file=self._display(self.model_path), git=self.repository.is_git
         )
+        summary["ownership_warnings"] = self.ownership_warnings()
+        summary["warnings"] = [*summary["warnings"], *summary["ownership_warnings"]]
+        summary["generated"] = len(self.ownership.generated)
+        return summary
 
     @property
     def model_warnings(self) -> list[str]:
@@ -135,9 +178,11 @@ class Workspace:
         (``archmem mcp``) after the model file or git HEAD changed."""
         from archmem.repo import find_root
 
-        for name in ("model_path", "model", "ownership", "model_or_empty", "element_index", "drift", "_conformance"):
+        for name in ("model_path", "model", "ownership", "generated", "model_or_empty", "element_index", "drift",
+                     "_conformance"):
             self.__dict__.pop(name, None)
         self._recall_warnings = ()
+        self.history_unread = 0
         self.repository = Repository(root=self.root, is_git=find_root(self.root)[1])
 
     def _display(self, path: Path) -> str:
@@ -145,6 +190,29 @@ class Workspace:
             return path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             return str(path)
+
+    def suggest_paths(self, elements: Sequence[str] = (), *, write: bool = False) -> PathSuggestions:
+        """Where the code of each element that owns none probably is (``archmem paths
+        suggest``); with ``write``, the suggested globs go to the ``[paths]`` table of
+        archmem.toml (the model file is never edited) and the model is read again."""
+        from archmem.config import CONFIG_FILE
+        from archmem.model.paths import compile_globs
+        from archmem.onboarding.suggest import suggest_paths
+        from archmem.onboarding.table import write_paths
+
+        ignored = compile_globs([*self.config.code.ignore, *self._drift_config.ignore])
+        generated = self.generated
+        result = suggest_paths(
+            self.model, self.repository.files(), read=self.repository.read_small, elements=elements,
+            skip=lambda path: path in generated or ignored(path), change_sets=self.repository.recent_changes(),
+        )
+        if write and result.suggestions:
+            target = self.root / CONFIG_FILE
+            write_paths(target, {s.element: s.paths for s in result.suggestions})
+            result.written = self._display(target)
+            self.config = load_config(self.root, self.env)
+            self.refresh()
+        return result
 
     # ---- the memory store --------------------------------------------------------
 
@@ -404,22 +472,42 @@ class Workspace:
         )
         return describe_matches(model, matches, self.store.element_memory_counts(), limit=limit)
 
-    def drift_view(self, *, deepen: bool = False, progress: Callable[[int], None] | None = None) -> DriftView:
+    scan_budget: int | None = None
+    """Commits of uncached history an answer may read on the way; more, and drift is
+    not computed there (it says how to compute it). Set by the start-up hook (``brief``),
+    ``recall`` and the MCP server, so an agent never waits for a first scan; None: no limit."""
+    history_progress: Callable[[int, int], None] | None = None
+    """Told (commits read, commits to read) while history is scanned (a terminal's bar)."""
+    history_unread: int = 0
+    """Commits the last drift question left unread because of ``scan_budget`` (0: none)."""
+
+    def sibling(self) -> Workspace:
+        """Another Workspace on the same repository, settings and model file, with its
+        own store connection: for a thread of its own (a background history scan)."""
+        return Workspace(self.repository, config=self.config, model_path=self._model_path, clock=self.clock,
+                         env=self.env)
+
+    def drift_view(
+        self, *, deepen: bool = False, progress: Callable[[int, int], None] | None = None,
+        budget: int | None = None,
+    ) -> DriftView:
         """Drift for this repository (history scan, index, sizes), computed lazily."""
         from archmem.drift.view import DriftView
 
         return DriftView(
             store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
-            config=self._drift_config, clock=self.clock, deepen=deepen, progress=progress,
-            memory_folder=self.config.store.memories,
+            config=self._drift_config, clock=self.clock, deepen=deepen,
+            progress=progress or self.history_progress, budget=budget, memory_folder=self.config.store.memories,
         )
 
     @property
     def _drift_config(self) -> DriftConfig:
-        """The drift settings, with archmem's own folders ignored: memory files are what
-        the team knows about the code, never a change to it."""
+        """The drift settings, with archmem's own folders ignored (memory files are what
+        the team knows about the code, never a change to it) and generated code too."""
+        from archmem.config import GENERATED_GLOBS
+
         own = [".archmem/**", self.config.store.memories.rstrip("/") + "/**",
-               self.config.store.private_memories.rstrip("/") + "/**"]
+               self.config.store.private_memories.rstrip("/") + "/**", *GENERATED_GLOBS]
         extra = [glob for glob in own if glob not in self.config.drift.ignore]
         return self.config.drift.model_copy(update={"ignore": [*self.config.drift.ignore, *dict.fromkeys(extra)]})
 
@@ -429,9 +517,15 @@ class Workspace:
         nothing is stale, and recall says why once)."""
         if not self.repository.is_git:
             return None
+        from archmem.drift.scan import HistoryNotScanned
+
         try:
-            view = self.drift_view()
+            view = self.drift_view(budget=self.scan_budget)
             view.scan  # noqa: B018  (reads history now so a failure is reported here)
+        except HistoryNotScanned as exc:
+            self.history_unread = exc.pending
+            self._recall_warnings = (*self._recall_warnings, f"{exc.message}: run `archmem drift` once to compute it")
+            return None
         except (RepositoryError, ModelNotFoundError) as exc:
             self._recall_warnings = (*self._recall_warnings, f"drift not checked: {exc.message}")
             return None
@@ -443,16 +537,15 @@ class Workspace:
         return view.verify_reason(memory) if view is not None else None
 
     def drift_report(
-        self, *, since_ref: str | None = None, deepen: bool = False, progress: Callable[[int], None] | None = None
+        self, *, since_ref: str | None = None, deepen: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> DriftReport:
         """Every element's drift against when the model described it (or ``since_ref``),
         and the memories that became VERIFY."""
         view = self.drift_view(deepen=deepen, progress=progress)
         since = None
         if since_ref is not None:
-            from archmem.drift.types import Baseline
-
-            base = Baseline(*self.repository.revision(since_ref))
+            base = self._since(since_ref)
             since = {element.id: base for element in self.model.elements}
         self.__dict__["drift"] = view
         return view.report(since=since)
@@ -462,6 +555,23 @@ class Workspace:
         (``drift accept`` shows it before resetting that baseline)."""
         target = self.model.find(element)
         return target.id, self.drift_view().element_changes(target.id)
+
+    def _since(self, ref: str) -> Baseline:
+        """``--since``: a commit, tag or branch (counted from that commit), or a date
+        (``2025-01-01``, an ISO time: counted from that moment)."""
+        from archmem.clock import parse_date
+        from archmem.drift.types import Baseline
+
+        try:
+            return Baseline(*self.repository.revision(ref))
+        except RepositoryError:
+            moment = parse_date(ref)
+            if moment is None:
+                raise RepositoryError(
+                    f"unknown revision or date {ref!r}",
+                    hint="give a commit, tag or branch (git rev-parse REF), or a date such as 2025-01-01",
+                ) from None
+        return Baseline(None, moment)
 
     def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
         """Record that the model's description of ELEMENT still holds as of now."""
@@ -706,6 +816,7 @@ class Workspace:
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
             overrides=self.root / ".archmem" / "templates", undeclared=undeclared,
+            notes=self._drift_notes(result.warnings),
         )
         if overview and derived and not elements and not briefing.memory_ids:
             return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
@@ -753,6 +864,7 @@ class Workspace:
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
             overrides=self.root / ".archmem" / "templates", for_task=for_task,
+            notes=self._drift_notes(self._recall_warnings),
         )
         briefing.warnings = list(self._recall_warnings)
         if session_id is not None and briefing.memory_ids:
@@ -760,6 +872,11 @@ class Workspace:
 
             record_exposures(self.memory_context, session_id, briefing.memory_ids)
         return briefing
+
+    @staticmethod
+    def _drift_notes(warnings: Sequence[str]) -> list[str]:
+        """What a briefing must say about drift it could not compute (and how to)."""
+        return [w[:1].upper() + w[1:].rstrip(".") for w in warnings if "drift" in w.lower()]
 
     def knowledge_map(self) -> KnowledgeMap:
         """What the project knows per element, how fresh, what to verify, and the gaps."""
@@ -773,7 +890,10 @@ class Workspace:
         if view is not None:
             report = view.report()
             verify = {memory.id for memory, _ in report.stale}
-            drift = {element.id: element.status for element in report.elements}
+            drift = {element.id: "not_measured" if element.not_measured else element.status
+                     for element in report.elements}
+            found = report.not_measured_note()
+            note = f"{found[:1].upper()}{found[1:]}." if found else None
         else:
             note = "Drift not checked: " + (
                 "not a git repository." if not self.repository.is_git else "; ".join(self._recall_warnings)

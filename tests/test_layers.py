@@ -18,7 +18,7 @@ LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing",
                   "archmem.git", "archmem.github_api")),
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.conformance",
-                "archmem.render", "archmem.review")),
+                "archmem.render", "archmem.review", "archmem.onboarding")),
     ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),
     ("interfaces", ("archmem.cli", "archmem.cli_", "archmem.mcp_", "archmem.install", "archmem.install_", "archmem.__main__")),
 ]

@@ -70,13 +70,17 @@ def summary(report: DriftReport) -> str:
         return f"## archmem drift: not measured\n\n{report.warnings[0][:1].upper()}{report.warnings[0][1:]}.\n"
     counts = report.counts()
     out = [
-        f"## archmem drift: {report.score}/100",
+        f"## archmem drift: {'not measured' if report.score is None else f'{report.score}/100'}",
         "",
         f"{counts['in_sync']} in sync, {counts['drifted']} drifted, {counts['missing']} missing, "
-        f"{counts['no_paths']} without code; {counts['documented_elements']} of {counts['total_elements']} "
+        f"{counts['not_measured']} not measured (no paths), {counts['external']} outside the code; "
+        f"{counts['documented_elements']} of {counts['total_elements']} "
         f"elements documented; {plural(counts['stale_memories'], 'memory', 'memories')} to verify.",
         "",
     ]
+    note = report.not_measured_note()
+    if note:
+        out += [f"**{note[:1].upper()}{note[1:]}.**", ""]
     changed = [e for e in report.elements if e.status in ("drifted", "missing")]
     if changed:
         out += ["| element | status | since | stamp | churn | size |", "|---|---|---|---|---|---|"]

@@ -17,7 +17,7 @@ running maximum). With an honest clock that is the committer time itself.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from itertools import accumulate
@@ -143,7 +143,9 @@ class _PathOwners:
     """Which elements own a path: each glob is tried only on paths under its literal
     prefix (``src/api/**`` → ``src/api``), and each distinct path is matched once."""
 
-    def __init__(self, element_paths: Mapping[str, Sequence[str]], ignore: Sequence[str]) -> None:
+    def __init__(
+        self, element_paths: Mapping[str, Sequence[str]], ignore: Sequence[str], ignore_files: Collection[str] = ()
+    ) -> None:
         grouped: dict[str, dict[str, list[str]]] = {}
         for element_id, globs in element_paths.items():
             for glob in globs:
@@ -153,6 +155,7 @@ class _PathOwners:
             for prefix, members in grouped.items()
         }
         self._ignored = compile_globs(list(ignore))
+        self._ignored_files = ignore_files
         self._cache: dict[str, tuple[str, ...]] = {}
 
     def __call__(self, path: str) -> tuple[str, ...]:
@@ -162,7 +165,7 @@ class _PathOwners:
         return found
 
     def _match(self, path: str) -> tuple[str, ...]:
-        if self._ignored(path):
+        if self._ignored(path) or path in self._ignored_files:
             return ()
         owners: list[str] = []
         parts = path.split("/")
@@ -214,10 +217,12 @@ class DriftIndex:
         element_paths: Mapping[str, Sequence[str]],
         *,
         ignore: Sequence[str] = (),
+        ignore_files: Collection[str] = (),
     ) -> DriftIndex:
-        """One pass over ``commits`` (oldest first); ``element_paths`` are effective globs."""
+        """One pass over ``commits`` (oldest first); ``element_paths`` are effective globs;
+        changes to ``ignore`` globs and ``ignore_files`` (generated code) count for no element."""
         index = cls()
-        owners = index.owners = _PathOwners(element_paths, ignore)
+        owners = index.owners = _PathOwners(element_paths, ignore, ignore_files)
         series = index._series = {element_id: _Series() for element_id in element_paths}
         files = index._files
         latest = float("-inf")

@@ -7,8 +7,12 @@ the memories that became VERIFY, and a score for the whole model.
     in_sync    otherwise
 
 score = 100 × in_sync / (in_sync + drifted + missing): the share of the elements that
-own code whose description still holds. A repository without commits has no history
-to measure along: its report says so and has no score and no statuses.
+own code whose description still holds. An element without paths is either outside the
+code (a person, an External system: ``external`` says why) or *not measured*: nobody
+said where its code is yet. A score over zero measured elements is no score (None), and
+every summary says drift is not measured and points at ``archmem paths suggest``. A
+repository without commits has no history to measure along: its report says so and has
+no score and no statuses.
 """
 
 from __future__ import annotations
@@ -36,12 +40,20 @@ class ElementDrift:
     size: ElementSize
     line: int | None = None
     file: str | None = None
+    external: str | None = None
+    """Why an element without paths is outside the code (None: it is not measured yet)."""
+
+    @property
+    def not_measured(self) -> bool:
+        """It should own code, but no paths say which, so its drift is unknown."""
+        return self.status == "no_paths" and self.external is None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "name": self.name,
             "status": self.status,
+            "external": self.external,
             "since": format_time(self.since) if self.since else None,
             "stamp": stamp_dict(self.stamp),
             "size": {"files": self.size.files, "lines": self.size.lines},
@@ -73,11 +85,36 @@ class DriftReport:
         return sum(1 for e in self.elements if e.status == status)
 
     @property
+    def measured(self) -> int:
+        """Elements whose code drift was measured (they own code, or owned it)."""
+        return self.count("in_sync") + self.count("drifted") + self.count("missing")
+
+    @property
+    def not_measured(self) -> list[ElementDrift]:
+        """Elements that should own code but have no paths yet."""
+        return [e for e in self.elements if e.not_measured]
+
+    @property
     def score(self) -> int | None:
+        """0–100 over the measured elements; None when none is measured (no score is
+        not a perfect one)."""
+        if self.no_commits or not self.measured:
+            return None
+        return round(100 * self.count("in_sync") / self.measured)
+
+    def not_measured_note(self) -> str | None:
+        """The sentence every summary prints when elements own no code, or None."""
         if self.no_commits:
             return None
-        owning = self.count("in_sync") + self.count("drifted") + self.count("missing")
-        return 100 if owning == 0 else round(100 * self.count("in_sync") / owning)
+        missing = self.not_measured
+        if not missing:
+            return None if self.measured else "drift is not measured: no element of the model owns code"
+        names = ", ".join(e.id for e in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        if not self.measured:
+            return (f"drift is not measured: none of the {len(missing)} elements that should own code has paths "
+                    f"({names}); `archmem paths suggest` proposes them")
+        return (f"drift is not measured for {len(missing)} of {len(missing) + self.measured} elements, which have "
+                f"no paths ({names}); `archmem paths suggest` proposes them")
 
     def counts(self) -> dict[str, int]:
         return {
@@ -87,6 +124,8 @@ class DriftReport:
             "missing": self.count("missing"),
             "in_sync": self.count("in_sync"),
             "no_paths": self.count("no_paths"),
+            "not_measured": len(self.not_measured),
+            "external": sum(1 for e in self.elements if e.status == "no_paths" and e.external is not None),
             "stale_memories": len(self.stale),
         }
 
@@ -107,6 +146,9 @@ class DriftReport:
             ],
             "commits": self.commits,
             "no_commits": self.no_commits,
+            "measured": self.measured,
+            "not_measured": [e.id for e in self.not_measured],
+            "note": self.not_measured_note(),
             "warnings": self.warnings,
         }
 
@@ -131,6 +173,7 @@ def element_drift(
     since: Mapping[str, Baseline | None],
     missing: set[str],
     thresholds: Thresholds,
+    external: Mapping[str, str] | None = None,
 ) -> list[ElementDrift]:
     """Every element's status, in the model's order; drift counts the commits after
     each element's baseline in history."""
@@ -144,7 +187,8 @@ def element_drift(
             "line": location.line if location else None, "file": location.file if location else None,
         }
         if not model.effective_paths(element.id):
-            result.append(ElementDrift(status="no_paths", stamp=None, **common))
+            result.append(ElementDrift(status="no_paths", stamp=None, external=(external or {}).get(element.id),
+                                       **common))
         elif element.id in missing:
             result.append(ElementDrift(status="missing", stamp=index.missing(element.id), **common))
         else:

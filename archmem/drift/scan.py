@@ -54,14 +54,51 @@ def reader_for(repository: Repository) -> HistoryReader:
     return HistoryReader(repository.root)
 
 
+Progress = Callable[[int, int], None]
+"""(commits read so far, commits this scan reads): for a progress bar with a true total."""
+
+
+class HistoryNotScanned(RepositoryError):
+    """More history is uncached than an agent-facing answer may read inline."""
+
+    def __init__(self, pending: int, budget: int) -> None:
+        self.pending, self.budget = pending, budget
+        super().__init__(
+            f"drift is not computed yet: {pending:,} commits of history are not read (an answer reads at most "
+            f"{budget:,} on the way)",
+            hint="run `archmem drift` once in the repository (it shows its progress; later scans read only new "
+                 "commits)",
+        )
+
+
+def pending_commits(store: SQLiteStore, reader: HistoryReader) -> int:
+    """How many commits a scan would read now (cheap: ``git rev-list --count``, no diffs)."""
+    cache = CommitCache(store)
+    head = reader.head()
+    if head is None:
+        return 0
+    cached = cache.head() if cache.scope() == reader.scope else None
+    if cached == head or (cached is not None and cache.contains(head)):
+        return 0
+    if cached is not None and reader.is_ancestor(cached, head):
+        return reader.count(cached, head)
+    return reader.count(None, head)
+
+
 def scan_history(
     store: SQLiteStore,
     reader: HistoryReader,
     *,
     deepen: bool = False,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
+    budget: int | None = None,
 ) -> ScanResult:
-    """Update the cache on ``store`` from ``reader`` and return the full history."""
+    """Update the cache on ``store`` from ``reader`` and return the full history.
+    ``budget``: refuse (``HistoryNotScanned``) rather than read more commits than that."""
+    if budget is not None:
+        pending = pending_commits(store, reader)
+        if pending > budget:
+            raise HistoryNotScanned(pending, budget)
     if reader.is_shallow():
         if not deepen:
             raise RepositoryError(
@@ -86,7 +123,7 @@ def scan_history(
         _remember_branch(cache, reader)
         return ScanResult(cache.all(), 0, discarded, head)
     if cached is not None and reader.is_ancestor(cached, head):
-        stream = reader.read(cached, until=head, progress=progress)
+        stream = reader.read(cached, until=head, progress=_with_total(progress, reader, cached, head))
         earlier = cache.all()  # while git computes the new commits' diffs
         new = _read_into(cache, stream, follows=cached)
         if new is not None:
@@ -95,10 +132,22 @@ def scan_history(
     if cached is not None:
         discarded = True
         cache.clear(scope=reader.scope)
-    new = _read_into(cache, reader.read(None, until=head, progress=progress), follows=None)
+    new = _read_into(cache, reader.read(None, until=head, progress=_with_total(progress, reader, None, head)),
+                     follows=None)
     assert new is not None
     _remember_branch(cache, reader)
     return ScanResult(new, len(new), discarded, head)
+
+
+def _with_total(
+    progress: Progress | None, reader: HistoryReader, since: str | None, head: str
+) -> Callable[[int], None] | None:
+    """The reader's count-only callback, told the total once (``rev-list --count``)."""
+    if progress is None:
+        return None
+    total = reader.count(since, head)
+    progress(0, total)
+    return lambda done: progress(done, max(total, done))
 
 
 def _read_into(cache: CommitCache, commits: Iterator[Commit], *, follows: str | None) -> list[Commit] | None:

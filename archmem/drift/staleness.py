@@ -2,7 +2,8 @@
 
 A memory is VERIFY when an attached element drifted after it was last confirmed
 (``confirmed_at``, else ``created_at``), when an attached element's code is gone since,
-or when one of its anchors changed since. Confirming it moves the time forward, and so
+or when one of its anchors changed since: a change to whitespace, blank lines or
+comments only is not a change a memory could be wrong about. Confirming it moves the time forward, and so
 clears the flag: confirming answers the question drift asked.
 
 "Since" is a place in history: the first commit after that time, or, when the commit
@@ -22,7 +23,7 @@ from typing import Any, NamedTuple
 
 from archmem.clock import age_in_words
 from archmem.drift.index import DriftIndex, FileActivity, whole_limits
-from archmem.drift.symbols import Hunk, symbol_changed, symbol_range
+from archmem.drift.symbols import Hunk, substantive, symbol_changed, symbol_range
 from archmem.drift.types import Baseline, DriftStamp, ElementSize, Thresholds
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
@@ -125,6 +126,10 @@ class StalenessChecker:
         if not activity.commits:
             return None
         if not symbol:
+            if self.anchor_hunks is not None and self.file_text is not None and self.file_text(path) is not None:
+                base = self.index.shas[position - 1] if position else EMPTY_TREE
+                if not substantive(self.anchor_hunks(path, base), path):
+                    return None  # only whitespace, blank lines or comments moved
             return activity, ""
         text = self.file_text(path) if self.file_text is not None else None
         lines = symbol_range(text, path, symbol) if text is not None else None
@@ -135,7 +140,7 @@ class StalenessChecker:
         if lines is None or self.anchor_hunks is None:
             return activity, f"{symbol} could not be checked, so the whole file counts"
         base = self.index.shas[position - 1] if position else EMPTY_TREE
-        if symbol_changed(self.anchor_hunks(path, base), lines):
+        if symbol_changed(substantive(self.anchor_hunks(path, base), path), lines):
             return activity, _SYMBOL_CHANGED
         return None
 

@@ -263,6 +263,9 @@ class Hunk:
     old_count: int
     new_start: int
     new_count: int
+    removed: list[str] = field(default_factory=list, compare=False, repr=False)
+    added: list[str] = field(default_factory=list, compare=False, repr=False)
+    """The text of the lines removed and added (without the ``-``/``+``)."""
 
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -278,6 +281,8 @@ def parse_unified_zero(diff_text: str) -> dict[str, list[Hunk]]:
             if line.startswith(("-", "+", "\\")):
                 pending_old -= line.startswith("-")
                 pending_new -= line.startswith("+")
+                if line[:1] in "-+":
+                    (sections[-1].hunks[-1].removed if line[0] == "-" else sections[-1].hunks[-1].added).append(line[1:])
                 continue
             pending_old = pending_new = 0
         if line.startswith("diff --git "):
@@ -341,6 +346,37 @@ def _strip_prefix(path: str | None, prefix: str) -> str | None:
     if path is None:
         return None
     return path.removeprefix(prefix)
+
+
+_LINE_COMMENTS = {
+    "python": ("#",), "js": ("//", "/*", "*"), "go": ("//", "/*", "*"), "java": ("//", "/*", "*"),
+    "rust": ("//", "/*", "*"),
+}
+_MORE_LINE_COMMENTS = {
+    "rb": ("#",), "sh": ("#",), "bash": ("#",), "yaml": ("#",), "yml": ("#",), "toml": ("#",), "r": ("#",),
+    "pl": ("#",), "tf": ("#", "//"), "c": ("//", "/*", "*"), "h": ("//", "/*", "*"), "cc": ("//", "/*", "*"),
+    "cpp": ("//", "/*", "*"), "hpp": ("//", "/*", "*"), "cs": ("//", "/*", "*"), "kt": ("//", "/*", "*"),
+    "swift": ("//", "/*", "*"), "scala": ("//", "/*", "*"), "php": ("//", "#", "/*", "*"), "sql": ("--",),
+    "lua": ("--",), "hs": ("--",), "css": ("/*", "*"), "scss": ("//", "/*", "*"), "proto": ("//", "/*", "*"),
+}
+
+
+def cosmetic(hunk: Hunk, path: str) -> bool:
+    """A change to blank lines or comments only (whitespace is already ignored by
+    ``git diff -w``): nothing a memory about the code could be wrong about. Files of an
+    unknown language are never cosmetic."""
+    language = language_of(path)
+    markers = _LINE_COMMENTS.get(language) if language else _MORE_LINE_COMMENTS.get(
+        PurePosixPath(path).suffix.lstrip(".").lower()
+    )
+    if not markers or not (hunk.removed or hunk.added):
+        return False  # no text to judge (a binary file, a mode change): it changed
+    return all(not line.strip() or line.strip().startswith(markers) for line in (*hunk.removed, *hunk.added))
+
+
+def substantive(hunks: Sequence[Hunk], path: str) -> list[Hunk]:
+    """The hunks that change more than blank lines and comments."""
+    return [hunk for hunk in hunks if not cosmetic(hunk, path)]
 
 
 def symbol_changed(hunks: Sequence[Hunk], symbol_lines: LineRange) -> bool:

@@ -6,7 +6,7 @@ it for VERIFY reasons and ``archmem drift`` for the report.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -14,9 +14,10 @@ from pathlib import Path
 from archmem.clock import Clock, format_time, parse_time
 from archmem.config import DriftConfig
 from archmem.drift.changes import ChangesSince, changes_since
+from archmem.drift.baselines import described_text, is_mapping_only, mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
-from archmem.drift.scan import ScanResult, reader_for, scan_history
+from archmem.drift.scan import Progress, ScanResult, reader_for, scan_history
 from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import Baseline, ElementSize, Thresholds
@@ -50,7 +51,8 @@ class DriftView:
         config: DriftConfig,
         clock: Clock,
         deepen: bool = False,
-        progress: Callable[[int], None] | None = None,
+        progress: Progress | None = None,
+        budget: int | None = None,
         memory_folder: str | None = None,
     ) -> None:
         self.memory_folder = memory_folder
@@ -64,16 +66,21 @@ class DriftView:
         self.clock = clock
         self.deepen = deepen
         self.progress = progress
+        self.budget = budget
         self._hunks: dict[tuple[str, str], list[Hunk]] = {}
 
     @cached_property
     def scan(self) -> ScanResult:
-        return scan_history(self.store, reader_for(self.repository), deepen=self.deepen, progress=self.progress)
+        return scan_history(
+            self.store, reader_for(self.repository), deepen=self.deepen, progress=self.progress, budget=self.budget
+        )
 
     @cached_property
     def index(self) -> DriftIndex:
         paths = {e.id: self.model.effective_paths(e.id) for e in self.model.elements}
-        return DriftIndex.build(self.scan.commits, paths, ignore=self.thresholds.ignore)
+        return DriftIndex.build(
+            self.scan.commits, paths, ignore=self.thresholds.ignore, ignore_files=self.ownership.generated.keys()
+        )
 
     @cached_property
     def sizes(self) -> dict[str, ElementSize]:
@@ -96,11 +103,12 @@ class DriftView:
         among the lines of its block (one ``git blame --first-parent`` per model file, so a
         description merged from a branch holds from its merge), or a recorded accept when
         that is later. Newest by place in history, not by date; an uncommitted block
-        describes the code as it is now (HEAD). An accept is a moment on the clock."""
+        describes the code as it is now (HEAD). An accept is a moment on the clock.
+        Mapping the element to code is not describing it (``archmem.drift.baselines``)."""
         now = self.clock()
         index = self.index
         head = Baseline(self.scan.head, now)
-        blames: dict[str, list[BlamedCommit | None] | None] = {}
+        blames: dict[str, tuple[list[BlamedCommit | None] | None, set[int]]] = {}
         since: dict[str, Baseline | None] = {}
         accepted = self.accepted()
         for element in self.model.elements:
@@ -108,12 +116,15 @@ class DriftView:
             location = element.location
             if location is not None:
                 if location.file not in blames:
-                    blames[location.file] = self.repository.blame_line_commits(Path(location.file))
-                commits = blames[location.file]
+                    blames[location.file] = self._blame(Path(location.file))
+                commits, mapping = blames[location.file]
                 if commits is None:
                     baseline = head  # an uncommitted model describes the code as it is now
                 else:
-                    block = commits[location.line - 1 : (location.end_line or location.line)]
+                    numbers = range(location.line, (location.end_line or location.line) + 1)
+                    block = [commits[n - 1] for n in numbers if n <= len(commits) and n not in mapping]
+                    if not block:  # nothing but mapping lines: the block as a whole
+                        block = [commits[n - 1] for n in numbers if n <= len(commits)]
                     lines = [Baseline(c.sha, c.time) if c else head for c in block]
                     baseline = max(lines, key=index.position, default=None)
             if element.id in accepted:
@@ -122,6 +133,53 @@ class DriftView:
                     baseline = accept
             since[element.id] = baseline
         return since
+
+    def _blame(self, path: Path) -> tuple[list[BlamedCommit | None] | None, set[int]]:
+        """Per line of a model file, the commit that last *described* it, and the numbers
+        of the lines that never count (``archmem.*`` properties and what holds only them,
+        and lines only a mapping-only commit wrote)."""
+        skip = mapping_only_commits(self.repository.file_patches(path))
+        commits = self.repository.blame_line_commits(path, ignore=skip)
+        if commits is None:
+            return None, set()
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            text = []
+        ignored = set(skip)
+        mapping = mapping_lines(text)
+        mapping.update(n for n, commit in enumerate(commits, 1) if commit is not None and commit.sha in ignored)
+        if None in commits:
+            commits = self._uncommitted_mapping(path, text, commits, skip, mapping)
+        return commits, mapping
+
+    def _uncommitted_mapping(
+        self, path: Path, text: list[str], commits: list[BlamedCommit | None], skip: list[str], mapping: set[int]
+    ) -> list[BlamedCommit | None]:
+        """Lines not committed yet describe the code as it is now, unless the working
+        tree only maps elements (archmem.* lines added, a ``{`` opened): then each such
+        line keeps the commit of the line it was in HEAD, and added lines do not count."""
+        committed = self.repository.committed_text(path)
+        if committed is None:
+            return commits
+        before = committed.split("\n")
+        if not is_mapping_only(before, text):
+            return commits
+        blamed = self.repository.blame_line_commits(path, ignore=skip, revision="HEAD") or []
+        places: dict[str, list[int]] = {}
+        for number, line in enumerate(before):
+            places.setdefault(described_text(line), []).append(number)
+        found = list(commits)
+        for number, commit in enumerate(commits):
+            if commit is not None:
+                continue
+            key = described_text(text[number]) if number < len(text) else ""
+            if not key:
+                mapping.add(number + 1)  # a brace, a blank or an archmem line it added
+            elif places.get(key):
+                was = places[key].pop(0)
+                found[number] = blamed[was] if was < len(blamed) else None
+        return found
 
     def accepted(self) -> dict[str, datetime]:
         rows = self.store.db.execute(
@@ -132,9 +190,11 @@ class DriftView:
     def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
             return DriftReport.without_history()
+        from archmem.model.external import external_elements
+
         elements = element_drift(
             self.model, self.index, sizes=self.sizes, since=since or self.described,
-            missing=self.missing, thresholds=self.thresholds,
+            missing=self.missing, thresholds=self.thresholds, external=external_elements(self.model),
         )
         # by when they were written, not by the index's own order: a fresh clone indexes
         # the files in name order, and its report must read as the working clone's does
@@ -189,7 +249,9 @@ class DriftView:
             if result.returncode != 0:
                 raise RepositoryError(f"git diff failed for {path}: {result.stderr.decode(errors='replace').strip()}")
             parsed = parse_unified_zero(result.stdout.decode("utf-8", errors="replace"))
-            self._hunks[key] = parsed.get(path, [])
+            hunks = parsed.get(path, [])
+            # changed without text to judge (binary, mode, rename): one hunk that is never cosmetic
+            self._hunks[key] = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
         return self._hunks[key]
 
     def _file_text(self, path: str) -> str | None:

@@ -1,11 +1,16 @@
 """Finding the model file and turning it into an ``ArchitectureModel`` with code paths.
 
 Discovery order (DESIGN.md): ``model = "…"`` in config, else ``workspace.dsl``,
-``architecture.dsl``, ``docs/**/workspace.dsl``, ``archmem.yaml``, ``*.c4.yaml``.
+``architecture.dsl``, ``architecture/workspace.dsl``, ``c4/workspace.dsl``,
+``docs/**/workspace.dsl``, ``archmem.yaml``, ``*.c4.yaml``; else the one ``*.dsl`` that
+holds a ``workspace`` in ``architecture/``, ``docs/architecture/``, ``c4/`` or
+``docs/c4/``, else in the whole repository (several: the user chooses, and is told how).
 """
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -14,7 +19,15 @@ from archmem.model.confine import confine
 from archmem.model.paths import resolve_code_paths
 from archmem.model.types import ArchitectureModel
 
-DISCOVERY = ("workspace.dsl", "architecture.dsl", "docs/**/workspace.dsl", "archmem.yaml", "*.c4.yaml")
+DISCOVERY = (
+    "workspace.dsl", "architecture.dsl", "architecture/workspace.dsl", "c4/workspace.dsl", "docs/**/workspace.dsl",
+    "archmem.yaml", "*.c4.yaml",
+)
+ARCHITECTURE_FOLDERS = ("architecture", "docs/architecture", "c4", "docs/c4")
+"""Where a workspace under another name (``shop.dsl``) is looked for first."""
+_WORKSPACE = re.compile(r"^\s*workspace(?:\s|\{|$)", re.M | re.I)
+_SKIPPED = frozenset({".git", ".archmem", "node_modules", "vendor", "dist", "build", "target", ".venv", "venv"})
+_MAX_DEPTH = 5
 
 
 def discover_model(root: Path, configured: str | None = None) -> Path:
@@ -31,11 +44,59 @@ def discover_model(root: Path, configured: str | None = None) -> Path:
     for pattern in DISCOVERY:
         found = sorted(p for p in root.glob(pattern) if p.is_file() and ".archmem" not in p.parts)
         if found:
-            # a discovered model is the repository's word, not the user's: it may not link out
-            return confine(found[0].relative_to(root), base=root, within=root, what="the model file", location=None)
+            return _confined(found[0], root)
+    for folder in ARCHITECTURE_FOLDERS:
+        found = _workspaces(root / folder, root, depth=2)
+        if len(found) == 1:
+            return _confined(found[0], root)
+        if found:
+            raise _several(found, root)
+    found = _workspaces(root, root, depth=_MAX_DEPTH)
+    if len(found) == 1:
+        return _confined(found[0], root)
+    if found:
+        raise _several(found, root)
     raise ModelNotFoundError(
-        f"no architecture model found in {root} (looked for {', '.join(DISCOVERY)})",
+        f"no architecture model found in {root} (looked for {', '.join(DISCOVERY)}, and for a *.dsl file holding "
+        "a workspace)",
         hint="write a workspace.dsl (Structurizr DSL) or archmem.yaml, or pass --model FILE",
+    )
+
+
+def _confined(path: Path, root: Path) -> Path:
+    # a discovered model is the repository's word, not the user's: it may not link out
+    return confine(path.relative_to(root), base=root, within=root, what="the model file", location=None)
+
+
+def _workspaces(folder: Path, root: Path, *, depth: int) -> list[Path]:
+    """``*.dsl`` files below ``folder`` (to ``depth`` folders down) that hold a
+    ``workspace``, not the fragments they ``!include``."""
+    if not folder.is_dir():
+        return []
+    found: list[Path] = []
+    for current, dirs, names in os.walk(folder):
+        level = len(Path(current).relative_to(folder).parts)
+        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith(".") and level < depth)
+        for name in sorted(names):
+            if name.lower().endswith(".dsl") and _holds_workspace(Path(current) / name):
+                found.append(Path(current) / name)
+    return found
+
+
+def _holds_workspace(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(64 * 1024).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return bool(_WORKSPACE.search(head))
+
+
+def _several(found: list[Path], root: Path) -> ModelNotFoundError:
+    names = ", ".join(p.relative_to(root).as_posix() for p in found[:6]) + (" …" if len(found) > 6 else "")
+    return ModelNotFoundError(
+        f"several Structurizr workspaces in {root}: {names}",
+        hint='choose one: model = "…" in archmem.toml, or --model FILE',
     )
 
 

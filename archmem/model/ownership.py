@@ -5,7 +5,7 @@ Pure: it takes the list of files and a line counter, so tests need no repository
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -40,6 +40,10 @@ class Ownership:
 
     files: dict[str, list[str]] = field(default_factory=dict)
     unowned: list[str] = field(default_factory=list)
+    unmatched_globs: dict[str, list[str]] = field(default_factory=dict)
+    """Element id → its own globs that match no file (ignored and generated ones aside)."""
+    generated: dict[str, str] = field(default_factory=dict)
+    """Generated or vendored files left out (path → why): nobody's code."""
     lines_of: Callable[[str], int] = field(default=lambda path: 0, repr=False)
     _sizes: dict[str, CodeSize] = field(default_factory=dict, repr=False)
 
@@ -60,16 +64,60 @@ def compute_ownership(
     lines_of: Callable[[str], int],
     *,
     ignore: Iterable[str] = (),
+    generated: Mapping[str, str] | None = None,
 ) -> Ownership:
-    """Match every element's effective globs against ``files`` (repo-relative posix)."""
+    """Match every element's effective globs against ``files`` (repo-relative posix);
+    ``ignore`` globs and ``generated`` files (path → why) belong to no element."""
     ignored = compile_globs(list(ignore))
-    candidates = [f for f in files if not ignored(f)]
-    result = Ownership(lines_of=lines_of)
+    skipped = generated or {}
+    candidates = [f for f in files if not ignored(f) and f not in skipped]
+    result = Ownership(lines_of=lines_of, generated=dict(skipped))
     owned: set[str] = set()
     for element in model.elements:
         matcher = compile_globs(model.effective_paths(element.id))
         mine = [f for f in candidates if matcher(f)]
         result.files[element.id] = mine
         owned.update(mine)
+        if element.paths:
+            empty = [glob for glob in element.paths if not any(map(compile_globs([glob]), mine))]
+            if empty:
+                result.unmatched_globs[element.id] = empty
     result.unowned = [f for f in candidates if f not in owned and is_code(f)]
     return result
+
+
+@dataclass(frozen=True)
+class OwnershipWarning:
+    """Something wrong with how the model maps elements to code, about one element."""
+
+    element: str
+    message: str
+
+
+def ownership_warnings(model: ArchitectureModel, ownership: Ownership) -> list[OwnershipWarning]:
+    """Sibling elements whose code overlaps (a file counted twice, drift twice), and
+    globs that match no file (a typo, or code that moved)."""
+    found = [
+        OwnershipWarning(element_id, f"{element_id}: {'its path' if len(globs) == 1 else 'its paths'} "
+                         f"{', '.join(repr(g) for g in globs)} {'matches' if len(globs) == 1 else 'match'} no file")
+        for element_id, globs in ownership.unmatched_globs.items()
+    ]
+    owners: dict[str, list[str]] = {}
+    for element in model.elements:
+        for path in ownership.files.get(element.id, []):
+            owners.setdefault(path, []).append(element.id)
+    shared: dict[tuple[str, str], list[str]] = {}
+    parent = {e.id: e.parent for e in model.elements}
+    for path, ids in owners.items():
+        if len(ids) < 2:
+            continue
+        for i, a in enumerate(ids):
+            for b in ids[i + 1:]:
+                if parent[a] == parent[b]:
+                    shared.setdefault((a, b), []).append(path)
+    for (a, b), paths in shared.items():
+        found.append(OwnershipWarning(
+            a, f"{a} and {b} (siblings) both own {len(paths)} file{'s' if len(paths) != 1 else ''}, "
+               f"e.g. {paths[0]}: their drift counts the same changes twice; narrow their paths",
+        ))
+    return found

@@ -10,13 +10,15 @@ that leaves the repository is refused.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
 
 from archmem.errors import ModelError, SourceLocation
 from archmem.model.types import ArchitectureModel, Element, Location
 
+MAPPING_PREFIX = "archmem."
+"""Properties under this prefix map an element to code; they never describe it."""
 PATHS_PROPERTY = "archmem.paths"
 SINGLE_PATH_PROPERTIES = ("source", "code", "path")
 _WILDCARDS = set("*?[")
@@ -201,6 +203,47 @@ def resolve_code_paths(
         globs, anchors = derive_code_paths(element, exists=exists, model_file=model.source)
         elements.append(element.model_copy(update={"paths": globs, "anchors": anchors}))
     return model.model_copy(update={"elements": elements})
+
+
+def add_configured_paths(
+    model: ArchitectureModel, table: Mapping[str, Sequence[str]], *, source: str | None = None
+) -> ArchitectureModel:
+    """A copy of ``model`` whose elements also own the globs of the config's ``[paths]``
+    table (element id, or a name ``model.find`` resolves → globs): the union of both
+    sources, so recording paths outside the DSL never hides what the DSL says. A key
+    that names no element is a warning (with the closest names); a glob that leaves
+    the repository is an error at the config file's line."""
+    if not table:
+        return model
+    from archmem.config import line_of_key
+    from archmem.errors import ConfigError, UnknownNameError
+
+    added: dict[str, list[str]] = {}
+    warnings = list(model.warnings)
+    where = source or "archmem.toml"
+    for key, globs in table.items():
+        try:
+            element = model.find(key)
+        except UnknownNameError as exc:
+            line = line_of_key(source, key)
+            guess = f" (did you mean {', '.join(exc.candidates)}?)" if exc.candidates else ""
+            warnings.append(f"{where}{f':{line}' if line else ''}: [paths] names no element {key!r}{guess}; ignored")
+            continue
+        mine = added.setdefault(element.id, [])
+        for raw in globs:
+            try:
+                glob = normalize_glob(raw)
+            except ValueError as exc:
+                line = line_of_key(source, key)
+                raise ConfigError(f"{where}{f':{line}' if line else ''}: [paths] {key!r}: {exc}",
+                                  hint="element paths are repo-relative globs such as src/api/**") from None
+            if glob not in mine:
+                mine.append(glob)
+    elements = []
+    for element in model.elements:
+        extra = [g for g in added.get(element.id, []) if g not in element.paths]
+        elements.append(element.model_copy(update={"paths": [*element.paths, *extra]}) if extra else element)
+    return model.model_copy(update={"elements": elements, "warnings": warnings})
 
 
 def is_under(path: str, folder: str) -> bool:

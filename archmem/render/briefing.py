@@ -137,10 +137,12 @@ def build_briefing(
     measure: Callable[[str], int] = len,
     overrides: Path | None = None,
     undeclared: Mapping[str, Sequence[Dependency]] | None = None,
+    notes: Sequence[str] = (),
 ) -> Briefing:
     """Render the briefing for ``task`` from a recall, dropping the lowest-ranked
     memories until it fits ``budget`` (measured by ``measure``: characters or tokens).
-    ``undeclared``: per element id, its code's dependencies the model does not draw."""
+    ``undeclared``: per element id, its code's dependencies the model does not draw;
+    ``notes`` end it (drift not computed yet, and how to compute it)."""
     # selected by relevance; shown pitfalls first (DESIGN.md), each kind in rank order,
     # so a budget cut takes notes and outcomes before it takes a pitfall
     ranked = sorted((r for r in result.results if r["via"] is None), key=lambda r: KIND_ORDER.get(r["kind"], 9))
@@ -161,6 +163,7 @@ def build_briefing(
             "cut": len(items) - shown,
             "more_limit": max(20, len(items)),
             "gaps": gaps,
+            "notes": list(notes),
         }
         return render("briefing.md.j2", context, overrides=overrides)
 

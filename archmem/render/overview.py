@@ -44,6 +44,7 @@ def build_overview(
     measure: Callable[[str], int] = len,
     overrides: Path | None = None,
     for_task: str | None = None,
+    notes: Sequence[str] = (),
 ) -> Briefing:
     """The overview; ``for_task`` titles it for a task no memory is about (a session
     that starts with a task still gets what holds for every task)."""
@@ -81,6 +82,7 @@ def build_overview(
             "cut": len(standing) - shown,
             "verify": verify_items[:verify_shown],
             "verify_total": len(verify),
+            "notes": list(notes),
         }
         return render("overview.md.j2", context, overrides=overrides)
 

@@ -108,6 +108,9 @@ class CommitCache:
             if scope is not None:
                 self.db.execute("INSERT INTO history_meta (key, value) VALUES ('scope', ?)", (scope,))
 
+    def contains(self, sha: str) -> bool:
+        return self.db.execute("SELECT 1 FROM history_commits WHERE sha = ?", (sha,)).fetchone() is not None
+
     def truncate(self, sha: str) -> int | None:
         """Drop the commits after ``sha`` (HEAD moved back along the cached line: a reset,
         an older checkout); returns how many went, or None when ``sha`` is not cached."""

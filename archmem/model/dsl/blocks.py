@@ -32,7 +32,7 @@ def attribute(p: Parser, ctx: Ctx, tokens: list[Token], targets: list) -> bool:
         for target in targets:
             setattr(target, word, tokens[1].text)
     elif word in ("properties", "perspectives"):
-        p.block(tokens)
+        p.block(tokens, lenient=True)
         kind = PROPS if word == "properties" else PERSP
         p.push(Ctx(kind, targets=[getattr(t, word) for t in targets]))
     else:

@@ -131,13 +131,13 @@ def on_workspace(p: Parser, ctx: Ctx, tokens: list[Token], ident: Token | None) 
         p.arity(tokens, 2, 2, f"{word} <{word}>")
         setattr(p.b, word, tokens[1].text)
     elif word == "properties":
-        p.block(tokens)
+        p.block(tokens, lenient=True)
         p.push(Ctx(PROPS, targets=[p.b.workspace_properties]))
     elif word in ("model", "views", "configuration"):
         if word in p.session.seen and word != "configuration":
             label = "models" if word == "model" else "view sets"
             raise p.error(f"Multiple {label} are not permitted in a DSL definition", tokens[0])
-        p.block(tokens)
+        p.block(tokens, lenient=True)
         p.session.seen.add(word)
         kind = {"model": MODEL, "views": VIEWS, "configuration": SKIP}[word]
         p.push(Ctx(kind))
@@ -157,7 +157,7 @@ def on_model(p: Parser, ctx: Ctx, tokens: list[Token], ident: Token | None) -> N
     if word == "!identifiers":
         directives.identifiers(p, tokens)
     elif word == "properties" and not first.quoted:
-        p.block(tokens)
+        p.block(tokens, lenient=True)
         p.push(Ctx(PROPS, targets=[p.b.model_properties]))
     elif word == "archetypes" and not first.quoted:
         p.block(tokens)

@@ -238,13 +238,23 @@ class Parser:
             return tokens[:-1], True
         return tokens, False
 
-    def block(self, tokens: list[Token]) -> None:
-        """A ``keyword {`` statement must be exactly that."""
+    def block(self, tokens: list[Token], *, lenient: bool = False) -> None:
+        """A ``keyword {`` statement must be exactly that. ``lenient``: for the keywords
+        Structurizr's parser opens on the first token alone (``properties``,
+        ``perspectives``, ``model``, ``views``, ``configuration``, ``styles``, …), tokens
+        around the ``{`` are ignored with a warning at file:line, as it ignores them
+        (``properties {    "" "Existing"``); a keyword without any ``{`` is still an error."""
         args, opens = self.opens(tokens)
+        if len(args) == 1 and opens:
+            return
+        brace = next((t for t in tokens[1:] if t.text == "{" and not t.quoted), None)
+        if lenient and brace is not None:
+            ignored = " ".join(f'"{t.text}"' if t.quoted else t.text for t in tokens[1:] if t is not brace)
+            self.warn(f"tokens around `{tokens[0].text} {{` are ignored, as Structurizr ignores them: {ignored}")
+            return
         if len(args) > 1:
             raise self.error(f"Too many tokens, expected: {tokens[0].text} {{", args[1])
-        if not opens:
-            raise self.error(f"Expected: {tokens[0].text} {{", tokens[-1])
+        raise self.error(f"Expected: {tokens[0].text} {{", tokens[-1])
 
     def validate_identifier(self, token: Token) -> None:
         if token.text.startswith("-"):

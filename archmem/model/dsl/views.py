@@ -106,7 +106,8 @@ def on_views(p: Parser, ctx: Ctx, tokens: list[Token], ident: Token | None) -> N
         if opens:
             p.push(Ctx(VIEW))
     elif word in ("styles", "branding", "terminology", "properties"):
-        if opens:
+        if opens or any(t.text == "{" and not t.quoted for t in tokens[1:]):
+            p.block(tokens, lenient=True)  # Structurizr opens these on the keyword alone
             p.push(Ctx(SKIP))
     elif word not in ("theme", "themes"):
         raise p.unexpected(ctx, tokens)
