@@ -70,6 +70,34 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+NOT_SET_UP_NEXT = [
+    "`archmem init` writes archmem.toml; then describe the architecture in workspace.dsl (Structurizr DSL) "
+    "or archmem.yaml",
+    "or start with a memory: archmem remember \"…\" --kind convention",
+]
+
+
+def read_only(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A reading command (under ``workspace_options``): where archmem has nothing to go on
+    (no model, no memories, no config) it says so and what to do, on stderr, and exits 0
+    with nothing on stdout (with ``--json``: ``{"set_up": false, …}``), creating nothing.
+    An agent's start-up hook in such a repository so prints nothing."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, workspace: Workspace, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        if workspace.set_up or ctx.invoked_subcommand is not None:
+            return command(*args, workspace=workspace, **kwargs)
+        message = f"archmem has nothing here yet: no architecture model and no memories in {workspace.root}"
+        if kwargs.get("as_json"):
+            emit_json({"set_up": False, "root": str(workspace.root), "message": message, "next": NOT_SET_UP_NEXT})
+            return None
+        click.echo(f"{message}\n" + "".join(f"  next: {step}\n" for step in NOT_SET_UP_NEXT), err=True, nl=False)
+        return None
+
+    return wrapper
+
+
 def report_files(workspace: Workspace) -> None:
     """On stderr, once per command: memory files that could not be read, and a store
     moved to files (it happens once)."""

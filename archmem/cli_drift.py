@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from archmem.cli import cli, emit_json, json_option, workspace_options
+from archmem.cli import cli, emit_json, json_option, read_only, workspace_options
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
               show_default=True, help="github: job summary, step outputs and annotations.")
 @click.option("--deepen", is_flag=True, help="Fetch the full history first when this is a shallow clone.")
 @workspace_options
+@read_only
 @json_option
 @click.pass_context
 def drift(

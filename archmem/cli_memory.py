@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from archmem.cli import cli, emit_json, json_option, workspace_options
+from archmem.cli import cli, emit_json, json_option, read_only, workspace_options
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -90,6 +90,7 @@ def remember(
 @click.option("--limit", "-n", default=5, show_default=True, type=click.IntRange(1, 200), help="How many memories.")
 @click.option("--explain", is_flag=True, help="Show every factor of each score.")
 @workspace_options
+@read_only
 @json_option
 def recall(
     workspace: Workspace, query: str, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
@@ -122,6 +123,7 @@ def recall(
 @click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True,
               help="md: the briefing file; json: it and the data behind it.")
 @workspace_options
+@read_only
 def brief(
     workspace: Workspace, task: str | None, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
     overview: bool, session_id: str | None, budget: int | None, budget_tokens: int | None, out: Path | None,
@@ -152,6 +154,7 @@ def brief(
               help="md for reading, html for a self-contained page, json for machines.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE.")
 @workspace_options
+@read_only
 def map_command(workspace: Workspace, output_format: str, out: Path | None) -> None:
     """The knowledge map: per element what is known, how fresh, what to verify, and the gaps."""
     knowledge = workspace.knowledge_map()
@@ -270,6 +273,7 @@ def purge(workspace: Workspace, memory_id: str, reason: str, yes: bool, as_json:
 @click.option("--kind", "-k", default=None, help=f"Only this kind ({', '.join(KINDS)}).")
 @click.option("--status", "-s", default="active", show_default=True, help="active, superseded, archived or all.")
 @workspace_options
+@read_only
 @json_option
 def list_command(workspace: Workspace, element: str | None, kind: str | None, status: str, as_json: bool) -> None:
     """List memories."""
@@ -326,6 +330,7 @@ def session_end(workspace: Workspace, session_id: str, used: tuple[str, ...], ou
 
 @cli.command()
 @workspace_options
+@read_only
 @json_option
 def review(workspace: Workspace, as_json: bool) -> None:
     """What needs a person: ignored memories, near-duplicates, pending links, VERIFY."""
@@ -341,6 +346,7 @@ def review(workspace: Workspace, as_json: bool) -> None:
 @cli.command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @workspace_options
+@read_only
 def export(workspace: Workspace, file: Path | None) -> None:
     """Export every memory as JSON Lines to FILE (default: stdout)."""
     lines = workspace.export_memories()

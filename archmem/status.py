@@ -2,9 +2,9 @@
 
 Each part (model, store, recall, drift) is read on its own: a part that fails says why
 in its place and the others are still shown, because a status command is what people
-run when something is wrong. No memory changes and no store is created (drift may bring
-its history cache up to date); no provider is called unless ``check_provider`` asks for
-one small embedding.
+run when something is wrong. No memory changes and no index file is created (drift
+brings an existing history cache up to date, or reads the history into memory); no
+provider is called unless ``check_provider`` asks for one small embedding.
 """
 
 from __future__ import annotations
@@ -32,8 +32,10 @@ def workspace_status(ws: Workspace, *, check_provider: bool = False) -> dict[str
     status["files"] = _part(lambda: _files(ws, stored))
     status["model"] = _part(lambda: _model(ws, stored))
     status["recall"] = _part(lambda: _recall(ws, status["store"], check_provider))
-    status["drift"] = _part(lambda: _drift(ws)) if stored else {
-        "error": "not computed: there is no store yet to cache the history in (archmem drift computes it)"
+    # without an index file, drift reads the history into memory (see Workspace.store),
+    # but status does not build the index where a read would keep it
+    status["drift"] = _part(lambda: _drift(ws)) if stored or not ws.reads_keep_index() else {
+        "error": "not computed: the index is not built yet (archmem drift builds it and computes drift)"
     }
     status["next"] = _next_steps(status)
     return status

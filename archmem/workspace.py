@@ -161,27 +161,102 @@ class Workspace:
 
     @cached_property
     def store(self) -> SQLiteStore:
-        """The local index, brought up to date with the memory files on open."""
-        from archmem.store import open_store
+        """The local index, brought up to date with the memory files on open.
 
+        Reading never leaves anything ``git status`` would show, and never creates
+        ``.archmem/`` (a repository that never asked for archmem stays untouched, also
+        when an agent's start-up hook or ``archmem mcp`` runs in it). So the index is:
+
+        - the file at ``[store] path`` when it exists, or when a write is coming
+          (``remember``, ``confirm``, ``session start``, ``import``, … create it);
+        - built there by a read too when its folder already exists and is archmem's own
+          ``.archmem/`` (the team committed memories, or someone ran ``init``): the index
+          is derived and git-ignored (``.archmem/.gitignore`` ignores it, and itself), so
+          ``git status`` stays clean, and keeping it spares every later command the parse
+          of every memory file and the history scan; a store path outside the
+          repository whose folder exists is kept for the same reason;
+        - otherwise an index in memory, built from whatever memory files there are and
+          gone at ``close``: drift then reads the history into memory each time.
+        """
+        from archmem.store import open_store
+        from archmem.store.connection import IN_MEMORY
+
+        persistent = self._writing or self.reads_keep_index()
+        if persistent:
+            from archmem.initialize import ignore_local_state
+
+            state = self.root / ".archmem"
+            if self._writing and self.store_path.parent == state:
+                state.mkdir(exist_ok=True)
+            ignore_local_state(state)  # before the index exists: git never sees it untracked
         store = open_store(
-            self.store_path, busy_timeout_ms=self.config.store.busy_timeout_ms, now=format_time(self.clock()),
-            folder=self.memory_folder,
+            self.store_path if persistent else Path(IN_MEMORY), busy_timeout_ms=self.config.store.busy_timeout_ms,
+            now=format_time(self.clock()), folder=self.memory_folder,
         )
         try:
             self.last_sync = self._sync(store)
         except BaseException:
             store.close()
             raise
-        from archmem.initialize import ignore_local_state
-
-        ignore_local_state(self.root / ".archmem")
         return store
 
+    _writing = False
+
+    def reads_keep_index(self) -> bool:
+        """Whether a read opens (or builds) the index file rather than one in memory:
+        see ``store``."""
+        path = self.store_path
+        if path.exists():
+            return True
+        if not path.parent.is_dir():
+            return False
+        if path.parent == self.root / ".archmem":
+            return True
+        try:
+            path.resolve().relative_to(self.root.resolve())
+        except ValueError:
+            return True  # outside the repository: git never sees it
+        return False
+
+    @property
+    def index_in_memory(self) -> bool:
+        """Whether the open index lives in memory only (see ``store``)."""
+        store = self.__dict__.get("store")
+        return store is not None and store.in_memory
+
+    def _for_writing(self) -> None:
+        """A write is coming: it needs the index file (created with ``.archmem/`` if
+        need be), so an index held in memory is closed, with what was built on it."""
+        self._writing = True
+        if self.index_in_memory:
+            self._drop_store()
+
+    @property
+    def set_up(self) -> bool:
+        """Whether archmem has anything to go on here: a config, a model, a memory file
+        or an index. A reading command where there is none says what to do instead of
+        answering from nothing (and creates nothing)."""
+        from archmem.config import CONFIG_FILE
+
+        if self._model_path is not None or self.config.model or (self.root / CONFIG_FILE).exists():
+            return True
+        if self.store_path.exists() or self.memory_folder.scan():
+            return True
+        self.model_or_empty  # noqa: B018  (read once, kept: a long-running server asks often)
+        return "model_path" in self.__dict__
+
     def sync_files(self) -> SyncReport:
-        """Index what changed in the memory files (a pull, a hand edit) since the last look."""
+        """Index what changed in the memory files (a pull, a hand edit) since the last look;
+        an index held in memory gives way to the index file once another process made one."""
+        if self.index_in_memory and self.reads_keep_index():
+            self._drop_store()
         self.last_sync = self._sync(self.store)
         return self.last_sync
+
+    def _drop_store(self) -> None:
+        self.close()
+        for name in ("drift", "vector_index"):
+            self.__dict__.pop(name, None)
 
     def _sync(self, store: SQLiteStore) -> SyncReport:
         from archmem.memory.sync import sync_from_files
@@ -241,6 +316,7 @@ class Workspace:
         user signs it (``cli/<name>``)."""
         from archmem.memory.lifecycle import remember
 
+        self._for_writing()
         if not author and session_id is None:
             author = self.author_for("cli")
         result = remember(
@@ -280,6 +356,7 @@ class Workspace:
     def confirm(self, ref: str) -> Memory:
         from archmem.memory.lifecycle import confirm
 
+        self._for_writing()
         return confirm(self.memory_context, ref)
 
     def history(self, ref: str) -> list[Memory]:
@@ -290,6 +367,7 @@ class Workspace:
     def archive(self, ref: str, reason: str) -> Memory:
         from archmem.memory.lifecycle import archive
 
+        self._for_writing()
         return archive(self.memory_context, ref, reason)
 
     def purge(self, memory_id: str, reason: str) -> dict[str, Any]:
@@ -297,6 +375,7 @@ class Workspace:
         was committed stays in git history, and the answer says in which commits."""
         from archmem.memory.lifecycle import purge
 
+        self._for_writing()
         path = self.store.path_of(memory_id.strip())
         result = purge(self.memory_context, memory_id, reason)
         result["file"] = path
@@ -319,6 +398,7 @@ class Workspace:
     def start_session(self, task: str, *, elements: Sequence[str] = (), agent: str | None = None) -> Session:
         from archmem.memory.sessions import start_session
 
+        self._for_writing()
         return start_session(self.memory_context, task, elements=elements, agent=self.author_for(agent or "cli"))
 
     def end_session(
@@ -326,6 +406,7 @@ class Workspace:
     ) -> SessionEnd:
         from archmem.memory.sessions import end_session
 
+        self._for_writing()
         return end_session(self.memory_context, session_id, used=used, outcome=outcome, author=author)
 
     def review(self) -> ReviewQueue:
@@ -345,6 +426,7 @@ class Workspace:
     def import_memories(self, lines: Iterable[str], *, partial: bool = False, source: str = "-") -> ImportReport:
         from archmem.memory.transfer import import_lines
 
+        self._for_writing()
         return import_lines(self.memory_context, lines, partial=partial, source=source)
 
     # ---- recall -------------------------------------------------------------------
@@ -426,6 +508,7 @@ class Workspace:
     def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
         """Record that the model's description of ELEMENT still holds as of now."""
         target = self.model.find(element)
+        self._for_writing()
         at = self.drift_view().accept(target.id, note)
         return {"element": target.id, "accepted_at": format_time(at), "note": note}
 
@@ -524,6 +607,7 @@ class Workspace:
                 "no embedding provider is configured",
                 hint='set [embeddings] provider = "openai" or "ollama" (and model) in archmem.toml',
             )
+        self._for_writing()
         return backfill(
             self.store, self.embedder, self.memory_embedding_text, now=format_time(self.clock()),
             batch_size=batch_size, progress=progress,

@@ -485,7 +485,9 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
             "WHERE m.status = 'active' GROUP BY e.model"
         ).fetchall())
         pending = self._execute("SELECT COUNT(*) FROM links WHERE target_id IS NULL").fetchone()[0]
-        size = sum(path.stat().st_size for path in (self.path, Path(f"{self.path}-wal")) if path.exists())
+        size = 0 if self.in_memory else sum(
+            path.stat().st_size for path in (self.path, Path(f"{self.path}-wal")) if path.exists()
+        )
         return {
             "path": str(self.path), "schema": current_version(self.db), "bytes": size, "memories": memories,
             "sessions": int(sessions), "open_sessions": int(open_sessions), "vectors": vectors,
