@@ -20,12 +20,12 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
                     properties {
-                        "archmem.paths" "archmem/cli_mcp.py, archmem/mcp_server.py, archmem/mcp_tools.py, archmem/mcp_stdio.py"
+                        "archmem.paths" "archmem/cli_mcp.py, archmem/mcp/**"
                     }
                 }
                 install = component "Agent integration" "archmem install: the MCP entry, SessionStart hook and habits section for Claude Code, Codex and other clients." {
                     properties {
-                        "archmem.paths" "archmem/cli_install.py, archmem/install.py, archmem/install_text.py"
+                        "archmem.paths" "archmem/cli_install.py, archmem/agents/**"
                     }
                 }
             }

@@ -211,7 +211,7 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
 def status_command(workspace: Workspace, check_provider: bool, as_json: bool) -> None:
     """Where archmem looks and what it found: model, store, recall mode, drift, connected
     agents, and what to do next. Changes no memory."""
-    from archmem.install import installed
+    from archmem.agents.install import installed
     from archmem.status import workspace_status
 
     status = workspace_status(workspace, check_provider=check_provider)

@@ -1,5 +1,5 @@
 """``archmem install``: connect a coding agent (Claude Code, Codex, any stdio MCP client)
-to archmem. Parses flags, asks ``archmem.install`` for the plan, prints or writes it."""
+to archmem. Parses flags, asks ``archmem.agents.install`` for the plan, prints or writes it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import click
 from archmem.cli import cli, emit_json, json_option
 
 if TYPE_CHECKING:
-    from archmem.install import FileChange
+    from archmem.agents.install import FileChange
 
 TARGETS = ["claude-code", "codex", "cursor"]
 VERBS = {"created": "would create", "updated": "would update", "unchanged": "unchanged"}
@@ -37,7 +37,7 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
     hook in .claude/settings.json and a CLAUDE.md section; codex writes .codex/config.toml
     and an AGENTS.md section; cursor writes .cursor/mcp.json and the AGENTS.md section.
     Merges, never clobbers; run it again safely."""
-    from archmem import install as plan
+    from archmem.agents import install as plan
 
     budget = budget if budget is not None else plan.DEFAULT_BUDGET
     if print_only:

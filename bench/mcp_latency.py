@@ -32,7 +32,7 @@ from _corpus import memory_text, texts  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
-from archmem.mcp_server import build_server  # noqa: E402
+from archmem.mcp.server import build_server  # noqa: E402
 from archmem.memory import text as textrules  # noqa: E402
 from archmem.memory.lifecycle import content_hash  # noqa: E402
 from archmem.memory.types import Memory  # noqa: E402

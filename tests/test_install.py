@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from archmem import install
+from archmem.agents import install
 from archmem.cli import cli
 from archmem.clock import format_time
 

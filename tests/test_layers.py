@@ -15,10 +15,11 @@ from .conftest import REPO_ROOT
 PACKAGE = REPO_ROOT / "archmem"
 FOUNDATION = {"archmem", "archmem.errors", "archmem.clock", "archmem.config", "archmem.words"}
 LAYERS = [  # lowest first
-    ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing")),
+    ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing",
+                  "archmem.agents")),
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.render")),
     ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),
-    ("interfaces", ("archmem.cli", "archmem.cli_", "archmem.mcp_", "archmem.install", "archmem.install_", "archmem.__main__")),
+    ("interfaces", ("archmem.cli", "archmem.cli_", "archmem.mcp", "archmem.__main__")),
 ]
 
 

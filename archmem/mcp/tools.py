@@ -1,7 +1,7 @@
 """The MCP tools of ``archmem mcp``: each a thin call into ``Workspace`` that answers
 with data (the same JSON the CLI's ``--json`` prints) and a short text for the model.
 
-No ``mcp`` import here: ``archmem.mcp_server`` turns these functions into tools. Each
+No ``mcp`` import here: ``archmem.mcp.server`` turns these functions into tools. Each
 function's docstring is the tool's description and its ``Annotated`` parameters are the
 input schema, so both are written for an agent: short, concrete, teaching the habits the
 ranking depends on (sessions, citations, supersede, titles).

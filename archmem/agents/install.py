@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from archmem.errors import ConfigError, ConflictError
-from archmem.install_text import (
+from archmem.agents.config_files import (
     dump_json,
     load_json,
     load_toml,

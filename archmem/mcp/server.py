@@ -1,6 +1,6 @@
 """``archmem mcp``: archmem as a stdio MCP server, built on the official SDK (``MCPServer``).
 
-Every tool (``archmem.mcp_tools``) is a thin call into one ``Workspace``, opened once
+Every tool (``archmem.mcp.tools``) is a thin call into one ``Workspace``, opened once
 for the server's life. A tool answers with structured content (the JSON the CLI's
 ``--json`` prints) and a short text; a user's mistake (an unknown element, a title
 clash, a secret, an unknown session, a bad kind, content over 20,000 characters) is a
@@ -8,7 +8,7 @@ tool error (``isError``) whose text is the CLI's message, ``str(ArchmemError)``,
 whose structured content is ``ArchmemError.to_dict()``. Wrong or missing arguments are
 tool errors too (the SDK checks them against each tool's input schema). The server
 never dies on bad input, and a line that is no MCP message (malformed JSON, a batch, an
-``id`` of null) is answered with its JSON-RPC error (``archmem.mcp_stdio``).
+``id`` of null) is answered with its JSON-RPC error (``archmem.mcp.stdio``).
 
 Which repository. The server's working directory, up to its git top level, as for
 every archmem command; ``archmem mcp --repo DIR`` names it (clients that start servers
@@ -63,7 +63,7 @@ from archmem.errors import ArchmemError, ConfigError, ModelError
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
-    from archmem.mcp_tools import Answer
+    from archmem.mcp.tools import Answer
     from archmem.workspace import Workspace
 
 log = logging.getLogger("archmem.mcp")
@@ -285,7 +285,7 @@ def _as_resource(host: WorkspaceHost, read: Callable[[Workspace], str]) -> Calla
 
 
 def _as_prompt(host: WorkspaceHost) -> Callable[..., Any]:
-    from archmem import mcp_tools
+    from archmem.mcp import tools as mcp_tools
 
     async def start_task(task: str) -> str:
         """The task, in words."""
@@ -316,7 +316,7 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
     from mcp.server import MCPServer
     from mcp_types import ToolAnnotations
 
-    from archmem import mcp_tools
+    from archmem.mcp import tools as mcp_tools
 
     host = workspace if isinstance(workspace, WorkspaceHost) else WorkspaceHost(workspace)
 
@@ -358,7 +358,7 @@ def serve(workspace: Workspace, *, log_level: str = "WARNING") -> None:
     )
     import anyio
 
-    from archmem.mcp_stdio import serve_stdio
+    from archmem.mcp.stdio import serve_stdio
 
     host = WorkspaceHost(workspace)
     server = build_server(host, log_level=log_level)
