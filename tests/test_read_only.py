@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from archmem.cli import cli
-from archmem.install import hook_command
+from archmem.agents.install import hook_command
 from archmem.workspace import Workspace
 
 from .conftest import ADR, MODEL, REPO_ROOT, git, git_status, write
