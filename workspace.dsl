@@ -15,7 +15,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command: flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/words.py, archmem/cli_memory.py, archmem/cli_detail.py, archmem/cli_drift.py, archmem/__main__.py"
                     }
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from archmem import __version__
+from archmem.words import plural
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -106,8 +107,8 @@ def report_files(workspace: Workspace) -> None:
         return
     if report.exported:
         click.secho(
-            f"archmem: wrote the store's {report.exported} memories as files in {workspace.config.store.memories}/ "
-            "(once): commit them to share them with your team", fg="yellow", err=True,
+            f"archmem: wrote the store's {plural(report.exported, 'memory', 'memories')} as files in "
+            f"{workspace.config.store.memories}/ (once): commit them to share them with your team", fg="yellow", err=True,
         )
     for line in report.warnings():
         click.secho(f"warning: {line}", fg="yellow", err=True)
@@ -204,6 +205,26 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
     print_model_summary(summary)
 
 
+@cli.command("elements")
+@click.argument("query", required=False)
+@click.option("--limit", "-n", type=click.IntRange(1), default=None,
+              help="At most this many (default with a QUERY: 10; without: all).")
+@workspace_options
+@read_only
+@json_option
+def elements_command(workspace: Workspace, query: str | None, limit: int | None, as_json: bool) -> None:
+    """The model's elements: with QUERY (a task, in words) the ones it is about, best
+    first (the MCP tool find_elements); without, all of them. Each with its code and how
+    many memories it holds."""
+    found = workspace.elements(query, limit=limit)
+    if as_json:
+        emit_json({"query": query, "elements": found})
+        return
+    from archmem.cli_detail import print_elements
+
+    print_elements(found, query=query)
+
+
 @cli.command("status")
 @click.option("--check-provider", is_flag=True, help="Also ask the embedding provider for one small embedding.")
 @workspace_options
@@ -211,11 +232,9 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
 def status_command(workspace: Workspace, check_provider: bool, as_json: bool) -> None:
     """Where archmem looks and what it found: model, store, recall mode, drift, connected
     agents, and what to do next. Changes no memory."""
-    from archmem.agents.install import installed
     from archmem.status import workspace_status
 
     status = workspace_status(workspace, check_provider=check_provider)
-    status["agents"] = installed(workspace.root)
     if as_json:
         emit_json(status)
         return

@@ -112,6 +112,11 @@ def _hints(target: str, root: Path, global_: bool) -> list[str]:
     elif not global_:
         hints.append("Codex reads .codex/config.toml only in a trusted project; "
                      "if it does not list archmem (/mcp), run: archmem install codex --global")
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        hints.append("the MCP SDK is not installed in this Python environment: `archmem mcp` exits until "
+                     "it is (pip install 'archmem[mcp]', or pipx install 'archmem[mcp]').")
     if shutil.which("archmem") is None:
         hints.append("archmem is not on PATH here: the agent starts `archmem mcp` by name, "
                      "so install it where the agent runs (e.g. pipx install archmem).")

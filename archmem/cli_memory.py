@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from archmem.cli import cli, emit_json, json_option, read_only, workspace_options
+from archmem.words import plural
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -124,12 +125,16 @@ def recall(
               help="md: the briefing file; json: it and the data behind it.")
 @workspace_options
 @read_only
+@json_option
 def brief(
     workspace: Workspace, task: str | None, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
     overview: bool, session_id: str | None, budget: int | None, budget_tokens: int | None, out: Path | None,
-    output_format: str,
+    output_format: str, as_json: bool,
 ) -> None:
-    """Write the pre-session briefing for TASK (or for --changed files): what to know first."""
+    """Write the pre-session briefing for TASK (or for --changed files): what to know first.
+    --json is --format json."""
+    if as_json:
+        output_format = "json"
     briefing = workspace.brief(
         task, elements=elements, changed_files=changed_files, changed=changed, session_id=session_id,
         budget=budget, budget_tokens=budget_tokens, overview=overview,
@@ -145,8 +150,8 @@ def brief(
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    click.echo(f"wrote {out} ({len(briefing.memory_ids)} memories" + (f", {briefing.cut} cut" if briefing.cut else "") + ")",
-               err=True)
+    click.echo(f"wrote {out} ({plural(len(briefing.memory_ids), 'memory', 'memories')}"
+               + (f", {briefing.cut} cut" if briefing.cut else "") + ")", err=True)
 
 
 @cli.command("map")
@@ -155,8 +160,12 @@ def brief(
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE.")
 @workspace_options
 @read_only
-def map_command(workspace: Workspace, output_format: str, out: Path | None) -> None:
-    """The knowledge map: per element what is known, how fresh, what to verify, and the gaps."""
+@json_option
+def map_command(workspace: Workspace, output_format: str, out: Path | None, as_json: bool) -> None:
+    """The knowledge map: per element what is known, how fresh, what to verify, and the
+    gaps. --json is --format json."""
+    if as_json:
+        output_format = "json"
     knowledge = workspace.knowledge_map()
     text = knowledge.render(output_format, overrides=workspace.root / ".archmem" / "templates")
     if out is None:
@@ -206,7 +215,7 @@ def confirm(workspace: Workspace, memory: str, as_json: bool) -> None:
     if as_json:
         emit_json(confirmed.model_dump(mode="json"))
         return
-    click.echo(f"confirmed {confirmed.label!r} ({confirmed.id}), {confirmed.confirmations} confirmation(s)")
+    click.echo(f"confirmed {confirmed.label!r} ({confirmed.id}), {plural(confirmed.confirmations, 'confirmation')}")
 
 
 @cli.command()
@@ -236,6 +245,36 @@ def archive(workspace: Workspace, memory: str, reason: str, as_json: bool) -> No
         emit_json(archived.model_dump(mode="json"))
         return
     click.echo(f"archived {archived.label!r} ({archived.id})")
+
+
+@cli.command()
+@click.argument("memory")
+@workspace_options
+@json_option
+def unarchive(workspace: Workspace, memory: str, as_json: bool) -> None:
+    """Bring the archived MEMORY (id or title) back into recall."""
+    restored = workspace.unarchive(memory)
+    if as_json:
+        emit_json(restored.model_dump(mode="json"))
+        return
+    click.echo(f"unarchived {restored.label!r} ({restored.id}): back in recall")
+
+
+@cli.command()
+@click.argument("memory")
+@workspace_options
+@read_only
+@json_option
+def show(workspace: Workspace, memory: str, as_json: bool) -> None:
+    """Show MEMORY (id or title; archived and superseded ones too) in full: its content,
+    elements, anchors, author, confirmations, usage, file, VERIFY and history."""
+    data = workspace.show(memory)
+    if as_json:
+        emit_json(data)
+        return
+    from archmem.cli_detail import print_memory
+
+    print_memory(data, workspace.clock())
 
 
 @cli.command()
@@ -272,12 +311,18 @@ def purge(workspace: Workspace, memory_id: str, reason: str, yes: bool, as_json:
 @click.option("--element", "-e", default=None, help="Only memories on this element.")
 @click.option("--kind", "-k", default=None, help=f"Only this kind ({', '.join(KINDS)}).")
 @click.option("--status", "-s", default="active", show_default=True, help="active, superseded, archived or all.")
+@click.option("--limit", "-n", type=click.IntRange(1), default=None,
+              help="At most this many, in the order they were written.")
 @workspace_options
 @read_only
 @json_option
-def list_command(workspace: Workspace, element: str | None, kind: str | None, status: str, as_json: bool) -> None:
+def list_command(
+    workspace: Workspace, element: str | None, kind: str | None, status: str, limit: int | None, as_json: bool
+) -> None:
     """List memories."""
-    memories = workspace.list_memories(element=element, kind=kind, status=None if status == "all" else status)
+    memories = workspace.list_memories(
+        element=element, kind=kind, status=None if status == "all" else status, limit=limit
+    )
     if as_json:
         emit_json([m.model_dump(mode="json") for m in memories])
         return
@@ -321,7 +366,7 @@ def session_end(workspace: Workspace, session_id: str, used: tuple[str, ...], ou
     if as_json:
         emit_json(ended.to_dict())
         return
-    click.echo(f"ended {ended.session_id}: {len(ended.cited)} memory citation(s)")
+    click.echo(f"ended {ended.session_id}: {plural(len(ended.cited), 'memory citation')}")
     for name in ended.unknown:
         click.secho(f"  no memory matches {name!r} (not recorded)", fg="yellow")
     if ended.outcome:
@@ -347,9 +392,20 @@ def review(workspace: Workspace, as_json: bool) -> None:
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @workspace_options
 @read_only
-def export(workspace: Workspace, file: Path | None) -> None:
-    """Export every memory as JSON Lines to FILE (default: stdout)."""
+@json_option
+def export(workspace: Workspace, file: Path | None, as_json: bool) -> None:
+    """Export every memory as JSON Lines to FILE (default: stdout); --json writes one JSON
+    array instead (what `archmem import` reads is the JSON Lines)."""
     lines = workspace.export_memories()
+    if as_json:
+        import json
+
+        text = json.dumps([json.loads(line) for line in lines], indent=2, ensure_ascii=False) + "\n"
+        if file is None:
+            click.echo(text, nl=False)
+        else:
+            file.write_text(text, encoding="utf-8")
+        return
     if file is None:
         for line in lines:
             click.echo(line)
@@ -359,7 +415,7 @@ def export(workspace: Workspace, file: Path | None) -> None:
         for line in lines:
             handle.write(line + "\n")
             count += 1
-    click.echo(f"exported {count} memories to {file}", err=True)
+    click.echo(f"exported {plural(count, 'memory', 'memories')} to {file}", err=True)
 
 
 @cli.command("import")
@@ -382,6 +438,6 @@ def import_command(workspace: Workspace, file: Path, partial: bool, as_json: boo
     if as_json:
         emit_json(report.to_dict())
         return
-    click.echo(f"imported {len(report.imported)} memories" + (f", {len(report.unchanged)} already there" if report.unchanged else ""))
+    click.echo(f"imported {plural(len(report.imported), 'memory', 'memories')}" + (f", {len(report.unchanged)} already there" if report.unchanged else ""))
     for error in report.errors:
         click.secho(f"  {file}:{error['line']}: {error['message']} (skipped)", fg="yellow")

@@ -272,7 +272,7 @@ def print_status(status: dict[str, Any]) -> None:
         f"score {d['score']}/100 ({d['drifted']} drifted, {d['missing']} missing, {d['in_sync']} in sync); "
         f"{plural(d['stale_memories'], 'memory', 'memories')} to verify"
     ))
-    agents = ", ".join(f"{target} {state}" for target, state in status["agents"].items())
+    agents = "; ".join(f"{target} {state}" for target, state in status["agents"].items())
     click.echo(f"  {'agents':<8}{agents}")
     if status["next"]:
         click.echo()

@@ -9,11 +9,13 @@ provider is called unless ``check_provider`` asks for one small embedding.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
 from archmem.errors import ArchmemError
+from archmem.agents.install import installed
 from archmem.words import plural
 
 if TYPE_CHECKING:
@@ -37,6 +39,8 @@ def workspace_status(ws: Workspace, *, check_provider: bool = False) -> dict[str
     status["drift"] = _part(lambda: _drift(ws)) if stored or not ws.reads_keep_index() else {
         "error": "not computed: the index is not built yet (archmem drift builds it and computes drift)"
     }
+    status["command"] = shutil.which("archmem")
+    status["agents"] = installed(ws.root, command=status["command"])
     status["next"] = _next_steps(status)
     return status
 
@@ -126,11 +130,13 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
     elif model["documented"] < model["elements"]:
         steps.append(f"{model['elements'] - model['documented']} elements have no memory yet: `archmem map` shows which")
     if "error" not in recall and recall.get("mode") == "hybrid" and recall["embedded"] < recall["active_memories"]:
-        steps.append(f"{recall['active_memories'] - recall['embedded']} memories have no vector yet: `archmem embed`")
+        missing = recall["active_memories"] - recall["embedded"]
+        steps.append(f"{plural(missing, 'memory has', 'memories have')} no vector yet: `archmem embed`")
     if "error" not in recall and recall.get("provider_ok") is False:
         steps.append("the embedding provider did not answer: recall falls back to words (see the error above)")
     if "error" not in drift and drift["stale_memories"]:
-        steps.append(f"{drift['stale_memories']} memories to verify: `archmem review`, then confirm or supersede")
+        steps.append(f"{plural(drift['stale_memories'], 'memory', 'memories')} to verify: `archmem review`, "
+                     "then confirm or supersede")
     files = status["files"]
     if "error" not in files:
         if files["uncommitted"]:
@@ -142,6 +148,10 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
         steps.append("no memories yet: `archmem remember`, or connect an agent with `archmem install claude-code`")
     elif store.get("missing"):
         steps.append("the memory files are not indexed yet: any command (e.g. `archmem list`) builds the index")
+    if status["command"] is None and any(state != "no" for state in status["agents"].values()):
+        steps.append("the agents start `archmem` by name and it is not on PATH here: install it where they run "
+                     "(pipx install 'archmem[mcp]'), or write its full path into their config")
     if "error" not in store and store["open_sessions"]:
-        steps.append(f"{store['open_sessions']} sessions never ended: their exposures count only once they end")
+        steps.append(f"{plural(store['open_sessions'], 'session')} never ended: their exposures count only once "
+                     "they end (`archmem session end --auto` ends them)")
     return steps

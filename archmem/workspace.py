@@ -370,6 +370,25 @@ class Workspace:
         self._for_writing()
         return archive(self.memory_context, ref, reason)
 
+    def unarchive(self, ref: str) -> Memory:
+        """Bring an archived memory back into recall."""
+        from archmem.memory.lifecycle import unarchive
+
+        self._for_writing()
+        return unarchive(self.memory_context, ref)
+
+    def show(self, ref: str) -> dict[str, Any]:
+        """One memory (id or title, archived and superseded ones too) with everything
+        known about it: its file, whether to verify it and why, its supersede chain."""
+        memory = self.get_memory(ref)
+        reason = self.staleness(memory) if memory.status == "active" else None
+        chain = self.history(memory.id)
+        return {
+            **memory.model_dump(mode="json"), "path": self.store.path_of(memory.id),
+            "verify": reason is not None, "verify_reason": reason,
+            "history": [{"id": m.id, "title": m.title, "status": m.status} for m in chain],
+        }
+
     def purge(self, memory_id: str, reason: str) -> dict[str, Any]:
         """Delete a memory for good: its file and every trace in the index. A file that
         was committed stays in git history, and the answer says in which commits."""
@@ -383,7 +402,8 @@ class Workspace:
         return result
 
     def list_memories(
-        self, *, element: str | None = None, kind: str | None = None, status: str | None = "active"
+        self, *, element: str | None = None, kind: str | None = None, status: str | None = "active",
+        limit: int | None = None,
     ) -> list[Memory]:
         from archmem.memory.kinds import parse_kind
         from archmem.memory.types import MEMORY_STATUSES
@@ -391,9 +411,10 @@ class Workspace:
         element_id = self.model_or_empty.find(element).id if element else None
         if status is not None and status not in MEMORY_STATUSES:
             raise InvalidInputError(f"unknown status {status!r}; one of {', '.join(MEMORY_STATUSES)}, or all")
-        return self.store.list_memories(
-            element=element_id, kind=parse_kind(kind) if kind else None, status=status
-        )
+        if limit is not None and limit < 1:
+            raise InvalidInputError(f"--limit must be at least 1, not {limit}")
+        found = self.store.list_memories(element=element_id, kind=parse_kind(kind) if kind else None, status=status)
+        return found if limit is None else found[:limit]
 
     def start_session(self, task: str, *, elements: Sequence[str] = (), agent: str | None = None) -> Session:
         from archmem.memory.sessions import start_session
@@ -452,6 +473,23 @@ class Workspace:
             model, self.element_index, None, query=task, related_score=self.config.recall.related_element_score
         )
         return describe_matches(model, matches, self.store.element_memory_counts(), limit=limit)
+
+    def elements(self, query: str | None = None, *, limit: int | None = None) -> list[dict[str, Any]]:
+        """The model's elements: with a query, those it is about, best first (the
+        search ``find_elements`` does); without, every element in model order. Each with
+        its code and how many active memories it holds."""
+        if query is not None and query.strip():
+            return self.find_elements(query, limit=limit or 10)
+        if limit is not None and limit < 1:
+            raise InvalidInputError(f"--limit must be at least 1, not {limit}")
+        model = self.model
+        counts = self.store.element_memory_counts()
+        found = [{
+            "id": e.id, "name": e.name, "kind": e.kind, "score": None, "reasons": [], "description": e.description,
+            "technology": e.technology, "parent": e.parent, "paths": model.effective_paths(e.id),
+            "memories": counts.get(e.id, 0),
+        } for e in model.elements]
+        return found if limit is None else found[:limit]
 
     def drift_view(self, *, deepen: bool = False, progress: Callable[[int], None] | None = None) -> DriftView:
         """Drift for this repository (history scan, index, sizes), computed lazily."""
@@ -706,12 +744,11 @@ class Workspace:
             verify = {memory.id for memory, _ in report.stale}
             drift = {element.id: element.status for element in report.elements}
         else:
-            note = "Drift not checked: " + (
-                "not a git repository." if not self.repository.is_git else "; ".join(self._recall_warnings)
-            )
+            reasons = [w.removeprefix("drift not checked: ") for w in self._recall_warnings]
+            note = "Drift not checked: " + ("not a git repository." if not self.repository.is_git else "; ".join(reasons))
         return build_map(
             self.model, memories, ownership=self.ownership, now=self.clock(), verify=verify, drift=drift,
-            drift_note=note,
+            drift_note=note, name=self.root.name,
         )
 
     # ---- set-up ------------------------------------------------------------------

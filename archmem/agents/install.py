@@ -235,10 +235,15 @@ def plan_cursor(root: Path) -> list[FileChange]:
     ])
 
 
-def installed(root: Path) -> dict[str, str]:
+NOT_ON_PATH = "installed, but the archmem command is not on PATH"
+
+
+def installed(root: Path, *, command: str | None = "archmem") -> dict[str, str]:
     """Per target, what is in the project now: ``installed`` (install would change
     nothing), ``customized`` (an archmem entry that differs from what install writes),
-    ``partial``, ``no``, or the error that stops reading its files."""
+    ``partial``, ``no``, or the error that stops reading its files. The agents start
+    ``archmem`` by name: when ``command`` (``shutil.which("archmem")``) is None, an
+    installed target says it cannot be started."""
     found = {}
     for target, plan in (("claude-code", plan_claude_code), ("codex", plan_codex), ("cursor", plan_cursor)):
         try:
@@ -248,7 +253,7 @@ def installed(root: Path) -> dict[str, str]:
             continue
         actions = {change.action for change in changes}
         if actions == {"unchanged"}:
-            found[target] = "installed"
+            found[target] = "installed" if command else NOT_ON_PATH
         elif any(change.conflicts for change in changes):
             found[target] = "customized"
         elif "unchanged" in actions and any(c.action == "unchanged" and c.name != AGENTS_FILE for c in changes):

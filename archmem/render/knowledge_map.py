@@ -146,8 +146,11 @@ def build_map(
     verify: set[str],
     drift: dict[str, str] | None,
     drift_note: str | None = None,
+    name: str | None = None,
 ) -> KnowledgeMap:
-    """Cells in the model's hierarchy from the active memories, ownership and drift."""
+    """Cells in the model's hierarchy from the active memories, ownership and drift. The
+    map is titled by the model's name, else ``name`` (the repository folder's): the
+    templates add ": knowledge map" to it."""
     by_element: dict[str, list[Memory]] = {}
     project_wide = []
     for memory in memories:
@@ -170,6 +173,6 @@ def build_map(
             )
         )
     return KnowledgeMap(
-        title=model.name or "Knowledge map", now=now, cells=cells, unowned=list(ownership.unowned),
+        title=model.name or name or "This repository", now=now, cells=cells, unowned=list(ownership.unowned),
         project_wide=project_wide, drift_note=drift_note,
     )
