@@ -328,6 +328,29 @@ class Workspace:
         result.private = result.path is not None and self.memory_folder.is_private(result.path)
         return result
 
+    def supersede(
+        self,
+        ref: str,
+        content: str,
+        *,
+        kind: str | None = None,
+        title: str | None = None,
+        elements: Sequence[str] | None = None,
+        anchors: Sequence[str] | None = None,
+        author: str | None = None,
+        session_id: str | None = None,
+    ) -> RememberResult:
+        """Remember ``content`` as the successor of the memory ``ref`` (id or title): its
+        kind, title, elements, anchors and folder carry over unless given. The old one
+        leaves recall and stays in its history."""
+        old = self.get_memory(ref)
+        return self.remember(
+            content, kind=kind or old.kind, title=old.title if title is None else title,
+            elements=old.elements if elements is None else elements,
+            anchors=old.anchors if anchors is None else anchors, supersedes=old.id, author=author,
+            session_id=session_id, private=old.private,
+        )
+
     def author_for(self, client: str | None) -> str | None:
         """``client/name`` with this clone's git user as the name (``claude-code`` →
         ``claude-code/sarah``); a signature that already names someone stays as it is."""

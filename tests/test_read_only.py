@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -124,19 +125,25 @@ def test_the_mcp_server_reads_without_creating_a_store(tmp_path: Path):
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    root = shop_repo(tmp_path)
-    params = StdioServerParameters(command=sys.executable, args=["-m", "archmem", "mcp"], cwd=str(root),
-                                   env={"PYTHONPATH": str(REPO_ROOT)})
-
-    async def session() -> tuple[list[str], dict, dict]:
-        with (tmp_path / "server.log").open("w") as errlog:
+    async def session(root: Path) -> tuple[list[str], Any, Any]:
+        params = StdioServerParameters(command=sys.executable, args=["-m", "archmem", "mcp"], cwd=str(root),
+                                       env={"PYTHONPATH": str(REPO_ROOT)})
+        with (tmp_path / "server.log").open("a") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write_), ClientSession(read, write_) as client:
                 await client.initialize()
                 tools = [tool.name for tool in (await client.list_tools()).tools]
                 recalled = await client.call_tool("recall", {"query": "tax rounding"})
                 found = await client.call_tool("find_elements", {"task": "checkout"})
-                return tools, recalled.structured_content, found.structured_content
+                return tools, recalled, found
 
-    tools, recalled, found = anyio.run(session)
-    assert "recall" in tools and recalled["results"] == [] and found["elements"]
+    root = shop_repo(tmp_path)
+    tools, recalled, found = anyio.run(session, root)
+    assert "recall" in tools and recalled.structured_content["results"] == [] and found.structured_content["elements"]
     assert not (root / ".archmem").exists() and git_status(root) == ""
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q")
+    _, recalled, found = anyio.run(session, empty)
+    assert "archmem has nothing here yet" in recalled.content[0].text and found.structured_content["elements"] == []
+    assert not (empty / ".archmem").exists() and git_status(empty) == ""
