@@ -25,7 +25,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 install = component "Agent integration" "archmem install: the MCP entry, SessionStart hook and habits section for Claude Code, Codex and other clients." {
                     properties {
-                        "archmem.paths" "archmem/cli_install.py, archmem/agents/**"
+                        "archmem.paths" "archmem/cli_install.py, archmem/cli_hook.py, archmem/agents/**"
                     }
                 }
             }

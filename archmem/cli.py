@@ -244,7 +244,7 @@ def status_command(workspace: Workspace, check_provider: bool, as_json: bool) ->
 
 
 from archmem import cli_demo, cli_drift, cli_mcp, cli_memory  # noqa: E402,F401  (register their commands)
-from archmem import cli_install  # noqa: E402,F401
+from archmem import cli_hook, cli_install  # noqa: E402,F401
 
 
 def main() -> None:

@@ -27,19 +27,27 @@ VERBS = {"created": "would create", "updated": "would update", "unchanged": "unc
 @click.option("--global", "global_", is_flag=True,
               help="codex: write the server to $CODEX_HOME/config.toml (~/.codex) instead of the project's .codex/.")
 @click.option("--budget", type=click.IntRange(200), default=None,
-              help="Characters of briefing the Claude Code SessionStart hook adds to the context (default 6,000).")
+              help="Characters of briefing the start-up hook adds to the context (default 6,000; at most 9,000, "
+                   "below what the clients keep).")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Project folder (default: the git top level of the current folder).")
 @json_option
 def install(target: str | None, print_only: bool, dry_run: bool, force: bool, global_: bool, budget: int | None,
             repo: Path | None, as_json: bool) -> None:
-    """Connect an agent to archmem: TARGET claude-code writes .mcp.json, a SessionStart
-    hook in .claude/settings.json and a CLAUDE.md section; codex writes .codex/config.toml
-    and an AGENTS.md section; cursor writes .cursor/mcp.json and the AGENTS.md section.
-    Merges, never clobbers; run it again safely."""
+    """Connect an agent to archmem: TARGET claude-code writes .mcp.json, SessionStart and
+    SessionEnd hooks in .claude/settings.json and a CLAUDE.md section; codex writes
+    .codex/config.toml, a SessionStart hook in .codex/hooks.json and an AGENTS.md
+    section; cursor writes .cursor/mcp.json, sessionStart and sessionEnd hooks in
+    .cursor/hooks.json and the AGENTS.md section. Merges, never clobbers; run it again
+    safely."""
     from archmem.agents import install as plan
+    from archmem.agents.hooks import clamp_budget
 
     budget = budget if budget is not None else plan.DEFAULT_BUDGET
+    budget, warning = clamp_budget(target or "claude-code", budget)
+    warnings = [warning] if warning else []
+    for warning in warnings:
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
     if print_only:
         if as_json:
             emit_json(plan.snippets(target, budget=budget))
@@ -55,10 +63,10 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
     if target == "claude-code":
         changes = plan.plan_claude_code(root, budget=budget)
     elif target == "cursor":
-        changes = plan.plan_cursor(root)
+        changes = plan.plan_cursor(root, budget=budget)
     else:
         config_path, config_name = _codex_config(global_)
-        changes = plan.plan_codex(root, config_path=config_path, config_name=config_name)
+        changes = plan.plan_codex(root, config_path=config_path, config_name=config_name, budget=budget)
     conflicts = [c for change in changes for c in change.conflicts]
     if not dry_run and not force:
         plan.check_conflicts(changes)  # refuse before printing "created …"
@@ -67,8 +75,8 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
     hints = _hints(target, root, global_)
     if as_json:
         emit_json({
-            "target": target, "root": str(root), "dry_run": dry_run, "written": not dry_run,
-            "changes": [change.to_dict() for change in changes], "hints": hints,
+            "target": target, "root": str(root), "dry_run": dry_run, "written": not dry_run, "budget": budget,
+            "changes": [change.to_dict() for change in changes], "hints": hints, "warnings": warnings,
         })
     else:
         _print_changes(target, root, changes, dry_run=dry_run, hints=hints)
@@ -105,13 +113,18 @@ def _hints(target: str, root: Path, global_: bool) -> list[str]:
     hints = []
     if target == "claude-code":
         hints.append("Claude Code asks once to approve the project's MCP server 'archmem' (see /mcp); "
-                     "the hook and CLAUDE.md apply from the next session.")
+                     "the hooks and CLAUDE.md apply from the next session.")
     elif target == "cursor":
-        hints.append("Cursor lists the server under Settings → MCP; turn it on there once. AGENTS.md applies "
-                     "to new chats.")
-    elif not global_:
-        hints.append("Codex reads .codex/config.toml only in a trusted project; "
-                     "if it does not list archmem (/mcp), run: archmem install codex --global")
+        hints.append("Cursor lists the server under Settings → MCP; turn it on there once. The hooks "
+                     "(.cursor/hooks.json, Cursor 2.4 or newer) and AGENTS.md apply to new chats.")
+    else:
+        if not global_:
+            hints.append("Codex reads .codex/config.toml and .codex/hooks.json only in a trusted project; "
+                         "if it does not list archmem (/mcp), run: archmem install codex --global")
+        hints.append("Codex runs a hook only once you trust it (/hooks). Hooks are on by default in current "
+                     "Codex; older versions need `[features] codex_hooks = true` in config.toml (install does "
+                     "not turn feature flags on). Codex has no session-end hook: the next session's start "
+                     "ends the sessions Codex left open.")
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:

@@ -355,13 +355,38 @@ def session_start(workspace: Workspace, task: str, elements: tuple[str, ...], ag
 
 
 @session.command("end")
-@click.argument("session_id")
+@click.argument("session_id", required=False)
 @click.option("--used", "used", multiple=True, help="Title or id of a memory the session used (repeatable).")
 @click.option("--outcome", default=None, help="What the session achieved or learned (one session_outcome memory).")
+@click.option("--auto", is_flag=True,
+              help="End the sessions an agent left open: those --transcript names, else those --client started.")
+@click.option("--client", default=None, help="With --auto: the agent client whose sessions to end (e.g. claude-code).")
+@click.option("--transcript", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="With --auto: the client's session transcript (JSON Lines); the memories the agent named are cited.")
 @workspace_options
 @json_option
-def session_end(workspace: Workspace, session_id: str, used: tuple[str, ...], outcome: str | None, as_json: bool) -> None:
-    """End SESSION_ID: record the memories it used and its outcome."""
+def session_end(
+    workspace: Workspace, session_id: str | None, used: tuple[str, ...], outcome: str | None, auto: bool,
+    client: str | None, transcript: Path | None, as_json: bool,
+) -> None:
+    """End SESSION_ID: record the memories it used and its outcome. With --auto, end the
+    sessions an agent's client left open (what its session-end hook runs)."""
+    if auto:
+        if session_id or used or outcome:
+            raise click.UsageError("--auto ends the sessions left open: no SESSION_ID, --used or --outcome with it")
+        if not client and transcript is None:
+            raise click.UsageError("--auto needs --client or --transcript: whose sessions to end")
+        endings = workspace.end_left_open(client=client, transcript=transcript)
+        if as_json:
+            emit_json([end.to_dict() for end in endings])
+            return
+        if not endings:
+            click.echo("no session was left open")
+        for end in endings:
+            click.echo(f"ended {end.session_id}: {plural(len(end.cited), 'memory citation')}")
+        return
+    if not session_id:
+        raise click.UsageError("name the SESSION_ID to end (or --auto for the sessions an agent left open)")
     ended = workspace.end_session(session_id, used=used, outcome=outcome)
     if as_json:
         emit_json(ended.to_dict())

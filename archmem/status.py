@@ -153,5 +153,5 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
                      "(pipx install 'archmem[mcp]'), or write its full path into their config")
     if "error" not in store and store["open_sessions"]:
         steps.append(f"{plural(store['open_sessions'], 'session')} never ended: their exposures count only once "
-                     "they end (`archmem session end --auto` ends them)")
+                     "they end (`archmem session end --auto --client NAME` ends an agent's)")
     return steps

@@ -453,6 +453,25 @@ class Workspace:
         self._for_writing()
         return end_session(self.memory_context, session_id, used=used, outcome=outcome, author=author)
 
+    def end_left_open(
+        self, *, client: str | None = None, transcript: Path | str | None = None
+    ) -> list[SessionEnd]:
+        """End the sessions an agent's client left open (its session-end hook): those its
+        transcript names, or without a transcript those ``client`` started, citing the
+        memories each was shown that the agent named (``memory.sessions.end_left_open``).
+        Where no index exists there is no session to end, and none is created."""
+        from archmem.agents.transcripts import read_transcript
+        from archmem.memory.sessions import SESSION_ID, end_left_open
+
+        if not self.store_path.exists():
+            return []
+        text, words = read_transcript(transcript)
+        ids = sorted(set(SESSION_ID.findall(text)))
+        if not text and not client:
+            return []
+        self._for_writing()
+        return end_left_open(self.memory_context, ids=ids, agents=[] if text else [client or ""], words=words)
+
     def review(self) -> ReviewQueue:
         from archmem.memory.review import review_queue
 

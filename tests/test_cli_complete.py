@@ -17,8 +17,8 @@ from archmem.workspace import Workspace
 
 from .conftest import ADR, MODEL, git, write
 
-NO_RESULTS = {"mcp"}
-"""Commands that print no results (the MCP server speaks the protocol on stdout)."""
+NO_RESULTS = {"mcp", "hook session-start", "hook session-end"}
+"""Commands whose stdout is someone else's format: the MCP protocol, a client's hook output."""
 
 
 @pytest.fixture

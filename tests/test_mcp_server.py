@@ -224,6 +224,8 @@ def test_a_memory_without_an_author_is_signed_by_the_client_and_the_git_user(in_
     named = in_memory.ok("remember", {"content": "Named authors are kept as given.", "kind": "note",
                                       "author": "probe-agent/sarah"})
     assert Workspace.open(in_memory.root, env={}).get_memory(named["id"]).author == "probe-agent/sarah"
+    started = in_memory.ok("start_session", {"task": "probe the session's signature"})
+    assert started["session"]["agent"] == "probe-agent/Sarah-Lee"  # the client's: its session-end hook finds it
 
 
 def test_reading_tools(server: Connected):

@@ -243,11 +243,15 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
     signature = inspect.signature(function, eval_str=True)
     parameters = list(signature.parameters.values())[1:]
     takes_author = "author" in signature.parameters
+    takes_agent = "agent" in signature.parameters
 
     async def tool(context: Context, **arguments: Any) -> CallToolResult:
         if takes_author and not arguments.get("author") and not arguments.get("session_id"):
             # in a session, the session's agent signs; else the client, with this clone's git user
             arguments["author"] = host.workspace.author_for(client_name(context) or "mcp")
+        if takes_agent and not arguments.get("agent"):
+            # a session is the client's (its session-end hook finds the sessions it left open)
+            arguments["agent"] = client_name(context) or "mcp"
         try:
             answer = await host.run(function, **arguments)
         except ArchmemError as exc:

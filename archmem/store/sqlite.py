@@ -423,6 +423,12 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
             ended_at=parse_time(row[5]) if row[5] else None, outcome_memory_id=row[6],
         )
 
+    def open_sessions(self) -> list[Session]:
+        """Sessions not ended yet, oldest first."""
+        ids = [r[0] for r in self._execute(
+            "SELECT id FROM sessions WHERE ended_at IS NULL ORDER BY started_at, id").fetchall()]
+        return [session for session in map(self.get_session, ids) if session is not None]
+
     def session_ids(self) -> list[str]:
         return [r[0] for r in self._execute("SELECT id FROM sessions ORDER BY started_at").fetchall()]
 
