@@ -472,3 +472,24 @@ def test_prompt_mistakes_get_standard_json_rpc_codes(in_memory: Connected):
         with pytest.raises(MCPError) as failed:
             in_memory.run(request)
         assert failed.value.error.code == -32602 and words in failed.value.error.message
+
+
+def test_nothing_that_can_wait_runs_before_initialize_is_answered(git_repo):
+    """The tools' schemas and the warm-up (store, model, history) wait for the first
+    request that needs them, so the initialize answer costs only the SDK and the config."""
+    import time
+
+    root = git_repo({"archmem.yaml": MODEL, "api/app.py": "x = 1\n"})
+    workspace = Workspace.open(root, env={})
+    server = build_server(workspace)
+    assert server.arguments == {}  # no tool registered yet
+    connected = Connected(server)  # initialize answered
+    try:
+        assert server.arguments == {} and "store" not in workspace.__dict__
+        assert {tool.name for tool in connected.run(connected.client.list_tools()).tools} == set(TOOLS)
+        deadline = time.monotonic() + 30
+        while "drift" not in workspace.__dict__ and time.monotonic() < deadline:
+            time.sleep(0.05)  # the warm-up runs on the workspace's thread once tools are listed
+        assert "store" in workspace.__dict__ and "drift" in workspace.__dict__
+    finally:
+        connected.close()

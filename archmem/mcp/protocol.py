@@ -9,6 +9,9 @@
 - An unknown prompt, or a prompt without its arguments, is JSON-RPC's Invalid params
   (-32602) naming what is wrong; anything else a prompt raises is Internal error
   (-32603). The SDK answers both with code 0 and logs a traceback.
+- Nothing is done before ``initialize`` is answered that can wait: the tools (their
+  schemas cost tens of milliseconds to build) are registered, and the workspace warmed
+  up, at the first request that needs them (``prepare``), usually ``tools/list``.
 
 Imported only by ``archmem.mcp.server.build_server``: it imports the SDK.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server import MCPServer
@@ -34,12 +38,28 @@ INTERNAL_ERROR = -32603
 class ArchmemServer(MCPServer):
     """``MCPServer`` with argument names checked and errors in archmem's words."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, prepare: Callable[[ArchmemServer], None] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.arguments: dict[str, list[str]] = {}
         """Per tool, the argument names it takes (filled as tools are added)."""
+        self._prepare = prepare
+
+    def ready(self) -> None:
+        """Run ``prepare`` (register the tools, warm up) once, at the first need."""
+        prepare, self._prepare = self._prepare, None
+        if prepare is not None:
+            prepare(self)
+
+    async def list_tools(self) -> Any:
+        self.ready()
+        return await super().list_tools()
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        self.ready()
+        return super()._tool_input_schema(name)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        self.ready()
         known = self.arguments.get(name)
         unknown = [key for key in arguments if known is not None and key not in known]
         if unknown:

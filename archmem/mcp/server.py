@@ -321,17 +321,13 @@ async def _answer_or_protocol_error(host: WorkspaceHost, function: Callable[...,
 def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARNING") -> MCPServer:
     """The archmem MCP server for one workspace (not started)."""
     require_sdk()
-    from mcp_types import ToolAnnotations
-
     from archmem.mcp import tools as mcp_tools
     from archmem.mcp.protocol import ArchmemServer
-    from archmem.mcp.schemas import OUTPUTS
 
     host = workspace if isinstance(workspace, WorkspaceHost) else WorkspaceHost(workspace)
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[None]:
-        host.warm_up()
         try:
             yield None
         finally:
@@ -340,6 +336,7 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
     server = ArchmemServer(
         "archmem", title="archmem", version=__version__, instructions=mcp_tools.INSTRUCTIONS,
         lifespan=lifespan, log_level=log_level,  # type: ignore[arg-type]
+        prepare=lambda ready: _prepare(ready, host),
     )
     for uri, name, title, read in mcp_tools.RESOURCES:
         server.resource(uri, name=name, title=title, description=read.__doc__, mime_type="text/markdown")(
@@ -349,6 +346,19 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
         name="start_task", title="Start a task with archmem",
         description="Brief the agent on a task from the repository's memory, and how to record what it learns.",
     )(_as_prompt(host))
+    return server
+
+
+def _prepare(server: Any, host: WorkspaceHost) -> None:
+    """What can wait until ``initialize`` is answered: warm the workspace up on its
+    thread (store, model, history, while the client lists the tools), and register
+    the tools with their input and output schemas."""
+    from mcp_types import ToolAnnotations
+
+    from archmem.mcp import tools as mcp_tools
+    from archmem.mcp.schemas import OUTPUTS
+
+    host.warm_up()
     for spec in mcp_tools.TOOLS:
         server.add_tool(
             _as_tool(host, spec.function, OUTPUTS[spec.name]),
@@ -361,7 +371,6 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
             ),
         )
         server.arguments[spec.name] = list(inspect.signature(spec.function).parameters)[1:]
-    return server
 
 
 def serve(workspace: Workspace, *, log_level: str = "WARNING") -> None:
