@@ -172,13 +172,14 @@ def start_session(
     warnings, gaps; when no memory is about the task, the conventions that hold for
     every task). Pass session_id to recall and remember; finish with end_session.
     """
+    note = _not_set_up(ws)  # asked first: the session's own index makes the repository look set up
     session = ws.start_session(task, elements=elements or [], agent=agent)
     briefing = ws.brief(session.task, elements=session.elements, session_id=session.id)
     if not briefing.memory_ids:  # the first contact still gets what holds for every task
         briefing = ws.overview(session_id=session.id, for_task=session.task)
     data = {"session_id": session.id, "session": session.model_dump(mode="json"), "briefing": briefing_data(briefing)}
     text = (f"session_id: {session.id} (pass it to recall and remember; finish with end_session)\n\n"
-            + _not_set_up(ws) + briefing.markdown)
+            + note + briefing.markdown)
     return Answer(data, text)
 
 
