@@ -15,17 +15,12 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command and every subcommand (archmem check and merge-file too): flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/cli_check.py, archmem/cli_merge.py, archmem/cli_paths.py, archmem/cli_pr.py, archmem/cli_changes.py, archmem/cli_github.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_detail.py, archmem/cli_hook.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/cli_check.py, archmem/cli_merge.py, archmem/cli_paths.py, archmem/cli_pr.py, archmem/cli_changes.py, archmem/cli_github.py, archmem/__main__.py"
                     }
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
                     properties {
-                        "archmem.paths" "archmem/mcp_server.py, archmem/mcp_tools.py, archmem/mcp_stdio.py"
-                    }
-                }
-                install = component "Agent integration" "archmem install: the MCP entry, SessionStart hook and habits section for Claude Code, Codex and other clients; the merge driver for memory files." {
-                    properties {
-                        "archmem.paths" "archmem/install.py, archmem/install_text.py, archmem/install_merge.py"
+                        "archmem.paths" "archmem/mcp/**"
                     }
                 }
             }
@@ -188,6 +183,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
 
             adapters = container "Adapters" "The outside world: the repository on disk and its git history." "Python, git" {
+                install = component "Agent integration" "The files archmem install writes for Claude Code, Codex and Cursor (MCP entry, session hooks, habits), session-end usage from transcripts, and the merge driver for memory files." {
+                    properties {
+                        "archmem.paths" "archmem/agents/**"
+                    }
+                }
                 repo = component "Repository" "Files in the working tree, their sizes and content hashes." {
                     properties {
                         "archmem.paths" "archmem/repo.py"
@@ -233,7 +233,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
 
         # people
         agent -> archmem.interfaces.mcp "Starts sessions, recalls and remembers through"
-        developer -> archmem.interfaces.install "Connects an agent with"
+        developer -> archmem.adapters.install "Connects an agent with"
         developer -> archmem.interfaces.cli "Runs"
 
         # interfaces → the Workspace (and the foundation every layer uses)
@@ -241,7 +241,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.cli -> archmem.service.facade "Calls"
         archmem.interfaces.mcp -> archmem.service.facade "Calls"
         archmem.interfaces.cli -> archmem.interfaces.mcp "Starts the MCP server (archmem mcp) with"
-        archmem.interfaces.cli -> archmem.interfaces.install "Installs agent integrations (archmem install) with"
+        archmem.interfaces.cli -> archmem.adapters.install "Installs agent integrations (archmem install) with"
         archmem.interfaces.cli -> archmem.adapters.store "Reports store failures with"
         archmem.interfaces.cli -> archmem.adapters.repo "Finds the project root for archmem install with"
         archmem.interfaces.cli -> archmem.domain.loader "Looks for a model file for archmem install with"
@@ -250,7 +250,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.mcp -> archmem.adapters.store "Reports store failures with"
         archmem.interfaces.cli -> archmem.memory.teamfiles "Merges memory files (archmem merge-file) with"
         archmem.interfaces.cli -> archmem.adapters.gittools "Runs git merge-file through"
-        archmem.interfaces.install -> archmem.adapters.gittools "Sets the merge driver in git config through"
+        archmem.adapters.install -> archmem.adapters.gittools "Sets the merge driver in git config through"
 
         # the Workspace → the domain and the adapters
         archmem.service -> archmem.foundation "Uses errors, clock and settings of"
@@ -335,6 +335,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.review.pullrequest -> archmem.adapters.revisions "Reads the diff base...head with"
         archmem.review.pullrequest -> archmem.recall.engine "Ranks the touched elements' memories with"
         archmem.service.facade -> archmem.adapters.githubapi "Posts the pull request comment with"
+        archmem.service.facade -> archmem.adapters.install "Reads which agents are connected (status) and the session-end transcripts with"
         archmem.drift.driftindex -> archmem.adapters.revisions "Shows what changed since a memory was confirmed with"
         archmem.interfaces.cli -> archmem.review.pullrequest "Reviews pull requests with"
         archmem.interfaces.cli -> archmem.adapters.githubapi "Reports GitHub API failures of"

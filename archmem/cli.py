@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from archmem import __version__
+from archmem.words import plural
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -121,6 +122,34 @@ def agent_facing(workspace: Workspace, *, always: bool = True) -> None:
         workspace.scan_budget = workspace.config.drift.scan_budget
 
 
+NOT_SET_UP_NEXT = [
+    "`archmem init` writes archmem.toml; then describe the architecture in workspace.dsl (Structurizr DSL) "
+    "or archmem.yaml",
+    "or start with a memory: archmem remember \"…\" --kind convention",
+]
+
+
+def read_only(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A reading command (under ``workspace_options``): where archmem has nothing to go on
+    (no model, no memories, no config) it says so and what to do, on stderr, and exits 0
+    with nothing on stdout (with ``--json``: ``{"set_up": false, …}``), creating nothing.
+    An agent's start-up hook in such a repository so prints nothing."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, workspace: Workspace, **kwargs: Any) -> Any:
+        ctx = click.get_current_context()
+        if workspace.set_up or ctx.invoked_subcommand is not None:
+            return command(*args, workspace=workspace, **kwargs)
+        message = f"archmem has nothing here yet: no architecture model and no memories in {workspace.root}"
+        if kwargs.get("as_json"):
+            emit_json({"set_up": False, "root": str(workspace.root), "message": message, "next": NOT_SET_UP_NEXT})
+            return None
+        click.echo(f"{message}\n" + "".join(f"  next: {step}\n" for step in NOT_SET_UP_NEXT), err=True, nl=False)
+        return None
+
+    return wrapper
+
+
 def report_files(workspace: Workspace) -> None:
     """On stderr, once per command: memory files that could not be read, and a store
     moved to files (it happens once)."""
@@ -129,8 +158,8 @@ def report_files(workspace: Workspace) -> None:
         return
     if report.exported:
         secho(
-            f"archmem: wrote the store's {report.exported} memories as files in {workspace.config.store.memories}/ "
-            "(once): commit them to share them with your team", fg="yellow", err=True,
+            f"archmem: wrote the store's {plural(report.exported, 'memory', 'memories')} as files in "
+            f"{workspace.config.store.memories}/ (once): commit them to share them with your team", fg="yellow", err=True,
         )
     ctx = click.get_current_context(silent=True)
     warned = ctx.meta.get("archmem.warned", set()) if ctx is not None else set()
@@ -233,6 +262,26 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
     print_model_summary(summary)
 
 
+@cli.command("elements")
+@click.argument("query", required=False)
+@click.option("--limit", "-n", type=click.IntRange(1), default=None,
+              help="At most this many (default with a QUERY: 10; without: all).")
+@workspace_options
+@read_only
+@json_option
+def elements_command(workspace: Workspace, query: str | None, limit: int | None, as_json: bool) -> None:
+    """The model's elements: with QUERY (a task, in words) the ones it is about, best
+    first (the MCP tool find_elements); without, all of them. Each with its code and how
+    many memories it holds."""
+    found = workspace.elements(query, limit=limit)
+    if as_json:
+        emit_json({"query": query, "elements": found})
+        return
+    from archmem.cli_detail import print_elements
+
+    print_elements(found, query=query)
+
+
 @cli.command("status")
 @click.option("--check-provider", is_flag=True, help="Also ask the embedding provider for one small embedding.")
 @workspace_options
@@ -240,11 +289,9 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
 def status_command(workspace: Workspace, check_provider: bool, as_json: bool) -> None:
     """Where archmem looks and what it found: model, store, recall mode, drift, connected
     agents, and what to do next. Changes no memory."""
-    from archmem.install import installed
     from archmem.status import workspace_status
 
     status = workspace_status(workspace, check_provider=check_provider)
-    status["agents"] = installed(workspace.root)
     if as_json:
         emit_json(status)
         return
@@ -254,7 +301,7 @@ def status_command(workspace: Workspace, check_provider: bool, as_json: bool) ->
 
 
 from archmem import cli_demo, cli_drift, cli_mcp, cli_memory  # noqa: E402,F401  (register their commands)
-from archmem import cli_conformance, cli_install, cli_paths, cli_pr  # noqa: E402,F401
+from archmem import cli_conformance, cli_hook, cli_install, cli_paths, cli_pr  # noqa: E402,F401
 from archmem import cli_check, cli_merge  # noqa: E402,F401
 
 

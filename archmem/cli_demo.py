@@ -8,6 +8,7 @@ import click
 
 from archmem.cli import cli, emit_json, json_option
 from archmem.cli_output import secho
+from archmem.words import plural
 
 
 @cli.command()
@@ -35,7 +36,8 @@ def demo(directory: Path, force: bool, as_json: bool) -> None:
     click.echo(f"  memories  {result.memories} committed as files in .archmem/memories/ (pitfalls, conventions, "
                "notes, a superseded fact, links)")
     click.echo(f"  drift     score {result.drift['score']}/100: drifted {', '.join(drifted) or 'none'}; "
-               f"missing {', '.join(missing) or 'none'}; {counts['stale_memories']} memories to verify")
+               f"missing {', '.join(missing) or 'none'}; "
+               f"{plural(counts['stale_memories'], 'memory', 'memories')} to verify")
     click.echo(f"  briefing  {result.briefing}  (task: {TASK!r})")
     click.echo(f"  map       {result.knowledge_map}  ({result.coverage})")
     click.echo()

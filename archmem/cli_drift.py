@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from archmem.cli import cli, emit_json, json_option, workspace_options
+from archmem.cli import cli, emit_json, json_option, read_only, workspace_options
 from archmem.cli_output import terminal
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
               show_default=True, help="github: job summary, step outputs and annotations.")
 @click.option("--deepen", is_flag=True, help="Fetch the full history first when this is a shallow clone.")
 @workspace_options
+@read_only
 @json_option
 @click.pass_context
 def drift(

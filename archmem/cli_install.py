@@ -1,5 +1,5 @@
 """``archmem install``: connect a coding agent (Claude Code, Codex, any stdio MCP client)
-to archmem. Parses flags, asks ``archmem.install`` for the plan, prints or writes it."""
+to archmem. Parses flags, asks ``archmem.agents.install`` for the plan, prints or writes it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from archmem.cli import cli, emit_json, json_option
 from archmem.cli_output import secho
 
 if TYPE_CHECKING:
-    from archmem.install import FileChange
+    from archmem.agents.install import FileChange
 
 TARGETS = ["claude-code", "codex", "cursor", "merge-driver"]
 VERBS = {"created": "would create", "updated": "would update", "unchanged": "unchanged"}
@@ -29,26 +29,33 @@ VERBS = {"created": "would create", "updated": "would update", "unchanged": "unc
               help="codex: write the server to $CODEX_HOME/config.toml (~/.codex) instead of the project's .codex/; "
                    "merge-driver: set the driver in your global git config instead of the repository's.")
 @click.option("--budget", type=click.IntRange(200), default=None,
-              help="Characters of briefing the Claude Code SessionStart hook adds to the context (default 6,000).")
+              help="Characters of briefing the start-up hook adds to the context (default 6,000; at most 9,000, "
+                   "below what the clients keep).")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Project folder (default: the git top level of the current folder).")
 @json_option
 def install(target: str | None, print_only: bool, dry_run: bool, force: bool, global_: bool, budget: int | None,
             repo: Path | None, as_json: bool) -> None:
-    """Connect an agent to archmem: TARGET claude-code writes .mcp.json, a SessionStart
-    hook in .claude/settings.json and a CLAUDE.md section; codex writes .codex/config.toml
-    and an AGENTS.md section; cursor writes .cursor/mcp.json and the AGENTS.md section;
-    merge-driver adds a .gitattributes line and git config so that git merges memory
-    files with archmem merge-file (two confirmations merge without a conflict).
-    Merges, never clobbers; run it again safely."""
-    from archmem import install as plan
+    """Connect an agent to archmem: TARGET claude-code writes .mcp.json, SessionStart and
+    SessionEnd hooks in .claude/settings.json and a CLAUDE.md section; codex writes
+    .codex/config.toml, a SessionStart hook in .codex/hooks.json and an AGENTS.md
+    section; cursor writes .cursor/mcp.json, sessionStart and sessionEnd hooks in
+    .cursor/hooks.json and the AGENTS.md section; merge-driver adds a .gitattributes line
+    and git config so that git merges memory files with archmem merge-file (two
+    confirmations merge without a conflict). Merges, never clobbers; run it again safely."""
+    from archmem.agents import install as plan
+    from archmem.agents.hooks import clamp_budget
 
-    budget = budget if budget is not None else plan.DEFAULT_BUDGET
     if target == "merge-driver":
         from archmem.cli_merge import install_merge_driver
 
         return install_merge_driver(_project_root(repo), dry_run=dry_run, force=force, global_=global_,
                                     print_only=print_only, as_json=as_json)
+    budget = budget if budget is not None else plan.DEFAULT_BUDGET
+    budget, warning = clamp_budget(target or "claude-code", budget)
+    warnings = [warning] if warning else []
+    for warning in warnings:
+        secho(f"warning: {warning}", fg="yellow", err=True)
     if print_only:
         if as_json:
             emit_json(plan.snippets(target, budget=budget))
@@ -66,10 +73,10 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
     if target == "claude-code":
         changes = plan.plan_claude_code(root, budget=budget)
     elif target == "cursor":
-        changes = plan.plan_cursor(root)
+        changes = plan.plan_cursor(root, budget=budget)
     else:
         config_path, config_name = _codex_config(global_)
-        changes = plan.plan_codex(root, config_path=config_path, config_name=config_name)
+        changes = plan.plan_codex(root, config_path=config_path, config_name=config_name, budget=budget)
     conflicts = [c for change in changes for c in change.conflicts]
     if not dry_run and not force:
         plan.check_conflicts(changes)  # refuse before printing "created …"
@@ -78,8 +85,8 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
     hints = _hints(target, root, global_)
     if as_json:
         emit_json({
-            "target": target, "root": str(root), "dry_run": dry_run, "written": not dry_run,
-            "changes": [change.to_dict() for change in changes], "hints": hints,
+            "target": target, "root": str(root), "dry_run": dry_run, "written": not dry_run, "budget": budget,
+            "changes": [change.to_dict() for change in changes], "hints": hints, "warnings": warnings,
         })
     else:
         _print_changes(target, root, changes, dry_run=dry_run, hints=hints)
@@ -116,13 +123,23 @@ def _hints(target: str, root: Path, global_: bool) -> list[str]:
     hints = []
     if target == "claude-code":
         hints.append("Claude Code asks once to approve the project's MCP server 'archmem' (see /mcp); "
-                     "the hook and CLAUDE.md apply from the next session.")
+                     "the hooks and CLAUDE.md apply from the next session.")
     elif target == "cursor":
-        hints.append("Cursor lists the server under Settings → MCP; turn it on there once. AGENTS.md applies "
-                     "to new chats.")
-    elif not global_:
-        hints.append("Codex reads .codex/config.toml only in a trusted project; "
-                     "if it does not list archmem (/mcp), run: archmem install codex --global")
+        hints.append("Cursor lists the server under Settings → MCP; turn it on there once. The hooks "
+                     "(.cursor/hooks.json, Cursor 2.4 or newer) and AGENTS.md apply to new chats.")
+    else:
+        if not global_:
+            hints.append("Codex reads .codex/config.toml and .codex/hooks.json only in a trusted project; "
+                         "if it does not list archmem (/mcp), run: archmem install codex --global")
+        hints.append("Codex runs a hook only once you trust it (/hooks). Hooks are on by default in current "
+                     "Codex; older versions need `[features] codex_hooks = true` in config.toml (install does "
+                     "not turn feature flags on). Codex has no session-end hook: the next session's start "
+                     "ends the sessions Codex left open.")
+    import importlib.util
+
+    if importlib.util.find_spec("mcp") is None:
+        hints.append("the MCP SDK is not installed in this Python environment: `archmem mcp` exits until "
+                     "it is (pip install 'archmem[mcp]', or pipx install 'archmem[mcp]').")
     if shutil.which("archmem") is None:
         hints.append("archmem is not on PATH here: the agent starts `archmem mcp` by name, "
                      "so install it where the agent runs (e.g. pipx install archmem).")

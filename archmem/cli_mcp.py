@@ -29,7 +29,7 @@ def mcp_command(workspace: Workspace, log_level: str) -> None:
     remember, confirm, briefing, elements, knowledge map, review. See docs/mcp.md."""
     import sys
 
-    from archmem.mcp_server import require_sdk, serve
+    from archmem.mcp.server import require_sdk, serve
 
     require_sdk()
     if sys.stdin.isatty():  # a person ran it: say what it is waiting for, on stderr

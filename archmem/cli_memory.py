@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from archmem.cli import cli, emit_json, json_option, secho, workspace_options
-from archmem.cli_output import secho, terminal
+from archmem.cli import cli, emit_json, json_option, read_only, secho, workspace_options
+from archmem.cli_output import terminal
+from archmem.words import plural
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -91,6 +92,7 @@ def remember(
 @click.option("--limit", "-n", default=5, show_default=True, type=click.IntRange(1, 200), help="How many memories.")
 @click.option("--explain", is_flag=True, help="Show every factor of each score.")
 @workspace_options
+@read_only
 @json_option
 def recall(
     workspace: Workspace, query: str, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
@@ -126,15 +128,20 @@ def recall(
 @click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True,
               help="md: the briefing file; json: it and the data behind it.")
 @workspace_options
+@read_only
+@json_option
 def brief(
     workspace: Workspace, task: str | None, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
     overview: bool, session_id: str | None, budget: int | None, budget_tokens: int | None, out: Path | None,
-    output_format: str,
+    output_format: str, as_json: bool,
 ) -> None:
-    """Write the pre-session briefing for TASK (or for --changed files): what to know first."""
+    """Write the pre-session briefing for TASK (or for --changed files): what to know first.
+    --json is --format json."""
     from archmem.cli import agent_facing
 
     agent_facing(workspace)  # the start-up hook never waits for a first history scan
+    if as_json:
+        output_format = "json"
     briefing = workspace.brief(
         task, elements=elements, changed_files=changed_files, changed=changed, session_id=session_id,
         budget=budget, budget_tokens=budget_tokens, overview=overview,
@@ -150,8 +157,8 @@ def brief(
         return
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
-    click.echo(f"wrote {out} ({len(briefing.memory_ids)} memories" + (f", {briefing.cut} cut" if briefing.cut else "") + ")",
-               err=True)
+    click.echo(f"wrote {out} ({plural(len(briefing.memory_ids), 'memory', 'memories')}"
+               + (f", {briefing.cut} cut" if briefing.cut else "") + ")", err=True)
 
 
 @cli.command("map")
@@ -159,8 +166,13 @@ def brief(
               help="md for reading, html for a self-contained page, json for machines.")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE.")
 @workspace_options
-def map_command(workspace: Workspace, output_format: str, out: Path | None) -> None:
-    """The knowledge map: per element what is known, how fresh, what to verify, and the gaps."""
+@read_only
+@json_option
+def map_command(workspace: Workspace, output_format: str, out: Path | None, as_json: bool) -> None:
+    """The knowledge map: per element what is known, how fresh, what to verify, and the
+    gaps. --json is --format json."""
+    if as_json:
+        output_format = "json"
     knowledge = workspace.knowledge_map()
     text = knowledge.render(output_format, overrides=workspace.root / ".archmem" / "templates")
     if out is None:
@@ -226,7 +238,7 @@ def confirm(workspace: Workspace, memory: str, yes: bool, reason: str | None, as
         emit_json({**confirmed.model_dump(mode="json"),
                    "changes_since_confirmed": changes.to_dict() if changes else None})
         return
-    click.echo(f"confirmed {confirmed.label!r} ({confirmed.id}), {confirmed.confirmations} confirmation(s)"
+    click.echo(f"confirmed {confirmed.label!r} ({confirmed.id}), {plural(confirmed.confirmations, 'confirmation')}"
                + (" (reason kept in the audit log)" if reason and reason.strip() else ""))
 
 
@@ -257,6 +269,36 @@ def archive(workspace: Workspace, memory: str, reason: str, as_json: bool) -> No
         emit_json(archived.model_dump(mode="json"))
         return
     click.echo(f"archived {archived.label!r} ({archived.id})")
+
+
+@cli.command()
+@click.argument("memory")
+@workspace_options
+@json_option
+def unarchive(workspace: Workspace, memory: str, as_json: bool) -> None:
+    """Bring the archived MEMORY (id or title) back into recall."""
+    restored = workspace.unarchive(memory)
+    if as_json:
+        emit_json(restored.model_dump(mode="json"))
+        return
+    click.echo(f"unarchived {restored.label!r} ({restored.id}): back in recall")
+
+
+@cli.command()
+@click.argument("memory")
+@workspace_options
+@read_only
+@json_option
+def show(workspace: Workspace, memory: str, as_json: bool) -> None:
+    """Show MEMORY (id or title; archived and superseded ones too) in full: its content,
+    elements, anchors, author, confirmations, usage, file, VERIFY and history."""
+    data = workspace.show(memory)
+    if as_json:
+        emit_json(data)
+        return
+    from archmem.cli_detail import print_memory
+
+    print_memory(data, workspace.clock())
 
 
 @cli.command()
@@ -293,11 +335,18 @@ def purge(workspace: Workspace, memory_id: str, reason: str, yes: bool, as_json:
 @click.option("--element", "-e", default=None, help="Only memories on this element.")
 @click.option("--kind", "-k", default=None, help=f"Only this kind ({', '.join(KINDS)}).")
 @click.option("--status", "-s", default="active", show_default=True, help="active, superseded, archived or all.")
+@click.option("--limit", "-n", type=click.IntRange(1), default=None,
+              help="At most this many, in the order they were written.")
 @workspace_options
+@read_only
 @json_option
-def list_command(workspace: Workspace, element: str | None, kind: str | None, status: str, as_json: bool) -> None:
+def list_command(
+    workspace: Workspace, element: str | None, kind: str | None, status: str, limit: int | None, as_json: bool
+) -> None:
     """List memories."""
-    memories = workspace.list_memories(element=element, kind=kind, status=None if status == "all" else status)
+    memories = workspace.list_memories(
+        element=element, kind=kind, status=None if status == "all" else status, limit=limit
+    )
     if as_json:
         emit_json([m.model_dump(mode="json") for m in memories])
         return
@@ -330,18 +379,43 @@ def session_start(workspace: Workspace, task: str, elements: tuple[str, ...], ag
 
 
 @session.command("end")
-@click.argument("session_id")
+@click.argument("session_id", required=False)
 @click.option("--used", "used", multiple=True, help="Title or id of a memory the session used (repeatable).")
 @click.option("--outcome", default=None, help="What the session achieved or learned (one session_outcome memory).")
+@click.option("--auto", is_flag=True,
+              help="End the sessions an agent left open: those --transcript names, else those --client started.")
+@click.option("--client", default=None, help="With --auto: the agent client whose sessions to end (e.g. claude-code).")
+@click.option("--transcript", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="With --auto: the client's session transcript (JSON Lines); the memories the agent named are cited.")
 @workspace_options
 @json_option
-def session_end(workspace: Workspace, session_id: str, used: tuple[str, ...], outcome: str | None, as_json: bool) -> None:
-    """End SESSION_ID: record the memories it used and its outcome."""
+def session_end(
+    workspace: Workspace, session_id: str | None, used: tuple[str, ...], outcome: str | None, auto: bool,
+    client: str | None, transcript: Path | None, as_json: bool,
+) -> None:
+    """End SESSION_ID: record the memories it used and its outcome. With --auto, end the
+    sessions an agent's client left open (what its session-end hook runs)."""
+    if auto:
+        if session_id or used or outcome:
+            raise click.UsageError("--auto ends the sessions left open: no SESSION_ID, --used or --outcome with it")
+        if not client and transcript is None:
+            raise click.UsageError("--auto needs --client or --transcript: whose sessions to end")
+        endings = workspace.end_left_open(client=client, transcript=transcript)
+        if as_json:
+            emit_json([end.to_dict() for end in endings])
+            return
+        if not endings:
+            click.echo("no session was left open")
+        for end in endings:
+            click.echo(f"ended {end.session_id}: {plural(len(end.cited), 'memory citation')}")
+        return
+    if not session_id:
+        raise click.UsageError("name the SESSION_ID to end (or --auto for the sessions an agent left open)")
     ended = workspace.end_session(session_id, used=used, outcome=outcome)
     if as_json:
         emit_json(ended.to_dict())
         return
-    click.echo(f"ended {ended.session_id}: {len(ended.cited)} memory citation(s)")
+    click.echo(f"ended {ended.session_id}: {plural(len(ended.cited), 'memory citation')}")
     for name in ended.unknown:
         secho(f"  no memory matches {name!r} (not recorded)", fg="yellow")
     if ended.outcome:
@@ -350,6 +424,7 @@ def session_end(workspace: Workspace, session_id: str, used: tuple[str, ...], ou
 
 @cli.command()
 @workspace_options
+@read_only
 @json_option
 def review(workspace: Workspace, as_json: bool) -> None:
     """What needs a person: ignored memories, near-duplicates, pending links, VERIFY."""
@@ -365,9 +440,21 @@ def review(workspace: Workspace, as_json: bool) -> None:
 @cli.command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @workspace_options
-def export(workspace: Workspace, file: Path | None) -> None:
-    """Export every memory as JSON Lines to FILE (default: stdout)."""
+@read_only
+@json_option
+def export(workspace: Workspace, file: Path | None, as_json: bool) -> None:
+    """Export every memory as JSON Lines to FILE (default: stdout); --json writes one JSON
+    array instead (what `archmem import` reads is the JSON Lines)."""
     lines = workspace.export_memories()
+    if as_json:
+        import json
+
+        text = json.dumps([json.loads(line) for line in lines], indent=2, ensure_ascii=False) + "\n"
+        if file is None:
+            click.echo(text, nl=False)
+        else:
+            file.write_text(text, encoding="utf-8")
+        return
     if file is None:
         for line in lines:
             click.echo(line)
@@ -377,7 +464,7 @@ def export(workspace: Workspace, file: Path | None) -> None:
         for line in lines:
             handle.write(line + "\n")
             count += 1
-    click.echo(f"exported {count} memories to {file}", err=True)
+    click.echo(f"exported {plural(count, 'memory', 'memories')} to {file}", err=True)
 
 
 @cli.command("import")
@@ -400,6 +487,6 @@ def import_command(workspace: Workspace, file: Path, partial: bool, as_json: boo
     if as_json:
         emit_json(report.to_dict())
         return
-    click.echo(f"imported {len(report.imported)} memories" + (f", {len(report.unchanged)} already there" if report.unchanged else ""))
+    click.echo(f"imported {plural(len(report.imported), 'memory', 'memories')}" + (f", {len(report.unchanged)} already there" if report.unchanged else ""))
     for error in report.errors:
         secho(f"  {file}:{error['line']}: {error['message']} (skipped)", fg="yellow")

@@ -12,8 +12,8 @@ import click
 from archmem.cli import cli, emit_json
 
 if TYPE_CHECKING:
-    from archmem.install import FileChange
-    from archmem.install_merge import GitSetting
+    from archmem.agents.install import FileChange
+    from archmem.agents.merge_driver import GitSetting
 
 
 @cli.command("merge-file")
@@ -62,7 +62,7 @@ def install_merge_driver(
     root: Path, *, dry_run: bool, force: bool, global_: bool, print_only: bool, as_json: bool
 ) -> None:
     """``archmem install merge-driver`` (called by ``archmem install``)."""
-    from archmem import install_merge as plan
+    from archmem.agents import merge_driver as plan
     from archmem.config import load_config
 
     memories = load_config(root).store.memories

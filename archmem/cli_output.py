@@ -361,7 +361,7 @@ def print_status(status: dict[str, Any]) -> None:
 
     def store_text(s: dict[str, Any]) -> str:
         if s.get("missing"):
-            return f"{s['path']} does not exist yet (built from the files by the next command)"
+            return f"{s['path']} does not exist yet (the first write creates it)"
         active = s["memories"].get("active", {})
         kinds = ", ".join(plural(n, kind.replace("_", " ")) for kind, n in sorted(active.items()))
         others = ", ".join(f"{sum(k.values())} {status}" for status, k in sorted(s["memories"].items())
@@ -403,7 +403,7 @@ def print_status(status: dict[str, Any]) -> None:
                      fg="yellow") + "; ")
         + f"{plural(d['stale_memories'], 'memory', 'memories')} to verify"
     ))
-    agents = ", ".join(f"{target} {state}" for target, state in status["agents"].items())
+    agents = "; ".join(f"{target} {state}" for target, state in status["agents"].items())
     click.echo(f"  {'agents':<8}{agents}")
     if status["next"]:
         click.echo()

@@ -332,8 +332,9 @@ ignore = ["**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum",
           "**/vendor/**", "**/node_modules/**"]
 
 [recall]
-# How memories are ranked (DESIGN.md "Recall"). score = relevance x kind x freshness x
-# usage x drift; relevance = 1 - (1 - text) x (1 - element_weight x element).
+# How memories are ranked (the README's "Recall" section; `archmem recall --explain`
+# shows every factor). score = relevance x kind x freshness x usage x drift;
+# relevance = 1 - (1 - text) x (1 - element_weight x element).
 lexical_weight = 0.45
 semantic_weight = 0.55
 semantic_floor = 0.2

@@ -2,18 +2,20 @@
 
 Each part (model, store, recall, drift) is read on its own: a part that fails says why
 in its place and the others are still shown, because a status command is what people
-run when something is wrong. No memory changes and no store is created (drift may bring
-its history cache up to date); no provider is called unless ``check_provider`` asks for
-one small embedding.
+run when something is wrong. No memory changes and no index file is created (drift
+brings an existing history cache up to date, or reads the history into memory); no
+provider is called unless ``check_provider`` asks for one small embedding.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
 from archmem.errors import ArchmemError
+from archmem.agents.install import installed
 from archmem.words import plural
 
 if TYPE_CHECKING:
@@ -32,9 +34,13 @@ def workspace_status(ws: Workspace, *, check_provider: bool = False) -> dict[str
     status["files"] = _part(lambda: _files(ws, stored))
     status["model"] = _part(lambda: _model(ws, stored))
     status["recall"] = _part(lambda: _recall(ws, status["store"], check_provider))
-    status["drift"] = _part(lambda: _drift(ws)) if stored else {
-        "error": "not computed: there is no store yet to cache the history in (archmem drift computes it)"
+    # without an index file, drift reads the history into memory (see Workspace.store),
+    # but status does not build the index where a read would keep it
+    status["drift"] = _part(lambda: _drift(ws)) if stored or not ws.reads_keep_index() else {
+        "error": "not computed: the index is not built yet (archmem drift builds it and computes drift)"
     }
+    status["command"] = shutil.which("archmem")
+    status["agents"] = installed(ws.root, command=status["command"])
     status["next"] = _next_steps(status)
     return status
 
@@ -129,14 +135,16 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
         steps.append(f"{plural(len(model['ownership_warnings']), 'ownership warning')} (overlapping siblings, paths "
                      "that match no file): `archmem model` lists them")
     if "error" not in recall and recall.get("mode") == "hybrid" and recall["embedded"] < recall["active_memories"]:
-        steps.append(f"{recall['active_memories'] - recall['embedded']} memories have no vector yet: `archmem embed`")
+        missing = recall["active_memories"] - recall["embedded"]
+        steps.append(f"{plural(missing, 'memory has', 'memories have')} no vector yet: `archmem embed`")
     if "error" not in recall and recall.get("provider_ok") is False:
         steps.append("the embedding provider did not answer: recall falls back to words (see the error above)")
     if "error" not in drift and drift.get("not_measured"):
         steps.append(f"{plural(drift['not_measured'], 'element')} own no code, so their drift is not measured: "
                      "`archmem paths suggest` proposes where their code is")
     if "error" not in drift and drift["stale_memories"]:
-        steps.append(f"{drift['stale_memories']} memories to verify: `archmem review`, then confirm or supersede")
+        steps.append(f"{plural(drift['stale_memories'], 'memory', 'memories')} to verify: `archmem review`, "
+                     "then confirm or supersede")
     files = status["files"]
     if "error" not in files:
         if files["uncommitted"]:
@@ -148,6 +156,10 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
         steps.append("no memories yet: `archmem remember`, or connect an agent with `archmem install claude-code`")
     elif store.get("missing"):
         steps.append("the memory files are not indexed yet: any command (e.g. `archmem list`) builds the index")
+    if status["command"] is None and any(state != "no" for state in status["agents"].values()):
+        steps.append("the agents start `archmem` by name and it is not on PATH here: install it where they run "
+                     "(pipx install 'archmem[mcp]'), or write its full path into their config")
     if "error" not in store and store["open_sessions"]:
-        steps.append(f"{store['open_sessions']} sessions never ended: their exposures count only once they end")
+        steps.append(f"{plural(store['open_sessions'], 'session')} never ended: their exposures count only once "
+                     "they end (`archmem session end --auto --client NAME` ends an agent's)")
     return steps

@@ -234,27 +234,102 @@ class Workspace:
 
     @cached_property
     def store(self) -> SQLiteStore:
-        """The local index, brought up to date with the memory files on open."""
-        from archmem.store import open_store
+        """The local index, brought up to date with the memory files on open.
 
+        Reading never leaves anything ``git status`` would show, and never creates
+        ``.archmem/`` (a repository that never asked for archmem stays untouched, also
+        when an agent's start-up hook or ``archmem mcp`` runs in it). So the index is:
+
+        - the file at ``[store] path`` when it exists, or when a write is coming
+          (``remember``, ``confirm``, ``session start``, ``import``, … create it);
+        - built there by a read too when its folder already exists and is archmem's own
+          ``.archmem/`` (the team committed memories, or someone ran ``init``): the index
+          is derived and git-ignored (``.archmem/.gitignore`` ignores it, and itself), so
+          ``git status`` stays clean, and keeping it spares every later command the parse
+          of every memory file and the history scan; a store path outside the
+          repository whose folder exists is kept for the same reason;
+        - otherwise an index in memory, built from whatever memory files there are and
+          gone at ``close``: drift then reads the history into memory each time.
+        """
+        from archmem.store import open_store
+        from archmem.store.connection import IN_MEMORY
+
+        persistent = self._writing or self.reads_keep_index()
+        if persistent:
+            from archmem.initialize import ignore_local_state
+
+            state = self.root / ".archmem"
+            if self._writing and self.store_path.parent == state:
+                state.mkdir(exist_ok=True)
+            ignore_local_state(state)  # before the index exists: git never sees it untracked
         store = open_store(
-            self.store_path, busy_timeout_ms=self.config.store.busy_timeout_ms, now=format_time(self.clock()),
-            folder=self.memory_folder,
+            self.store_path if persistent else Path(IN_MEMORY), busy_timeout_ms=self.config.store.busy_timeout_ms,
+            now=format_time(self.clock()), folder=self.memory_folder,
         )
         try:
             self.last_sync = self._sync(store)
         except BaseException:
             store.close()
             raise
-        from archmem.initialize import ignore_local_state
-
-        ignore_local_state(self.root / ".archmem")
         return store
 
+    _writing = False
+
+    def reads_keep_index(self) -> bool:
+        """Whether a read opens (or builds) the index file rather than one in memory:
+        see ``store``."""
+        path = self.store_path
+        if path.exists():
+            return True
+        if not path.parent.is_dir():
+            return False
+        if path.parent == self.root / ".archmem":
+            return True
+        try:
+            path.resolve().relative_to(self.root.resolve())
+        except ValueError:
+            return True  # outside the repository: git never sees it
+        return False
+
+    @property
+    def index_in_memory(self) -> bool:
+        """Whether the open index lives in memory only (see ``store``)."""
+        store = self.__dict__.get("store")
+        return store is not None and store.in_memory
+
+    def _for_writing(self) -> None:
+        """A write is coming: it needs the index file (created with ``.archmem/`` if
+        need be), so an index held in memory is closed, with what was built on it."""
+        self._writing = True
+        if self.index_in_memory:
+            self._drop_store()
+
+    @property
+    def set_up(self) -> bool:
+        """Whether archmem has anything to go on here: a config, a model, a memory file
+        or an index. A reading command where there is none says what to do instead of
+        answering from nothing (and creates nothing)."""
+        from archmem.config import CONFIG_FILE
+
+        if self._model_path is not None or self.config.model or (self.root / CONFIG_FILE).exists():
+            return True
+        if self.store_path.exists() or self.memory_folder.scan():
+            return True
+        self.model_or_empty  # noqa: B018  (read once, kept: a long-running server asks often)
+        return "model_path" in self.__dict__
+
     def sync_files(self) -> SyncReport:
-        """Index what changed in the memory files (a pull, a hand edit) since the last look."""
+        """Index what changed in the memory files (a pull, a hand edit) since the last look;
+        an index held in memory gives way to the index file once another process made one."""
+        if self.index_in_memory and self.reads_keep_index():
+            self._drop_store()
         self.last_sync = self._sync(self.store)
         return self.last_sync
+
+    def _drop_store(self) -> None:
+        self.close()
+        for name in ("drift", "vector_index"):
+            self.__dict__.pop(name, None)
 
     def _sync(self, store: SQLiteStore) -> SyncReport:
         from archmem.memory.sync import sync_from_files
@@ -332,6 +407,7 @@ class Workspace:
         user signs it (``cli/<name>``)."""
         from archmem.memory.lifecycle import remember
 
+        self._for_writing()
         if not author and session_id is None:
             author = self.author_for("cli")
         result = remember(
@@ -342,6 +418,29 @@ class Workspace:
         result.path = self.store.path_of(result.id)
         result.private = result.path is not None and self.memory_folder.is_private(result.path)
         return result
+
+    def supersede(
+        self,
+        ref: str,
+        content: str,
+        *,
+        kind: str | None = None,
+        title: str | None = None,
+        elements: Sequence[str] | None = None,
+        anchors: Sequence[str] | None = None,
+        author: str | None = None,
+        session_id: str | None = None,
+    ) -> RememberResult:
+        """Remember ``content`` as the successor of the memory ``ref`` (id or title): its
+        kind, title, elements, anchors and folder carry over unless given. The old one
+        leaves recall and stays in its history."""
+        old = self.get_memory(ref)
+        return self.remember(
+            content, kind=kind or old.kind, title=old.title if title is None else title,
+            elements=old.elements if elements is None else elements,
+            anchors=old.anchors if anchors is None else anchors, supersedes=old.id, author=author,
+            session_id=session_id, private=old.private,
+        )
 
     def author_for(self, client: str | None) -> str | None:
         """``client/name`` with this clone's git user as the name (``claude-code`` →
@@ -374,6 +473,7 @@ class Workspace:
         from archmem.memory.lifecycle import confirm
 
         detail = {"base": seen.to_dict()["base"], "head": seen.head, "files": len(seen.files)} if seen else None
+        self._for_writing()
         return confirm(self.memory_context, ref, reason, detail)
 
     def memory_changes(self, ref: str) -> tuple[Memory, ChangesSince | None]:
@@ -391,13 +491,34 @@ class Workspace:
     def archive(self, ref: str, reason: str) -> Memory:
         from archmem.memory.lifecycle import archive
 
+        self._for_writing()
         return archive(self.memory_context, ref, reason)
+
+    def unarchive(self, ref: str) -> Memory:
+        """Bring an archived memory back into recall."""
+        from archmem.memory.lifecycle import unarchive
+
+        self._for_writing()
+        return unarchive(self.memory_context, ref)
+
+    def show(self, ref: str) -> dict[str, Any]:
+        """One memory (id or title, archived and superseded ones too) with everything
+        known about it: its file, whether to verify it and why, its supersede chain."""
+        memory = self.get_memory(ref)
+        reason = self.staleness(memory) if memory.status == "active" else None
+        chain = self.history(memory.id)
+        return {
+            **memory.model_dump(mode="json"), "path": self.store.path_of(memory.id),
+            "verify": reason is not None, "verify_reason": reason,
+            "history": [{"id": m.id, "title": m.title, "status": m.status} for m in chain],
+        }
 
     def purge(self, memory_id: str, reason: str) -> dict[str, Any]:
         """Delete a memory for good: its file and every trace in the index. A file that
         was committed stays in git history, and the answer says in which commits."""
         from archmem.memory.lifecycle import purge
 
+        self._for_writing()
         path = self.store.path_of(memory_id.strip())
         result = purge(self.memory_context, memory_id, reason)
         result["file"] = path
@@ -405,7 +526,8 @@ class Workspace:
         return result
 
     def list_memories(
-        self, *, element: str | None = None, kind: str | None = None, status: str | None = "active"
+        self, *, element: str | None = None, kind: str | None = None, status: str | None = "active",
+        limit: int | None = None,
     ) -> list[Memory]:
         from archmem.memory.kinds import parse_kind
         from archmem.memory.types import MEMORY_STATUSES
@@ -413,13 +535,15 @@ class Workspace:
         element_id = self.model_or_empty.find(element).id if element else None
         if status is not None and status not in MEMORY_STATUSES:
             raise InvalidInputError(f"unknown status {status!r}; one of {', '.join(MEMORY_STATUSES)}, or all")
-        return self.store.list_memories(
-            element=element_id, kind=parse_kind(kind) if kind else None, status=status
-        )
+        if limit is not None and limit < 1:
+            raise InvalidInputError(f"--limit must be at least 1, not {limit}")
+        found = self.store.list_memories(element=element_id, kind=parse_kind(kind) if kind else None, status=status)
+        return found if limit is None else found[:limit]
 
     def start_session(self, task: str, *, elements: Sequence[str] = (), agent: str | None = None) -> Session:
         from archmem.memory.sessions import start_session
 
+        self._for_writing()
         return start_session(self.memory_context, task, elements=elements, agent=self.author_for(agent or "cli"))
 
     def end_session(
@@ -427,7 +551,27 @@ class Workspace:
     ) -> SessionEnd:
         from archmem.memory.sessions import end_session
 
+        self._for_writing()
         return end_session(self.memory_context, session_id, used=used, outcome=outcome, author=author)
+
+    def end_left_open(
+        self, *, client: str | None = None, transcript: Path | str | None = None
+    ) -> list[SessionEnd]:
+        """End the sessions an agent's client left open (its session-end hook): those its
+        transcript names, or without a transcript those ``client`` started, citing the
+        memories each was shown that the agent named (``memory.sessions.end_left_open``).
+        Where no index exists there is no session to end, and none is created."""
+        from archmem.agents.transcripts import read_transcript
+        from archmem.memory.sessions import SESSION_ID, end_left_open
+
+        if not self.store_path.exists():
+            return []
+        text, words = read_transcript(transcript)
+        ids = sorted(set(SESSION_ID.findall(text)))
+        if not text and not client:
+            return []
+        self._for_writing()
+        return end_left_open(self.memory_context, ids=ids, agents=[] if text else [client or ""], words=words)
 
     def review(self) -> ReviewQueue:
         from archmem.memory.review import review_queue
@@ -446,6 +590,7 @@ class Workspace:
     def import_memories(self, lines: Iterable[str], *, partial: bool = False, source: str = "-") -> ImportReport:
         from archmem.memory.transfer import import_lines
 
+        self._for_writing()
         return import_lines(self.memory_context, lines, partial=partial, source=source)
 
     # ---- recall -------------------------------------------------------------------
@@ -486,6 +631,23 @@ class Workspace:
         own store connection: for a thread of its own (a background history scan)."""
         return Workspace(self.repository, config=self.config, model_path=self._model_path, clock=self.clock,
                          env=self.env)
+
+    def elements(self, query: str | None = None, *, limit: int | None = None) -> list[dict[str, Any]]:
+        """The model's elements: with a query, those it is about, best first (the
+        search ``find_elements`` does); without, every element in model order. Each with
+        its code and how many active memories it holds."""
+        if query is not None and query.strip():
+            return self.find_elements(query, limit=limit or 10)
+        if limit is not None and limit < 1:
+            raise InvalidInputError(f"--limit must be at least 1, not {limit}")
+        model = self.model
+        counts = self.store.element_memory_counts()
+        found = [{
+            "id": e.id, "name": e.name, "kind": e.kind, "score": None, "reasons": [], "description": e.description,
+            "technology": e.technology, "parent": e.parent, "paths": model.effective_paths(e.id),
+            "memories": counts.get(e.id, 0),
+        } for e in model.elements]
+        return found if limit is None else found[:limit]
 
     def drift_view(
         self, *, deepen: bool = False, progress: Callable[[int, int], None] | None = None,
@@ -581,6 +743,7 @@ class Workspace:
         check_fields({"note": note})
         note = clean_line(note, "note")
         target = self.model.find(element)
+        self._for_writing()
         at = self.drift_view().accept(target.id, note)
         return {"element": target.id, "accepted_at": format_time(at), "note": note}
 
@@ -680,6 +843,7 @@ class Workspace:
                 "no embedding provider is configured",
                 hint='set [embeddings] provider = "openai" or "ollama" (and model) in archmem.toml',
             )
+        self._for_writing()
         return backfill(
             self.store, self.embedder, self.memory_embedding_text, now=format_time(self.clock()),
             batch_size=batch_size, progress=progress,
@@ -895,9 +1059,8 @@ class Workspace:
             found = report.not_measured_note()
             note = f"{found[:1].upper()}{found[1:]}." if found else None
         else:
-            note = "Drift not checked: " + (
-                "not a git repository." if not self.repository.is_git else "; ".join(self._recall_warnings)
-            )
+            reasons = [w.removeprefix("drift not checked: ") for w in self._recall_warnings]
+            note = "Drift not checked: " + ("not a git repository." if not self.repository.is_git else "; ".join(reasons))
         from archmem.errors import ArchmemError
 
         undeclared = None
@@ -908,7 +1071,7 @@ class Workspace:
             conformance_note = f"Conformance not checked: {exc.message}"
         return build_map(
             self.model, memories, ownership=self.ownership, now=self.clock(), verify=verify, drift=drift,
-            drift_note=note, undeclared=undeclared, conformance_note=conformance_note,
+            drift_note=note, undeclared=undeclared, conformance_note=conformance_note, name=self.root.name,
         )
 
     # ---- set-up ------------------------------------------------------------------

@@ -169,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         (root / ".gitignore").write_text(".archmem/\n", encoding="utf-8")
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "generated")
+        (root / ".archmem").mkdir()  # archmem in use: the import cache persists between runs
         sources = [p.relative_to(root).as_posix() for p in root.rglob("*")
                    if p.suffix in (".py", ".ts", ".go", ".java") and ".git" not in p.parts]
         print(f"repository: {len(sources)} source files ({args.files} generated + Python __init__ files), "

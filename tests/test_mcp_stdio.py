@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from archmem.mcp_stdio import INVALID_REQUEST, PARSE_ERROR, refusal  # noqa: E402
+from archmem.mcp.stdio import INVALID_REQUEST, PARSE_ERROR, refusal  # noqa: E402
 
 from .conftest import MODEL, REPO_ROOT, write  # noqa: E402
 

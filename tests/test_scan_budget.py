@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from archmem.cli import cli
 from archmem.drift.scan import scan_history, reader_for
-from archmem.mcp_server import WorkspaceHost
+from archmem.mcp.server import WorkspaceHost
 from archmem.workspace import Workspace
 
 from .conftest import DRIFT_MODEL, REPO_ROOT, git
@@ -25,6 +25,7 @@ COMMITS = 300
 def long_history(root: Path, count: int = COMMITS) -> Path:
     """A repository with ``count`` commits, written in one ``git fast-import``."""
     root.mkdir()
+    (root / ".archmem").mkdir()  # archmem is in use here: the history cache persists (reading creates no store)
     git(root, "init", "-q")
     stream = []
     model = DRIFT_MODEL.encode()

@@ -89,7 +89,7 @@ def test_a_corrupt_page_is_a_store_error_over_mcp(repo: Path):
     pytest.importorskip("mcp")
     from mcp import Client
 
-    from archmem.mcp_server import build_server
+    from archmem.mcp.server import build_server
     from archmem.workspace import Workspace
 
     assert am(repo, "remember", "the gateway drops headers over 8KB", "--kind", "pitfall").exit_code == 0

@@ -512,6 +512,27 @@ def archive(ctx: MemoryContext, ref: str, reason: str) -> Memory:
     return fresh
 
 
+def unarchive(ctx: MemoryContext, ref: str) -> Memory:
+    """Bring an archived memory back into recall (archiving is a decision, not a loss);
+    refused while another active memory holds its title."""
+    with ctx.store.transaction():
+        memory = resolve_memory(ctx.store, ref)
+        if memory.status != "archived":
+            raise ConflictError(f"{memory.label!r} is {memory.status}, not archived")
+        if memory.title:
+            clash = ctx.store.find_by_title(linkrules.normalize_title(memory.title), active_only=True)
+            if clash:
+                raise ConflictError(
+                    f"an active memory is already titled {clash[0].title!r} ({clash[0].id})",
+                    hint=f"supersede or archive that one first, or keep {memory.id} archived",
+                )
+        ctx.store.update_memory(memory.id, status="active", status_reason=None)
+        ctx.store.audit(format_time(ctx.clock()), "unarchive", memory.id, None, {"title": memory.title})
+        fresh = ctx.store.get_memory(memory.id)
+    assert fresh is not None
+    return fresh
+
+
 def purge(ctx: MemoryContext, memory_id: str, reason: str) -> dict[str, Any]:
     """The one hard delete (a secret written by mistake, a privacy request), logged."""
     if not reason or not reason.strip():

@@ -6,6 +6,7 @@ the review queue. Ending a session may write one ``session_outcome`` memory.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,7 @@ from archmem.errors import ConflictError, InvalidInputError, UnknownNameError, c
 from archmem.memory.fields import clean_line, required_line
 from archmem.memory.lifecycle import MemoryContext, RememberResult, new_id, remember, resolve_elements, resolve_memory
 from archmem.memory.secrets import check_fields
-from archmem.memory.types import Session
+from archmem.memory.types import Memory, Session
 
 
 @dataclass
@@ -110,3 +111,48 @@ def end_session(
         if not ctx.store.end_session(session.id, format_time(ctx.clock()), result.id if result else None):
             raise ConflictError(f"session {session.id} was ended by another writer")
     return SessionEnd(session_id=session.id, cited=cited, unknown=unknown, outcome=result)
+
+
+SESSION_ID = re.compile(r"\bs-[0-9a-f]{10}\b")
+"""How a session id looks in any text (``new_id("s")``)."""
+
+
+def named_in(memory: Memory, text: str) -> bool:
+    """Whether ``text`` names the memory: its id, or its title (four characters or more,
+    any case, as whole words). An agent that names a memory it was shown used it."""
+    if memory.id in text:
+        return True
+    title = (memory.title or "").strip()
+    if len(title) < 4:
+        return False
+    return re.search(r"(?<!\w)" + re.escape(title.casefold()) + r"(?!\w)", text.casefold()) is not None
+
+
+def end_left_open(
+    ctx: MemoryContext, *, ids: Sequence[str] = (), agents: Sequence[str] = (), words: str = "",
+) -> list[SessionEnd]:
+    """End the sessions an agent's client left open, from the client's session-end hook,
+    so what they were shown counts even when the agent never called end_session.
+
+    Which: the open sessions whose id is in ``ids`` (found in the client's transcript);
+    without ids, the open sessions whose agent is one of ``agents`` (``claude-code``
+    matches ``claude-code/sarah``). What they used: the memories each was shown that the
+    agent named in ``words``, its own messages and tool calls (never the tool results,
+    which name everything shown). No outcome is written: only the agent knows it.
+    """
+    wanted = set(ids)
+    prefixes = tuple(a.casefold() for a in agents if a)
+    chosen = [
+        session for session in ctx.store.open_sessions()
+        if session.id in wanted or (not wanted and prefixes and (session.agent or "").casefold().split("/")[0]
+                                    .startswith(prefixes))
+    ]
+    ended: list[SessionEnd] = []
+    for session in chosen:
+        shown = [m for m in map(ctx.store.get_memory, ctx.store.usage("exposures", session.id)) if m is not None]
+        used = [m.id for m in shown if words and named_in(m, words)]
+        try:
+            ended.append(end_session(ctx, session.id, used=used))
+        except ConflictError:
+            continue  # ended meanwhile by the agent itself, or another hook: nothing lost
+    return ended

@@ -156,9 +156,12 @@ def build_map(
     drift_note: str | None = None,
     undeclared: list[Dependency] | None = None,
     conformance_note: str | None = None,
+    name: str | None = None,
 ) -> KnowledgeMap:
     """Cells in the model's hierarchy from the active memories, ownership, drift and the
-    undeclared dependencies (``None``: not checked, ``conformance_note`` says why)."""
+    undeclared dependencies (``None``: not checked, ``conformance_note`` says why). The
+    map is titled by the model's name, else ``name`` (the repository folder's): the
+    templates add ": knowledge map" to it."""
     targets: dict[str, list[str]] = {}
     for dep in undeclared or ():
         targets.setdefault(dep.source, []).append(dep.target_name)
@@ -185,7 +188,7 @@ def build_map(
             )
         )
     return KnowledgeMap(
-        title=model.name or "Knowledge map", now=now, cells=cells, unowned=list(ownership.unowned),
+        title=model.name or name or "This repository", now=now, cells=cells, unowned=list(ownership.unowned),
         project_wide=project_wide, drift_note=drift_note, conformance_note=conformance_note,
         undeclared=None if undeclared is None else [
             {"source": d.source, "target": d.target, "source_name": d.source_name, "target_name": d.target_name,

@@ -20,6 +20,9 @@ from archmem.errors import StoreError
 from archmem.store.failures import is_store_failure, store_error
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+IN_MEMORY = ":memory:"
+"""The path of an index that lives in this process only (a read where no index may be
+created, see ``Workspace.store``): no file, no WAL, gone at ``close``."""
 
 
 class SQLiteConnection:
@@ -27,11 +30,16 @@ class SQLiteConnection:
 
     def __init__(self, path: Path, *, busy_timeout_ms: int = 30_000) -> None:
         self.path = Path(path)
+        self.in_memory = str(path) == IN_MEMORY
         self.busy_timeout_ms = busy_timeout_ms
         self._depth = 0
         self.db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
+        if self.in_memory:
+            db = sqlite3.connect(IN_MEMORY, isolation_level=None)
+            db.execute("PRAGMA foreign_keys = ON")
+            return db
         path = self.path
         if path.exists():
             with path.open("rb") as handle:

@@ -412,6 +412,12 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
             ended_at=parse_time(row[5]) if row[5] else None, outcome_memory_id=row[6],
         )
 
+    def open_sessions(self) -> list[Session]:
+        """Sessions not ended yet, oldest first."""
+        ids = [r[0] for r in self._execute(
+            "SELECT id FROM sessions WHERE ended_at IS NULL ORDER BY started_at, id").fetchall()]
+        return [session for session in map(self.get_session, ids) if session is not None]
+
     def session_ids(self) -> list[str]:
         return [r[0] for r in self._execute("SELECT id FROM sessions ORDER BY started_at").fetchall()]
 
@@ -474,7 +480,9 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
             "WHERE m.status = 'active' GROUP BY e.model"
         ).fetchall())
         pending = self._execute("SELECT COUNT(*) FROM links WHERE target_id IS NULL").fetchone()[0]
-        size = sum(path.stat().st_size for path in (self.path, Path(f"{self.path}-wal")) if path.exists())
+        size = 0 if self.in_memory else sum(
+            path.stat().st_size for path in (self.path, Path(f"{self.path}-wal")) if path.exists()
+        )
         return {
             "path": str(self.path), "schema": current_version(self.db), "bytes": size, "memories": memories,
             "sessions": int(sessions), "open_sessions": int(open_sessions), "vectors": vectors,

@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from archmem.errors import ConfigError, ConflictError
-from archmem.install_text import (
+from archmem.agents.config_files import (
     dump_json,
     load_json,
     load_toml,
@@ -40,17 +39,20 @@ from archmem.install_text import (
     toml_string,
     write_atomic,
 )
+from archmem.agents.hooks import (  # noqa: F401  (hook_command, hook_group: part of this module's interface)
+    DEFAULT_BUDGET,
+    codex_hooks_snippet,
+    cursor_hooks_snippet,
+    hook_command,
+    hook_group,
+    merge_codex_hooks,
+    merge_cursor_hooks,
+    merge_settings_hook,
+    settings_snippet,
+)
+from archmem.errors import ConfigError, ConflictError
 
 SERVER_NAME = "archmem"
-DEFAULT_BUDGET = 6000
-"""Characters of briefing the SessionStart hook puts into the context (about 1,500 tokens)."""
-HOOK_MATCHER = "startup|clear|compact"
-"""When the context starts empty: a new session, after /clear, after compaction. A resumed
-session (``resume``) still holds the briefing it was given."""
-HOOK_TIMEOUT = 30
-"""Seconds Claude Code waits for the hook before cancelling it."""
-HOOK_MARK = "archmem brief"
-"""A SessionStart command that contains this is archmem's hook."""
 SECTION_START = "<!-- archmem:start"
 SECTION_END = "<!-- archmem:end -->"
 
@@ -58,7 +60,9 @@ CLAUDE_MCP_FILE = ".mcp.json"
 CLAUDE_SETTINGS_FILE = ".claude/settings.json"
 CLAUDE_MEMORY_FILE = "CLAUDE.md"
 CODEX_CONFIG_FILE = ".codex/config.toml"
+CODEX_HOOKS_FILE = ".codex/hooks.json"
 CURSOR_MCP_FILE = ".cursor/mcp.json"
+CURSOR_HOOKS_FILE = ".cursor/hooks.json"
 AGENTS_FILE = "AGENTS.md"
 
 SESSION_HABITS = """\
@@ -100,22 +104,6 @@ def codex_server_entry() -> dict[str, Any]:
     return {"command": "archmem", "args": ["mcp"]}
 
 
-def hook_command(budget: int = DEFAULT_BUDGET) -> str:
-    """The SessionStart command: prints a briefing on stdout (which Claude Code adds to the
-    context): for the changed files, or on a clean tree the project overview (standing
-    rules, what to verify). It always exits 0, quietly when something is wrong: no
-    archmem on PATH, no model, a broken store."""
-    return f'cd "${{CLAUDE_PROJECT_DIR:-.}}" && archmem brief --changed --overview --budget {budget} 2>/dev/null || true'
-
-
-def hook_group(budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
-    """One matcher group of ``hooks.SessionStart`` in ``.claude/settings.json``."""
-    return {
-        "matcher": HOOK_MATCHER,
-        "hooks": [{"type": "command", "command": hook_command(budget), "timeout": HOOK_TIMEOUT}],
-    }
-
-
 def mcp_json_snippet() -> str:
     """What ``.mcp.json`` holds after install in a project that had none."""
     return dump_json({"mcpServers": {SERVER_NAME: server_entry()}}, 2)
@@ -124,11 +112,6 @@ def mcp_json_snippet() -> str:
 def cursor_mcp_json_snippet() -> str:
     """What ``.cursor/mcp.json`` holds after install in a project that had none."""
     return dump_json({"mcpServers": {SERVER_NAME: cursor_server_entry()}}, 2)
-
-
-def settings_snippet(budget: int = DEFAULT_BUDGET) -> str:
-    """What ``.claude/settings.json`` holds after install in a project that had none."""
-    return dump_json({"hooks": {"SessionStart": [hook_group(budget)]}}, 2)
 
 
 def codex_toml_snippet() -> str:
@@ -214,31 +197,43 @@ def plan_claude_code(root: Path, *, budget: int = DEFAULT_BUDGET) -> list[FileCh
     ])
 
 
-def plan_codex(root: Path, *, config_path: Path | None = None, config_name: str | None = None) -> list[FileChange]:
-    """Codex's config.toml (``.codex/config.toml`` of the project, or ``config_path``) and
-    the AGENTS.md section."""
+def plan_codex(
+    root: Path, *, config_path: Path | None = None, config_name: str | None = None, budget: int = DEFAULT_BUDGET
+) -> list[FileChange]:
+    """Codex's config.toml (``.codex/config.toml`` of the project, or ``config_path``), the
+    ``hooks.json`` beside it (the SessionStart briefing) and the AGENTS.md section."""
     toml_path = config_path if config_path is not None else root / CODEX_CONFIG_FILE
     toml_name = config_name or (CODEX_CONFIG_FILE if config_path is None else str(config_path))
+    hooks_name = (toml_name[: -len("config.toml")] + "hooks.json" if toml_name.endswith("config.toml")
+                  else str(toml_path.with_name("hooks.json")))
     return plan_files([
         (toml_path, toml_name, merge_codex_toml),
+        (toml_path.with_name("hooks.json"), hooks_name, lambda text, name: merge_codex_hooks(text, name, budget=budget)),
         (root / AGENTS_FILE, AGENTS_FILE, merge_section),
     ])
 
 
-def plan_cursor(root: Path) -> list[FileChange]:
-    """Cursor's project ``.cursor/mcp.json`` and the AGENTS.md section (Cursor reads
-    AGENTS.md as project rules)."""
+def plan_cursor(root: Path, *, budget: int = DEFAULT_BUDGET) -> list[FileChange]:
+    """Cursor's project ``.cursor/mcp.json``, ``.cursor/hooks.json`` (the sessionStart
+    briefing and the sessionEnd hook) and the AGENTS.md section (Cursor reads AGENTS.md
+    as project rules)."""
     return plan_files([
         (root / CURSOR_MCP_FILE, CURSOR_MCP_FILE,
          lambda text, name: merge_mcp_json(text, name, entry=cursor_server_entry())),
+        (root / CURSOR_HOOKS_FILE, CURSOR_HOOKS_FILE, lambda text, name: merge_cursor_hooks(text, name, budget=budget)),
         (root / AGENTS_FILE, AGENTS_FILE, merge_section),
     ])
 
 
-def installed(root: Path) -> dict[str, str]:
+NOT_ON_PATH = "installed, but the archmem command is not on PATH"
+
+
+def installed(root: Path, *, command: str | None = "archmem") -> dict[str, str]:
     """Per target, what is in the project now: ``installed`` (install would change
     nothing), ``customized`` (an archmem entry that differs from what install writes),
-    ``partial``, ``no``, or the error that stops reading its files."""
+    ``partial``, ``no``, or the error that stops reading its files. The agents start
+    ``archmem`` by name: when ``command`` (``shutil.which("archmem")``) is None, an
+    installed target says it cannot be started."""
     found = {}
     for target, plan in (("claude-code", plan_claude_code), ("codex", plan_codex), ("cursor", plan_cursor)):
         try:
@@ -248,7 +243,7 @@ def installed(root: Path) -> dict[str, str]:
             continue
         actions = {change.action for change in changes}
         if actions == {"unchanged"}:
-            found[target] = "installed"
+            found[target] = "installed" if command else NOT_ON_PATH
         elif any(change.conflicts for change in changes):
             found[target] = "customized"
         elif "unchanged" in actions and any(c.action == "unchanged" and c.name != AGENTS_FILE for c in changes):
@@ -308,46 +303,6 @@ def merge_mcp_json(
             return text, []
         conflicts.append(f'the "{SERVER_NAME}" server is {short_json(existing)}, install writes {short_json(ours)}')
     servers[SERVER_NAME] = ours
-    return dump_json(data, *style, source=text), conflicts
-
-
-def merge_settings_hook(text: str | None, name: str = CLAUDE_SETTINGS_FILE, *, budget: int = DEFAULT_BUDGET
-                        ) -> tuple[str, list[str]]:
-    """Add archmem's SessionStart hook to Claude Code settings, keeping every other setting,
-    event and hook (also other SessionStart hooks); never a second archmem hook."""
-    ours = hook_group(budget)
-    if text is None or not text.strip():
-        return settings_snippet(budget), []
-    data, style = load_json(text, name)
-    hooks = data.setdefault("hooks", {})
-    if not isinstance(hooks, dict):
-        raise ConfigError(f'{name}: "hooks" is not an object; nothing was written')
-    groups = hooks.setdefault("SessionStart", [])
-    if not isinstance(groups, list):
-        raise ConfigError(f'{name}: "hooks.SessionStart" is not a list; nothing was written')
-    found = [
-        (group, handler)
-        for group in groups
-        if isinstance(group, dict) and isinstance(group.get("hooks"), list)
-        for handler in group["hooks"]
-        if isinstance(handler, dict) and HOOK_MARK in str(handler.get("command", ""))
-    ]
-    if len(found) == 1:
-        group, handler = found[0]
-        if group.get("matcher", "") == ours["matcher"] and handler == ours["hooks"][0]:
-            return text, []
-    conflicts = [
-        f"a SessionStart hook runs {handler.get('command')!r} (matcher {group.get('matcher', '')!r}); "
-        f"install writes {ours['hooks'][0]['command']!r} (matcher {ours['matcher']!r})"
-        for group, handler in found
-    ]
-    emptied = set()
-    for group, handler in found:  # replaced: drop the old handler, and its group when it held no other
-        group["hooks"].remove(handler)
-        if not group["hooks"]:
-            emptied.add(id(group))
-    groups[:] = [group for group in groups if id(group) not in emptied]
-    groups.append(ours)
     return dump_json(data, *style, source=text), conflicts
 
 
@@ -472,8 +427,10 @@ def snippets(target: str | None = None, *, budget: int = DEFAULT_BUDGET) -> dict
         found["hook_command"] = hook_command(budget)
     if target in (None, "cursor"):
         found["cursor_mcp_json"] = json.loads(cursor_mcp_json_snippet())
+        found["cursor_hooks"] = json.loads(cursor_hooks_snippet(budget))
     if target in (None, "codex"):
         found["codex_toml"] = codex_toml_snippet()
+        found["codex_hooks"] = json.loads(codex_hooks_snippet(budget))
     found["section"] = habits_section()
     return found
 
@@ -492,8 +449,9 @@ def print_document(target: str | None = None, *, budget: int = DEFAULT_BUDGET) -
             f"```json\n{mcp_json_snippet()}```\n"
         )
         parts.append(
-            "## Claude Code SessionStart hook: `.claude/settings.json`\n\n"
-            "Its output (the briefing for the changed files) is added to the agent's context.\n\n"
+            "## Claude Code hooks: `.claude/settings.json`\n\n"
+            "SessionStart's output (the briefing for the changed files) is added to the agent's context; "
+            "SessionEnd ends the sessions the agent left open.\n\n"
             f"```json\n{settings_snippet(budget)}```\n"
         )
     if target in (None, "cursor"):
@@ -501,10 +459,23 @@ def print_document(target: str | None = None, *, budget: int = DEFAULT_BUDGET) -
             "## JSON: Cursor `.cursor/mcp.json` (Cursor expands `${workspaceFolder}`)\n\n"
             f"```json\n{cursor_mcp_json_snippet()}```\n"
         )
+        parts.append(
+            "## Cursor hooks: `.cursor/hooks.json`\n\n"
+            "sessionStart returns the briefing as `additional_context`; sessionEnd ends the sessions the agent "
+            "left open.\n\n"
+            f"```json\n{cursor_hooks_snippet(budget)}```\n"
+        )
     if target in (None, "codex"):
         parts.append(
             "## TOML: Codex `.codex/config.toml` (trusted projects) or `~/.codex/config.toml`\n\n"
             f"```toml\n{codex_toml_snippet()}```\n"
+        )
+        parts.append(
+            "## Codex hooks: `.codex/hooks.json` (or `~/.codex/hooks.json`)\n\n"
+            "SessionStart returns the briefing as `additionalContext`. Codex runs hooks you trusted once "
+            "(/hooks); before hooks were on by default, they needed `[features] codex_hooks = true` in "
+            "config.toml.\n\n"
+            f"```json\n{codex_hooks_snippet(budget)}```\n"
         )
     parts.append(
         "## Session habits: AGENTS.md, CLAUDE.md, or your client's rules file\n\n"

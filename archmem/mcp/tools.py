@@ -1,10 +1,13 @@
 """The MCP tools of ``archmem mcp``: each a thin call into ``Workspace`` that answers
-with data (the same JSON the CLI's ``--json`` prints) and a short text for the model.
+with data (the JSON the CLI's ``--json`` prints, its shape in ``archmem.mcp.schemas``)
+and a short text for the model; a briefing's Markdown is its text, never repeated in
+the data.
 
-No ``mcp`` import here: ``archmem.mcp_server`` turns these functions into tools. Each
+No ``mcp`` import here: ``archmem.mcp.server`` turns these functions into tools. Each
 function's docstring is the tool's description and its ``Annotated`` parameters are the
 input schema, so both are written for an agent: short, concrete, teaching the habits the
-ranking depends on (sessions, citations, supersede, titles).
+ranking depends on (sessions, citations, supersede, titles). ``TOOLS`` gives each its
+title and its hints (read-only, destructive, idempotent).
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from archmem.memory.types import MemoryKind
+from archmem.words import plural
 from archmem.workspace import Workspace
 
 INSTRUCTIONS = """\
@@ -40,6 +45,7 @@ ElementList = Annotated[
     list[str] | None,
     Field(description="Element identifiers or names (find_elements lists them)."),
 ]
+Kind = Annotated[MemoryKind, Field(description="pitfall (a trap), convention (how we do it), note, or session_outcome.")]
 ChangedFiles = Annotated[list[str] | None, Field(description="Repo-relative paths the task changes.")]
 Changed = Annotated[bool, Field(description="Also take the changed files from git diff (working tree, staged, new).")]
 
@@ -60,10 +66,11 @@ def remember(
     content: Annotated[
         str, Field(description="The fact, in a few sentences. [[Title]] links another memory, an element or an ADR.")
     ],
-    kind: Annotated[str, Field(description="pitfall (a trap), convention (how we do it), note, or session_outcome.")],
+    kind: Kind,
     title: Annotated[str | None, Field(description="A short unique title: makes it addressable as [[Title]].")] = None,
-    element: Annotated[str | None, Field(description="The element it is about (identifier or name).")] = None,
-    elements: ElementList = None,
+    elements: Annotated[
+        list[str] | None, Field(description="The elements it is about, identifiers or names (none: project-wide).")
+    ] = None,
     supersedes: Annotated[str | None, Field(description="Title or id of the memory this one replaces.")] = None,
     anchors: Annotated[list[str] | None, Field(description="Repo paths it is about, optionally path#Symbol.")] = None,
     session_id: SessionId = None,
@@ -78,9 +85,13 @@ def remember(
     lists near memories: supersede one of them on purpose? Pass your session_id.
     """
     result = ws.remember(
-        content, kind=kind, title=title, elements=[*([element] if element else []), *(elements or [])],
-        anchors=anchors or [], supersedes=supersedes, author=author, session_id=session_id,
+        content, kind=kind, title=title, elements=elements or [], anchors=anchors or [], supersedes=supersedes,
+        author=author, session_id=session_id,
     )
+    return _remembered(result)
+
+
+def _remembered(result: Any) -> Answer:
     data = result.to_dict()
     label = f"{result.title!r} " if result.title else ""
     if result.deduplicated:
@@ -96,6 +107,42 @@ def remember(
     lines += [f"pending link [[{p}]]: attaches when a memory with that title is written" for p in result.pending_links]
     lines += [f"warning: {w}" for w in result.warnings]
     return Answer(data, "\n".join(lines))
+
+
+def supersede(
+    ws: Workspace,
+    memory: Annotated[str, Field(description="Id or title of the memory that no longer holds.")],
+    content: Annotated[str, Field(description="What holds now, in a few sentences.")],
+    kind: Annotated[MemoryKind | None, Field(description="Default: the old memory's kind.")] = None,
+    title: Annotated[str | None, Field(description="Default: the old memory's title.")] = None,
+    elements: Annotated[list[str] | None, Field(description="Default: the old memory's elements.")] = None,
+    anchors: Annotated[list[str] | None, Field(description="Default: the old memory's anchors.")] = None,
+    session_id: SessionId = None,
+    author: Annotated[str | None, Field(description="Who writes it, as client/name (e.g. claude-code/sarah).")] = None,
+) -> Answer:
+    """Replace a memory that no longer holds with what holds now: the old one leaves
+    recall and stays in its history. Kind, title, elements and anchors carry over unless
+    given. A memory already superseded is refused with the name of the current one:
+    supersede that one instead.
+    """
+    result = ws.supersede(
+        memory, content, kind=kind, title=title, elements=elements, anchors=anchors, author=author,
+        session_id=session_id,
+    )
+    return _remembered(result)
+
+
+def archive(
+    ws: Workspace,
+    memory: MemoryRef,
+    reason: Annotated[str, Field(description="Why it leaves recall (kept with it).")],
+) -> Answer:
+    """Take a memory out of recall when it is wrong or obsolete and nothing replaces it
+    (when something does, supersede it instead). It stays in history and in its file;
+    a person can bring it back (archmem unarchive).
+    """
+    archived = ws.archive(memory, reason)
+    return Answer(archived.model_dump(mode="json"), f"archived {archived.label!r} ({archived.id})")
 
 
 def confirm_memory(
@@ -114,7 +161,7 @@ def confirm_memory(
     confirmed = ws.confirm(found.id, reason=reason, seen=changes)
     data = confirmed.model_dump(mode="json")
     data["changes_since_confirmed"] = changes.to_dict() if changes else None
-    text = f"confirmed {confirmed.label!r} ({confirmed.id}), {confirmed.confirmations} confirmation(s)"
+    text = f"confirmed {confirmed.label!r} ({confirmed.id}), {plural(confirmed.confirmations, 'confirmation')}"
     return Answer(data, text + ("\n" + changes.text() if changes else ""))
 
 
@@ -132,14 +179,30 @@ def start_session(
     warnings, gaps; when no memory is about the task, the conventions that hold for
     every task). Pass session_id to recall and remember; finish with end_session.
     """
+    note = _not_set_up(ws)  # asked first: the session's own index makes the repository look set up
     session = ws.start_session(task, elements=elements or [], agent=agent)
     briefing = ws.brief(session.task, elements=session.elements, session_id=session.id)
     if not briefing.memory_ids:  # the first contact still gets what holds for every task
         briefing = ws.overview(session_id=session.id, for_task=session.task)
-    data = {"session_id": session.id, "session": session.model_dump(mode="json"), "briefing": briefing.to_dict()}
+    data = {"session_id": session.id, "session": session.model_dump(mode="json"), "briefing": briefing_data(briefing)}
     text = (f"session_id: {session.id} (pass it to recall and remember; finish with end_session)\n\n"
-            + briefing.markdown)
+            + note + briefing.markdown)
     return Answer(data, text)
+
+
+def briefing_data(briefing: Any) -> dict[str, Any]:
+    """A briefing as data, without its Markdown (the answer's text is the Markdown)."""
+    data = briefing.to_dict()
+    del data["markdown"]
+    return data
+
+
+def _not_set_up(ws: Workspace) -> str:
+    """A line for an agent in a repository where archmem has nothing yet."""
+    if ws.set_up:
+        return ""
+    return ("archmem has nothing here yet (no architecture model, no memories): remember what the next agent "
+            "should know, and it starts this repository's memory.\n\n")
 
 
 def end_session(
@@ -159,7 +222,7 @@ def end_session(
     as one session_outcome memory on the session's elements.
     """
     ended = ws.end_session(session_id, used=used_memories, outcome=outcome, author=author)
-    lines = [f"ended {ended.session_id}: {len(ended.cited)} memory citation(s)"]
+    lines = [f"ended {ended.session_id}: {plural(len(ended.cited), 'memory citation')}"]
     lines += [f"no memory matches {name!r} (not recorded)" for name in ended.unknown]
     if ended.outcome:
         lines.append(f"outcome remembered as {ended.outcome.id}")
@@ -191,7 +254,7 @@ def recall(
         query, elements=elements or [], changed_files=changed_files or [], changed=changed,
         session_id=session_id, limit=limit, explain=explain,
     ).to_dict()
-    return Answer(result, recall_text(result))
+    return Answer(result, _not_set_up(ws) + recall_text(result))
 
 
 def recall_text(result: dict[str, Any]) -> str:
@@ -244,7 +307,7 @@ def brief(
         task, elements=elements or [], changed_files=changed_files or [], changed=changed, session_id=session_id,
         budget=budget, overview=True,
     )
-    return Answer(briefing.to_dict(), briefing.markdown)
+    return Answer(briefing_data(briefing), briefing.markdown)
 
 
 def find_elements(
@@ -259,7 +322,7 @@ def find_elements(
     found = ws.find_elements(task, limit=limit)
     lines = [
         f"{e['name']} ({e['id']}, {e['kind']}, {e['score']:.2f}): {', '.join(e['paths']) or 'no code paths'}; "
-        f"{e['memories']} memories" for e in found
+        f"{plural(e['memories'], 'memory', 'memories')}" for e in found
     ] or ["No element of the model matches this task."]
     return Answer({"elements": found}, "\n".join(lines))
 
@@ -274,7 +337,8 @@ def knowledge_map(ws: Workspace) -> Answer:
     lines = [data["coverage"]]
     for cell in data["elements"]:
         count = sum(len(titles) for titles in cell["memories"].values())
-        state = (f"{count} memories ({cell['pitfalls']} pitfalls, {cell['verify']} VERIFY), {cell['freshness']}"
+        state = (f"{plural(count, 'memory', 'memories')} ({plural(cell['pitfalls'], 'pitfall')}, "
+                 f"{cell['verify']} VERIFY), {cell['freshness']}"
                  if count else "nothing known")
         drift = f", drift: {cell['drift']}" if cell["drift"] else ""
         lines.append(f"{'  ' * cell['depth']}- {cell['name']} ({cell['id']}): {state}{drift}")
@@ -302,11 +366,103 @@ def review_queue(ws: Workspace) -> Answer:
     return Answer(queue, "\n".join(lines))
 
 
-TOOLS: list[Callable[..., Answer]] = [
-    start_session, recall, remember, confirm_memory, end_session, brief, find_elements, knowledge_map, review_queue,
+def drift(
+    ws: Workspace,
+    element: Annotated[str | None, Field(description="An element (identifier or name): its drift alone.")] = None,
+    memory: Annotated[str | None, Field(description="A memory (id or title): is it VERIFY, and why.")] = None,
+) -> Answer:
+    """Whether the code moved under the model: per element, in_sync, drifted (its code
+    changed past the threshold since the model described it) or missing, with the commit
+    that tipped it; the score; and the memories to verify. Ask about one element, or one
+    memory (verify: true means check it against the code, then confirm_memory or
+    supersede it).
+    """
+    report = ws.drift_report()
+    data = report.to_dict()
+    data["memory"] = None
+    if element:
+        target = ws.model.find(element)
+        data["elements"] = [e for e in data["elements"] if e["id"] == target.id]
+        data["stale_memories"] = [m for m in data["stale_memories"] if target.id in m["elements"]]
+    if memory:
+        found = ws.get_memory(memory)
+        reason = ws.staleness(found) if found.status == "active" else None
+        data["memory"] = {"id": found.id, "title": found.title, "status": found.status, "verify": reason is not None,
+                          "verify_reason": reason}
+        if not element:  # the elements it is attached to, and no other memory
+            data["elements"] = [e for e in data["elements"] if e["id"] in found.elements]
+        data["stale_memories"] = [m for m in data["stale_memories"] if m["id"] == found.id]
+    return Answer(data, drift_text(data))
+
+
+def drift_text(data: dict[str, Any]) -> str:
+    lines = [f"warning: {w}" for w in data["warnings"]]
+    if data["score"] is not None:
+        counts = data["counts"]
+        lines.append(f"drift score {data['score']}/100 ({counts['in_sync']} in sync, {counts['drifted']} drifted, "
+                     f"{counts['missing']} missing; {data['commits']} commits read)")
+    for element in data["elements"]:
+        if element["status"] == "no_paths" and len(data["elements"]) > 1:
+            continue
+        stamp = element["stamp"]
+        tipped = (f", at {stamp['commit'][:7]} ({plural(stamp['lines'], 'line')}, {plural(stamp['files'], 'file')})"
+                  if stamp else "")
+        lines.append(f"{element['name']} ({element['id']}): {element['status']}{tipped}")
+    found = data["memory"]
+    if found is not None:
+        state = f"VERIFY: {found['verify_reason']}" if found["verify"] else "nothing moved under it since it was confirmed"
+        lines.append(f"memory {found['title'] or found['id']} ({found['id']}, {found['status']}): {state}")
+    elif data["stale_memories"]:
+        lines.append(f"{plural(len(data['stale_memories']), 'memory', 'memories')} to verify:")
+        lines += [f"- {m['title'] or m['id']} ({m['id']}): {m['verify_reason']}" for m in data["stale_memories"]]
+    return "\n".join(lines)
+
+
+def history(ws: Workspace, memory: MemoryRef) -> Answer:
+    """A memory's supersede chain, oldest first: what was believed before, and what
+    replaced it (superseded and archived memories included).
+    """
+    chain = ws.history(memory)
+    current = next((m.id for m in chain if m.status == "active"), None)
+    lines = [f"{i}. {m.label} ({m.id}, {m.status}): " + " ".join(m.content.split())[:300]
+             for i, m in enumerate(chain, start=1)]
+    return Answer({"current": current, "history": [m.model_dump(mode="json") for m in chain]}, "\n".join(lines))
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool with what a client shows and may rely on: its title, and whether it
+    changes nothing (``read_only``), may remove something from every agent's view
+    (``destructive``), or can be repeated to no further effect (``idempotent``)."""
+
+    function: Callable[..., Answer]
+    title: str
+    read_only: bool
+    destructive: bool = False
+    idempotent: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.function.__name__
+
+
+TOOLS: list[ToolSpec] = [
+    ToolSpec(start_session, "Start a session (briefing for the task)", read_only=False),
+    # recall and brief with a session_id count what was shown in the local index (usage
+    # bookkeeping); they change no memory and no file
+    ToolSpec(recall, "Recall memories for a task", read_only=True, idempotent=True),
+    ToolSpec(remember, "Remember a fact", read_only=False),
+    ToolSpec(supersede, "Supersede a memory", read_only=False),
+    ToolSpec(confirm_memory, "Confirm a memory still holds", read_only=False),
+    ToolSpec(archive, "Archive a memory", read_only=False, destructive=True, idempotent=True),
+    ToolSpec(end_session, "End a session (cite what you used)", read_only=False),
+    ToolSpec(brief, "Briefing for a task", read_only=True, idempotent=True),
+    ToolSpec(find_elements, "Find the elements a task is about", read_only=True, idempotent=True),
+    ToolSpec(knowledge_map, "Knowledge map", read_only=True, idempotent=True),
+    ToolSpec(review_queue, "Review queue", read_only=True, idempotent=True),
+    ToolSpec(drift, "Drift (element or memory)", read_only=True, idempotent=True),
+    ToolSpec(history, "History of a memory", read_only=True, idempotent=True),
 ]
-READ_ONLY = {"find_elements", "knowledge_map", "review_queue"}
-"""Tools that change nothing (recall and brief record exposures when given a session_id)."""
 
 
 # ---- resources and prompts ---------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from archmem.errors import ConfigError, ConflictError, RepositoryError
-from archmem.install import FileChange, plan_files
+from archmem.agents.install import FileChange, plan_files
 
 DRIVER = "archmem"
 ATTRIBUTE = f"merge={DRIVER}"
@@ -131,7 +131,7 @@ def apply_merge_driver(
 ) -> None:
     """Write ``.gitattributes`` and set the git config entries; refuse conflicts unless ``force``."""
     from archmem.git.tools import config_set
-    from archmem.install import apply_changes
+    from archmem.agents.install import apply_changes
 
     if not force:
         check_conflicts(changes, settings)

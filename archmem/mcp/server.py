@@ -1,14 +1,15 @@
 """``archmem mcp``: archmem as a stdio MCP server, built on the official SDK (``MCPServer``).
 
-Every tool (``archmem.mcp_tools``) is a thin call into one ``Workspace``, opened once
+Every tool (``archmem.mcp.tools``) is a thin call into one ``Workspace``, opened once
 for the server's life. A tool answers with structured content (the JSON the CLI's
-``--json`` prints) and a short text; a user's mistake (an unknown element, a title
-clash, a secret, an unknown session, a bad kind, content over 20,000 characters) is a
-tool error (``isError``) whose text is the CLI's message, ``str(ArchmemError)``, and
-whose structured content is ``ArchmemError.to_dict()``. Wrong or missing arguments are
-tool errors too (the SDK checks them against each tool's input schema). The server
-never dies on bad input, and a line that is no MCP message (malformed JSON, a batch, an
-``id`` of null) is answered with its JSON-RPC error (``archmem.mcp_stdio``).
+``--json`` prints, declared as its output schema in ``archmem.mcp.schemas``) and a short
+text; a user's mistake (an unknown element, a title clash, a secret, an unknown session,
+content over 20,000 characters) is a tool error (``isError``) whose text is the CLI's
+message, ``str(ArchmemError)``, and whose structured content is
+``ArchmemError.to_dict()``. Wrong, missing or unknown arguments are tool errors too, in
+the same short form (``archmem.mcp.protocol``). The server never dies on bad input, and
+a line that is no MCP message (malformed JSON, a batch, an ``id`` of null) is answered
+with its JSON-RPC error (``archmem.mcp.stdio``).
 
 Which repository. The server's working directory, up to its git top level, as for
 every archmem command; ``archmem mcp --repo DIR`` names it (clients that start servers
@@ -65,7 +66,7 @@ from archmem.escape import printable
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
-    from archmem.mcp_tools import Answer
+    from archmem.mcp.tools import Answer
     from archmem.workspace import Workspace
 
 log = logging.getLogger("archmem.mcp")
@@ -258,23 +259,29 @@ def client_name(ctx: Any) -> str | None:
     return name.strip() or None if isinstance(name, str) else None
 
 
-def _as_tool(host: WorkspaceHost, function: Callable[..., Answer]) -> Callable[..., Any]:
+def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any = None) -> Callable[..., Any]:
     """An async tool with ``function``'s parameters (less the workspace) and docstring,
-    answering a ``CallToolResult``: structured content and a text, or an error. Where the
-    function takes an ``author`` and the agent names none (and no session, whose agent
-    signs), the client's own name from ``initialize`` is the author: a memory says which
-    agent wrote it."""
+    answering a ``CallToolResult``: structured content (of the ``output`` model, which
+    becomes the tool's output schema) and a text, or an error. Where the function takes an
+    ``author`` and the agent names none (and no session, whose agent signs), the client's
+    own name from ``initialize`` is the author: a memory says which agent wrote it."""
+    from typing import Annotated
+
     from mcp.server.mcpserver import Context
     from mcp_types import CallToolResult, TextContent
 
     signature = inspect.signature(function, eval_str=True)
     parameters = list(signature.parameters.values())[1:]
     takes_author = "author" in signature.parameters
+    takes_agent = "agent" in signature.parameters
 
     async def tool(context: Context, **arguments: Any) -> CallToolResult:
         if takes_author and not arguments.get("author") and not arguments.get("session_id"):
             # in a session, the session's agent signs; else the client, with this clone's git user
             arguments["author"] = host.workspace.author_for(client_name(context) or "mcp")
+        if takes_agent and not arguments.get("agent"):
+            # a session is the client's (its session-end hook finds the sessions it left open)
+            arguments["agent"] = client_name(context) or "mcp"
         try:
             answer = await host.run(function, **arguments)
         except ArchmemError as exc:
@@ -294,14 +301,13 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer]) -> Callable[.
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=answer.data)
 
     injected = inspect.Parameter("context", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    returns: Any = Annotated[CallToolResult, output] if output is not None else CallToolResult
     tool.__name__ = tool.__qualname__ = function.__name__
     tool.__doc__ = function.__doc__
     tool.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*parameters, injected], return_annotation=CallToolResult
+        parameters=[*parameters, injected], return_annotation=returns
     )
-    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {
-        "context": Context, "return": CallToolResult,
-    }
+    tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"context": Context, "return": returns}
     return tool
 
 
@@ -317,7 +323,7 @@ def _as_resource(host: WorkspaceHost, read: Callable[[Workspace], str]) -> Calla
 
 
 def _as_prompt(host: WorkspaceHost) -> Callable[..., Any]:
-    from archmem import mcp_tools
+    from archmem.mcp import tools as mcp_tools
 
     async def start_task(task: str) -> str:
         """The task, in words."""
@@ -328,6 +334,8 @@ def _as_prompt(host: WorkspaceHost) -> Callable[..., Any]:
 
 INTERNAL_ERROR = -32603
 """JSON-RPC's code for a request the server could not carry out."""
+INVALID_PARAMS = -32602
+"""JSON-RPC's code for a request whose parameters are wrong (a resource that is not there)."""
 
 
 async def _answer_or_protocol_error(host: WorkspaceHost, function: Callable[..., str], **arguments: Any) -> str:
@@ -345,24 +353,22 @@ async def _answer_or_protocol_error(host: WorkspaceHost, function: Callable[...,
 def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARNING") -> MCPServer:
     """The archmem MCP server for one workspace (not started)."""
     require_sdk()
-    from mcp.server import MCPServer
-    from mcp_types import ToolAnnotations
-
-    from archmem import mcp_tools
+    from archmem.mcp import tools as mcp_tools
+    from archmem.mcp.protocol import ArchmemServer
 
     host = workspace if isinstance(workspace, WorkspaceHost) else WorkspaceHost(workspace)
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[None]:
-        host.warm_up()
         try:
             yield None
         finally:
             await host.close()
 
-    server: MCPServer = MCPServer(
+    server = ArchmemServer(
         "archmem", title="archmem", version=__version__, instructions=mcp_tools.INSTRUCTIONS,
         lifespan=lifespan, log_level=log_level,  # type: ignore[arg-type]
+        prepare=lambda ready: _prepare(ready, host),
     )
     for uri, name, title, read in mcp_tools.RESOURCES:
         server.resource(uri, name=name, title=title, description=read.__doc__, mime_type="text/markdown")(
@@ -372,14 +378,31 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
         name="start_task", title="Start a task with archmem",
         description="Brief the agent on a task from the repository's memory, and how to record what it learns.",
     )(_as_prompt(host))
-    for function in mcp_tools.TOOLS:
-        server.add_tool(
-            _as_tool(host, function),
-            name=function.__name__,
-            description=inspect.cleandoc(function.__doc__ or ""),
-            annotations=ToolAnnotations(read_only_hint=True) if function.__name__ in mcp_tools.READ_ONLY else None,
-        )
     return server
+
+
+def _prepare(server: Any, host: WorkspaceHost) -> None:
+    """What can wait until ``initialize`` is answered: warm the workspace up on its
+    thread (store, model, history, while the client lists the tools), and register
+    the tools with their input and output schemas."""
+    from mcp_types import ToolAnnotations
+
+    from archmem.mcp import tools as mcp_tools
+    from archmem.mcp.schemas import OUTPUTS
+
+    host.warm_up()
+    for spec in mcp_tools.TOOLS:
+        server.add_tool(
+            _as_tool(host, spec.function, OUTPUTS[spec.name]),
+            name=spec.name,
+            title=spec.title,
+            description=inspect.cleandoc(spec.function.__doc__ or ""),
+            annotations=ToolAnnotations(
+                title=spec.title, read_only_hint=spec.read_only, destructive_hint=spec.destructive,
+                idempotent_hint=spec.idempotent, open_world_hint=False,
+            ),
+        )
+        server.arguments[spec.name] = list(inspect.signature(spec.function).parameters)[1:]
 
 
 def serve(workspace: Workspace, *, log_level: str = "WARNING") -> None:
@@ -390,7 +413,7 @@ def serve(workspace: Workspace, *, log_level: str = "WARNING") -> None:
     )
     import anyio
 
-    from archmem.mcp_stdio import serve_stdio
+    from archmem.mcp.stdio import serve_stdio
 
     host = WorkspaceHost(workspace)
     server = build_server(host, log_level=log_level)
