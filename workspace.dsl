@@ -28,7 +28,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             service = container "Workspace" "The one façade: owns config, clock, repository and store." "Python" {
                 facade = component "Workspace" "Opens a repository, loads its model, answers every operation." {
                     properties {
-                        "archmem.paths" "archmem/workspace.py, archmem/demo.py, archmem/status.py, archmem/initialize.py"
+                        "archmem.paths" "archmem/workspace/**, archmem/demo.py, archmem/status.py, archmem/initialize.py"
                     }
                 }
             }

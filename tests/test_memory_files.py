@@ -264,6 +264,7 @@ def test_a_write_never_overwrites_a_hand_edit_it_has_not_read(repo: Path):
 
 # ---- the file format round-trips -------------------------------------------------------
 
+import unicodedata  # noqa: E402
 from datetime import datetime, timezone  # noqa: E402
 
 from hypothesis import given, settings  # noqa: E402
@@ -273,7 +274,9 @@ from archmem.memory.file_format import render_memory  # noqa: E402
 from archmem.memory.types import Memory  # noqa: E402
 
 _text = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Cf")), min_size=1, max_size=40).map(
-    str.strip).filter(lambda t: t and "[[" not in t and "]]" not in t and "|" not in t)
+    lambda t: unicodedata.normalize("NFC", t).strip()).filter(
+    lambda t: t and "[[" not in t and "]]" not in t and "|" not in t)
+"""Text as archmem stores it: titles are NFC-normalized when written (豈 U+F900 is 豈 U+8C48)."""
 
 
 @settings(max_examples=300, deadline=None)

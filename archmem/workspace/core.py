@@ -1,0 +1,348 @@
+"""``Workspace``: the one façade every interface (CLI, MCP, Action) calls.
+
+It owns the repository, the configuration, the clock and the store, reads the model
+and drift lazily and keeps them until ``refresh()``, and returns plain values; it
+prints nothing. Each method is a thin call into the domain. Its operations are grouped
+by what they serve, one module each (memories, drift, recall, briefing, reviews); this
+module holds what they share: the repository, the model and the store.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from archmem.clock import Clock, format_time, system_clock
+from archmem.config import Config, load_config
+from archmem.errors import ModelNotFoundError
+from archmem.model.loader import discover_model, load_model
+from archmem.model.ownership import Ownership, compute_ownership
+from archmem.model.types import ArchitectureModel
+from archmem.repo import Repository
+from archmem.workspace.briefing import BriefingOps
+from archmem.workspace.drift import DriftOps
+from archmem.workspace.memories import MemoryOps
+from archmem.workspace.recall import RecallOps
+from archmem.workspace.reviews import ReviewOps
+
+if TYPE_CHECKING:
+    from archmem.initialize import InitResult
+    from archmem.memory.lifecycle import MemoryContext
+    from archmem.memory.sync import SyncReport
+    from archmem.memory.types import Memory
+    from archmem.store.files import MemoryFolder
+    from archmem.store.sqlite import SQLiteStore
+
+
+class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
+    """A repository with its architecture model, its memory store and its history."""
+
+    def __init__(
+        self,
+        repository: Repository,
+        *,
+        config: Config | None = None,
+        model_path: Path | None = None,
+        clock: Clock = system_clock,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.repository = repository
+        self.env = dict(os.environ if env is None else env)
+        self.config = config if config is not None else load_config(repository.root, self.env)
+        self._model_path = model_path
+        self.clock = clock
+
+    @classmethod
+    def open(
+        cls,
+        repo: Path | str | None = None,
+        *,
+        model: Path | str | None = None,
+        clock: Clock = system_clock,
+        env: Mapping[str, str] | None = None,
+    ) -> Workspace:
+        """The workspace for ``repo`` (default: the git top level of the current folder)."""
+        repository = (
+            Repository.at(Path(repo), exact=True) if repo is not None else Repository.at(Path.cwd())
+        )
+        model_path = Path(model).resolve() if model is not None else None
+        return cls(repository, model_path=model_path, clock=clock, env=env)
+
+    @property
+    def root(self) -> Path:
+        return self.repository.root
+
+    @cached_property
+    def model_path(self) -> Path:
+        if self._model_path is not None:
+            if not self._model_path.is_file():
+                raise ModelNotFoundError(f"model file not found: {self._model_path}")
+            return self._model_path
+        return discover_model(self.root, self.config.model)
+
+    @cached_property
+    def model(self) -> ArchitectureModel:
+        """The model file's elements, each owning its own globs and those the config's
+        ``[paths]`` table gives it (the union)."""
+        from archmem.model.paths import add_configured_paths
+
+        model = load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env)
+        return add_configured_paths(model, self.config.paths, source=self.config.source)
+
+    @cached_property
+    def ownership(self) -> Ownership:
+        """Which files each element owns now; generated and vendored code is nobody's."""
+        return compute_ownership(
+            self.model, self.repository.files(), self.repository.lines, ignore=self.config.code.ignore,
+            generated=self.generated,
+        )
+
+    @cached_property
+    def generated(self) -> dict[str, str]:
+        """Generated and vendored files now (path → why): named so, marked in
+        .gitattributes, or carrying a generator's header. Headers are remembered per blob
+        in the store when it is open."""
+        from archmem.model.generated import HEAD_BYTES, HeaderCache, generated_files
+
+        files = self.repository.files()
+        cache = HeaderCache(self.__dict__.get("store"))
+        blobs = self.repository.blob_ids()
+        found = generated_files(
+            files, attributes=self.repository.linguist(files), blob_of=blobs,
+            read_head=lambda path: self.repository.read_head(path, HEAD_BYTES), cache=cache.known,
+        )
+        cache.save(keep=set(blobs.values()))
+        return found
+
+    def ownership_warnings(self) -> list[str]:
+        """Sibling elements whose code overlaps and globs that match nothing, each at
+        the element's line in the model file."""
+        from archmem.model.ownership import ownership_warnings
+
+        lines = []
+        for warning in ownership_warnings(self.model, self.ownership):
+            element = self.model.get(warning.element)
+            where = element.location if element is not None else None
+            prefix = f"{self._display(Path(where.file))}:{where.line}: " if where is not None else ""
+            lines.append(prefix + warning.message)
+        return lines
+
+    def model_summary(self) -> dict[str, Any]:
+        """The model as data: elements (with the size of their code now), relationships,
+        decisions, and the code that no element owns."""
+        from archmem.model.summary import model_summary
+
+        summary = model_summary(
+            self.model, self.ownership, model_file=self._display(self.model_path), git=self.repository.is_git
+        )
+        summary["ownership_warnings"] = self.ownership_warnings()
+        summary["warnings"] = [*summary["warnings"], *summary["ownership_warnings"]]
+        summary["generated"] = len(self.ownership.generated)
+        return summary
+
+    @property
+    def model_warnings(self) -> list[str]:
+        """What reading the model warned about (a decision record skipped, a construct
+        ignored), once the model has been read; nothing before."""
+        model = self.__dict__.get("model")
+        return list(model.warnings) if model is not None else []
+
+    @property
+    def loaded_model_path(self) -> Path | None:
+        """The model file read so far (None before the model is read, or without one)."""
+        return self.__dict__.get("model_path")
+
+    def refresh(self) -> None:
+        """Forget what was read from the repository (model, ownership, files, drift) so
+        the next call reads it again; the store stays open. For long-running processes
+        (``archmem mcp``) after the model file or git HEAD changed."""
+        from archmem.repo import find_root
+
+        for name in ("model_path", "model", "ownership", "generated", "model_or_empty", "element_index", "drift",
+                     "_conformance"):
+            self.__dict__.pop(name, None)
+        self._recall_warnings = ()
+        self.history_unread = 0
+        self.repository = Repository(root=self.root, is_git=find_root(self.root)[1])
+
+    def _display(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return str(path)
+
+    @property
+    def store_path(self) -> Path:
+        path = Path(self.config.store.path)
+        return path if path.is_absolute() else self.root / path
+
+    @cached_property
+    def memory_folder(self) -> MemoryFolder:
+        """The committed folder of memory files and the git-ignored private one."""
+        from archmem.memory.file_format import file_name, render_memory
+        from archmem.store.files import MemoryFolder
+
+        return MemoryFolder(
+            root=self.root, shared=Path(self.config.store.memories), private=Path(self.config.store.private_memories),
+            render=render_memory, name=file_name,
+        )
+
+    @cached_property
+    def store(self) -> SQLiteStore:
+        """The local index, brought up to date with the memory files on open.
+
+        Reading never leaves anything ``git status`` would show, and never creates
+        ``.archmem/`` (a repository that never asked for archmem stays untouched, also
+        when an agent's start-up hook or ``archmem mcp`` runs in it). So the index is:
+
+        - the file at ``[store] path`` when it exists, or when a write is coming
+          (``remember``, ``confirm``, ``session start``, ``import``, … create it);
+        - built there by a read too when its folder already exists and is archmem's own
+          ``.archmem/`` (the team committed memories, or someone ran ``init``): the index
+          is derived and git-ignored (``.archmem/.gitignore`` ignores it, and itself), so
+          ``git status`` stays clean, and keeping it spares every later command the parse
+          of every memory file and the history scan; a store path outside the
+          repository whose folder exists is kept for the same reason;
+        - otherwise an index in memory, built from whatever memory files there are and
+          gone at ``close``: drift then reads the history into memory each time.
+        """
+        from archmem.store import open_store
+        from archmem.store.connection import IN_MEMORY
+
+        persistent = self._writing or self.reads_keep_index()
+        if persistent:
+            from archmem.initialize import ignore_local_state
+
+            state = self.root / ".archmem"
+            if self._writing and self.store_path.parent == state:
+                state.mkdir(exist_ok=True)
+            ignore_local_state(state)  # before the index exists: git never sees it untracked
+        store = open_store(
+            self.store_path if persistent else Path(IN_MEMORY), busy_timeout_ms=self.config.store.busy_timeout_ms,
+            now=format_time(self.clock()), folder=self.memory_folder,
+        )
+        try:
+            self.last_sync = self._sync(store)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    _writing = False
+
+    def reads_keep_index(self) -> bool:
+        """Whether a read opens (or builds) the index file rather than one in memory:
+        see ``store``."""
+        path = self.store_path
+        if path.exists():
+            return True
+        if not path.parent.is_dir():
+            return False
+        if path.parent == self.root / ".archmem":
+            return True
+        try:
+            path.resolve().relative_to(self.root.resolve())
+        except ValueError:
+            return True  # outside the repository: git never sees it
+        return False
+
+    @property
+    def index_in_memory(self) -> bool:
+        """Whether the open index lives in memory only (see ``store``)."""
+        store = self.__dict__.get("store")
+        return store is not None and store.in_memory
+
+    def _for_writing(self) -> None:
+        """A write is coming: it needs the index file (created with ``.archmem/`` if
+        need be), so an index held in memory is closed, with what was built on it."""
+        self._writing = True
+        if self.index_in_memory:
+            self._drop_store()
+
+    @property
+    def set_up(self) -> bool:
+        """Whether archmem has anything to go on here: a config, a model, a memory file
+        or an index. A reading command where there is none says what to do instead of
+        answering from nothing (and creates nothing)."""
+        from archmem.config import CONFIG_FILE
+
+        if self._model_path is not None or self.config.model or (self.root / CONFIG_FILE).exists():
+            return True
+        if self.store_path.exists() or self.memory_folder.scan():
+            return True
+        self.model_or_empty  # noqa: B018  (read once, kept: a long-running server asks often)
+        return "model_path" in self.__dict__
+
+    def sync_files(self) -> SyncReport:
+        """Index what changed in the memory files (a pull, a hand edit) since the last look;
+        an index held in memory gives way to the index file once another process made one."""
+        if self.index_in_memory and self.reads_keep_index():
+            self._drop_store()
+        self.last_sync = self._sync(self.store)
+        return self.last_sync
+
+    def _drop_store(self) -> None:
+        self.close()
+        for name in ("drift", "vector_index"):
+            self.__dict__.pop(name, None)
+
+    def _sync(self, store: SQLiteStore) -> SyncReport:
+        from archmem.memory.sync import sync_from_files
+
+        return sync_from_files(store, self.memory_folder, lambda: self.model_or_empty)
+
+    last_sync: SyncReport | None = None
+
+    @property
+    def file_warnings(self) -> list[str]:
+        """Memory files that could not be read, one line each (every command prints them)."""
+        return self.last_sync.warnings() if self.last_sync is not None else []
+
+    def close(self) -> None:
+        if "store" in self.__dict__:
+            self.store.close()
+            del self.__dict__["store"]
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @cached_property
+    def model_or_empty(self) -> ArchitectureModel:
+        """The model, or an empty one when the repository has none yet (memories can
+        still be project-wide); a model that fails to parse is still an error."""
+        try:
+            return self.model
+        except ModelNotFoundError:
+            return ArchitectureModel()
+
+    @property
+    def memory_context(self) -> MemoryContext:
+        from archmem.memory.lifecycle import MemoryContext
+
+        return MemoryContext(
+            store=self.store, model=self.model_or_empty, clock=self.clock, exists=self.repository.exists
+        )
+
+    def sibling(self) -> Workspace:
+        """Another Workspace on the same repository, settings and model file, with its
+        own store connection: for a thread of its own (a background history scan)."""
+        return Workspace(self.repository, config=self.config, model_path=self._model_path, clock=self.clock,
+                         env=self.env)
+
+    def init(self) -> InitResult:
+        """Write a commented archmem.toml (never over an existing one), create
+        ``.archmem/`` and keep the database out of git. Safe to run twice."""
+        from archmem.initialize import init_repository
+
+        try:
+            found: str | None = self._display(discover_model(self.root, None))
+        except ModelNotFoundError:
+            found = None
+        return init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))
+

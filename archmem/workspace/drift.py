@@ -1,0 +1,160 @@
+"""The drift side of the ``Workspace``: history, the drift view and report, baselines,
+accepts, and where each element's code is (``archmem paths suggest``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from archmem.clock import format_time
+from archmem.config import DriftConfig, load_config
+from archmem.errors import ModelNotFoundError, RepositoryError
+
+if TYPE_CHECKING:
+    from archmem.drift.changes import ChangesSince
+    from archmem.drift.report import DriftReport
+    from archmem.drift.types import Baseline
+    from archmem.drift.view import DriftView
+    from archmem.memory.types import Memory
+    from archmem.onboarding.suggest import PathSuggestions
+
+
+class DriftOps:
+    """Drift for this repository (``archmem/drift/``), read lazily and kept until ``refresh()``."""
+
+    def suggest_paths(self, elements: Sequence[str] = (), *, write: bool = False) -> PathSuggestions:
+        """Where the code of each element that owns none probably is (``archmem paths
+        suggest``); with ``write``, the suggested globs go to the ``[paths]`` table of
+        archmem.toml (the model file is never edited) and the model is read again."""
+        from archmem.config import CONFIG_FILE
+        from archmem.model.paths import compile_globs
+        from archmem.onboarding.suggest import suggest_paths
+        from archmem.onboarding.table import write_paths
+
+        ignored = compile_globs([*self.config.code.ignore, *self._drift_config.ignore])
+        generated = self.generated
+        result = suggest_paths(
+            self.model, self.repository.files(), read=self.repository.read_small, elements=elements,
+            skip=lambda path: path in generated or ignored(path), change_sets=self.repository.recent_changes(),
+        )
+        if write and result.suggestions:
+            target = self.root / CONFIG_FILE
+            write_paths(target, {s.element: s.paths for s in result.suggestions})
+            result.written = self._display(target)
+            self.config = load_config(self.root, self.env)
+            self.refresh()
+        return result
+
+    scan_budget: int | None = None
+
+    """Commits of uncached history an answer may read on the way; more, and drift is
+    not computed there (it says how to compute it). Set by the start-up hook (``brief``),
+    ``recall`` and the MCP server, so an agent never waits for a first scan; None: no limit."""
+
+    history_progress: Callable[[int, int], None] | None = None
+
+    """Told (commits read, commits to read) while history is scanned (a terminal's bar)."""
+
+    history_unread: int = 0
+
+    """Commits the last drift question left unread because of ``scan_budget`` (0: none)."""
+
+    def drift_view(
+        self, *, deepen: bool = False, progress: Callable[[int, int], None] | None = None,
+        budget: int | None = None,
+    ) -> DriftView:
+        """Drift for this repository (history scan, index, sizes), computed lazily."""
+        from archmem.drift.view import DriftView
+
+        return DriftView(
+            store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
+            config=self._drift_config, clock=self.clock, deepen=deepen,
+            progress=progress or self.history_progress, budget=budget, memory_folder=self.config.store.memories,
+        )
+
+    @property
+    def _drift_config(self) -> DriftConfig:
+        """The drift settings, with archmem's own folders ignored (memory files are what
+        the team knows about the code, never a change to it) and generated code too."""
+        from archmem.config import GENERATED_GLOBS
+
+        own = [".archmem/**", self.config.store.memories.rstrip("/") + "/**",
+               self.config.store.private_memories.rstrip("/") + "/**", *GENERATED_GLOBS]
+        extra = [glob for glob in own if glob not in self.config.drift.ignore]
+        return self.config.drift.model_copy(update={"ignore": [*self.config.drift.ignore, *dict.fromkeys(extra)]})
+
+    @cached_property
+    def drift(self) -> DriftView | None:
+        """The drift recall uses, or None where there is no history or no model (then
+        nothing is stale, and recall says why once)."""
+        if not self.repository.is_git:
+            return None
+        from archmem.drift.scan import HistoryNotScanned
+
+        try:
+            view = self.drift_view(budget=self.scan_budget)
+            view.scan  # noqa: B018  (reads history now so a failure is reported here)
+        except HistoryNotScanned as exc:
+            self.history_unread = exc.pending
+            self._recall_warnings = (*self._recall_warnings, f"{exc.message}: run `archmem drift` once to compute it")
+            return None
+        except (RepositoryError, ModelNotFoundError) as exc:
+            self._recall_warnings = (*self._recall_warnings, f"drift not checked: {exc.message}")
+            return None
+        return view
+
+    def staleness(self, memory: Memory) -> str | None:
+        """The VERIFY reason for a memory, from drift (None when nothing moved)."""
+        view = self.drift
+        return view.verify_reason(memory) if view is not None else None
+
+    def drift_report(
+        self, *, since_ref: str | None = None, deepen: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> DriftReport:
+        """Every element's drift against when the model described it (or ``since_ref``),
+        and the memories that became VERIFY."""
+        view = self.drift_view(deepen=deepen, progress=progress)
+        since = None
+        if since_ref is not None:
+            base = self._since(since_ref)
+            since = {element.id: base for element in self.model.elements}
+        self.__dict__["drift"] = view
+        return view.report(since=since)
+
+    def element_changes(self, element: str) -> tuple[str, ChangesSince | None]:
+        """An element's id, and what changed in its code since the model described it
+        (``drift accept`` shows it before resetting that baseline)."""
+        target = self.model.find(element)
+        return target.id, self.drift_view().element_changes(target.id)
+
+    def _since(self, ref: str) -> Baseline:
+        """``--since``: a commit, tag or branch (counted from that commit), or a date
+        (``2025-01-01``, an ISO time: counted from that moment)."""
+        from archmem.clock import parse_date
+        from archmem.drift.types import Baseline
+
+        try:
+            return Baseline(*self.repository.revision(ref))
+        except RepositoryError:
+            moment = parse_date(ref)
+            if moment is None:
+                raise RepositoryError(
+                    f"unknown revision or date {ref!r}",
+                    hint="give a commit, tag or branch (git rev-parse REF), or a date such as 2025-01-01",
+                ) from None
+        return Baseline(None, moment)
+
+    def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
+        """Record that the model's description of ELEMENT still holds as of now."""
+        from archmem.memory.fields import clean_line
+        from archmem.memory.secrets import check_fields
+
+        check_fields({"note": note})
+        note = clean_line(note, "note")
+        target = self.model.find(element)
+        self._for_writing()
+        at = self.drift_view().accept(target.id, note)
+        return {"element": target.id, "accepted_at": format_time(at), "note": note}
+

@@ -1,0 +1,164 @@
+"""The recall side of the ``Workspace``: relevant elements, ranked memories, embeddings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from archmem.clock import format_time
+from archmem.errors import ConfigError, InvalidInputError
+from archmem.model.ownership import Ownership
+
+if TYPE_CHECKING:
+    from archmem.embeddings import BackfillReport, Embedder
+    from archmem.memory.types import Memory
+    from archmem.recall.elements import ElementIndex
+    from archmem.recall.engine import RecallResult
+    from archmem.recall.semantic import VectorIndex
+
+
+class RecallOps:
+    """Recall (``archmem/recall/``) with this workspace's model, drift and provider."""
+
+    @cached_property
+    def element_index(self) -> ElementIndex:
+        from archmem.recall.elements import ElementIndex
+
+        return ElementIndex(self.model_or_empty)
+
+    def find_elements(self, task: str, *, limit: int = 10) -> list[dict[str, Any]]:
+        """The elements a task is about, as recall scores them (words of the task against
+        each element's name, description, tags, technology), with their code and how
+        many active memories each holds."""
+        from archmem.recall.elements import describe_matches, relevant_elements
+
+        if not task or not task.strip():
+            raise InvalidInputError("finding elements needs a task: what are you about to work on?")
+        if limit < 1:
+            raise InvalidInputError(f"limit must be at least 1, not {limit}")
+        model = self.model_or_empty
+        matches = relevant_elements(
+            model, self.element_index, None, query=task, related_score=self.config.recall.related_element_score
+        )
+        return describe_matches(model, matches, self.store.element_memory_counts(), limit=limit)
+
+    def elements(self, query: str | None = None, *, limit: int | None = None) -> list[dict[str, Any]]:
+        """The model's elements: with a query, those it is about, best first (the
+        search ``find_elements`` does); without, every element in model order. Each with
+        its code and how many active memories it holds."""
+        if query is not None and query.strip():
+            return self.find_elements(query, limit=limit or 10)
+        if limit is not None and limit < 1:
+            raise InvalidInputError(f"--limit must be at least 1, not {limit}")
+        model = self.model
+        counts = self.store.element_memory_counts()
+        found = [{
+            "id": e.id, "name": e.name, "kind": e.kind, "score": None, "reasons": [], "description": e.description,
+            "technology": e.technology, "parent": e.parent, "paths": model.effective_paths(e.id),
+            "memories": counts.get(e.id, 0),
+        } for e in model.elements]
+        return found if limit is None else found[:limit]
+
+    def recall(
+        self,
+        query: str,
+        *,
+        elements: Sequence[str] = (),
+        changed_files: Sequence[str] = (),
+        changed: bool = False,
+        session_id: str | None = None,
+        limit: int = 5,
+        explain: bool = False,
+    ) -> RecallResult:
+        """The memories that matter for a task, ranked, with why (DESIGN.md "Recall")."""
+        from archmem.model.ownership import Ownership
+        from archmem.recall.engine import RecallContext, nothing_is_stale, recall
+
+        if limit < 1:
+            raise InvalidInputError(f"--limit must be at least 1, not {limit}")
+        files = list(changed_files) + (self.repository.changed_files() if changed else [])
+        if session_id is not None:
+            from archmem.memory.sessions import get_session
+
+            get_session(self.memory_context, session_id)
+        model = self.model_or_empty
+        drift = self.drift  # computed first: its warning belongs to this answer
+        ctx = RecallContext(
+            store=self.store,
+            model=model,
+            config=self.config.recall,
+            now=self.clock(),
+            ownership=(self.ownership if model.elements else Ownership()) if files else None,
+            element_index=self.element_index,
+            staleness=drift.verify_reason if drift is not None else nothing_is_stale,
+            semantic=self.semantic_search,
+            warnings=list(self._recall_warnings),
+        )
+        result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain)
+        result.warnings.extend(self._fork_warnings(result.memory_ids))
+        result.warnings.extend(self.file_warnings)  # an agent hears of a broken memory file too
+        if session_id is not None and result.memory_ids:
+            from archmem.memory.sessions import record_exposures
+
+            record_exposures(self.memory_context, session_id, result.memory_ids)
+        return result
+
+    def _fork_warnings(self, shown: Sequence[str]) -> list[str]:
+        """A shown memory that is one of two successors of one memory is half of two
+        truths (two branches each superseded it): say so, never pick one silently."""
+        warnings = []
+        for old_id, successors in self.store.forks().items():
+            if set(successors) & set(shown):
+                warnings.append(
+                    f"forked: {', '.join(successors)} all supersede {old_id}; only one can hold "
+                    "(supersede one by the other; `archmem check` lists every fork)"
+                )
+        return warnings
+
+    @cached_property
+    def embedder(self) -> Embedder | None:
+        """The configured embedding provider, or None (``provider = "none"``)."""
+        if self.config.embeddings.provider == "none":
+            return None
+        from archmem.embeddings import make_embedder
+
+        return make_embedder(self.config.embeddings, self.env)
+
+    @cached_property
+    def vector_index(self) -> VectorIndex | None:
+        if self.embedder is None:
+            return None
+        from archmem.recall.semantic import VectorIndex
+
+        return VectorIndex(self.store, self.embedder)
+
+    @property
+    def semantic_search(self) -> VectorIndex | None:
+        return self.vector_index
+
+    _recall_warnings: tuple[str, ...] = ()
+
+    def memory_embedding_text(self, memory: Memory) -> str:
+        from archmem.embeddings import embedding_text
+
+        return embedding_text(memory.title, memory.content, self.model_or_empty.names(memory.elements))
+
+    def embed_missing(
+        self, *, batch_size: int = 32, progress: Callable[[int, int], None] | None = None
+    ) -> BackfillReport:
+        """Embed every active memory whose vector for the configured model is missing
+        or stale (``archmem embed``)."""
+        from archmem.embeddings import backfill
+
+        if self.embedder is None:
+            raise ConfigError(
+                "no embedding provider is configured",
+                hint='set [embeddings] provider = "openai" or "ollama" (and model) in archmem.toml',
+            )
+        self._for_writing()
+        return backfill(
+            self.store, self.embedder, self.memory_embedding_text, now=format_time(self.clock()),
+            batch_size=batch_size, progress=progress,
+        )
+
