@@ -15,7 +15,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command and every subcommand (archmem check and merge-file too): flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli.py, archmem/cli_output.py, archmem/cli_demo.py, archmem/cli_memory.py, archmem/cli_detail.py, archmem/cli_hook.py, archmem/cli_drift.py, archmem/cli_mcp.py, archmem/cli_install.py, archmem/cli_conformance.py, archmem/cli_check.py, archmem/cli_merge.py, archmem/cli_paths.py, archmem/cli_pr.py, archmem/cli_changes.py, archmem/cli_github.py, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli/**, archmem/__main__.py"
                     }
                 }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from archmem.agents import hooks
 from archmem.cli import cli
-from archmem.cli_hook import cap
+from archmem.cli.hook import cap
 from archmem.workspace import Workspace
 
 from .conftest import ADR, MODEL, git, git_status, write

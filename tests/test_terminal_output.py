@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from archmem.cli import cli
-from archmem.cli_output import SafeStream, print_memories, safe_output, secho
+from archmem.cli.output import SafeStream, print_memories, safe_output, secho
 from archmem.escape import is_control, one_line, printable, terminal_output
 from archmem.memory.types import Memory
 from archmem.workspace import Workspace

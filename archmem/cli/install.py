@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from archmem.cli import cli, emit_json, json_option
-from archmem.cli_output import secho
+from archmem.cli.output import secho
 
 if TYPE_CHECKING:
     from archmem.agents.install import FileChange
@@ -47,7 +47,7 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
     from archmem.agents.hooks import clamp_budget
 
     if target == "merge-driver":
-        from archmem.cli_merge import install_merge_driver
+        from archmem.cli.merge import install_merge_driver
 
         return install_merge_driver(_project_root(repo), dry_run=dry_run, force=force, global_=global_,
                                     print_only=print_only, as_json=as_json)

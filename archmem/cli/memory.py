@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from archmem.cli import cli, emit_json, json_option, read_only, secho, workspace_options
-from archmem.cli_output import terminal
+from archmem.cli.output import terminal
 from archmem.words import plural
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ def recall(
     if as_json:
         emit_json(result.to_dict())
         return
-    from archmem.cli_output import print_recall
+    from archmem.cli.output import print_recall
 
     print_recall(result.to_dict(), workspace.clock(), explain=explain)
 
@@ -224,7 +224,7 @@ def confirm(workspace: Workspace, memory: str, yes: bool, reason: str | None, as
     First shows the memory and what changed in its elements' code and its anchors since
     it was last confirmed (git diff --stat, and the anchors' diff), and on a terminal
     asks before confirming."""
-    from archmem.cli_changes import should_ask, show_changes, show_memory
+    from archmem.cli.changes import should_ask, show_changes, show_memory
 
     found, changes = workspace.memory_changes(memory)
     ask = should_ask(yes)
@@ -252,7 +252,7 @@ def history(workspace: Workspace, memory: str, as_json: bool) -> None:
     if as_json:
         emit_json([m.model_dump(mode="json") for m in chain])
         return
-    from archmem.cli_output import print_memories
+    from archmem.cli.output import print_memories
 
     print_memories(chain, workspace.clock(), show_status=True)
 
@@ -296,7 +296,7 @@ def show(workspace: Workspace, memory: str, as_json: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    from archmem.cli_detail import print_memory
+    from archmem.cli.detail import print_memory
 
     print_memory(data, workspace.clock())
 
@@ -350,7 +350,7 @@ def list_command(
     if as_json:
         emit_json([m.model_dump(mode="json") for m in memories])
         return
-    from archmem.cli_output import print_memories
+    from archmem.cli.output import print_memories
 
     if not memories:
         click.echo("no memories match")
@@ -432,7 +432,7 @@ def review(workspace: Workspace, as_json: bool) -> None:
     if as_json:
         emit_json(queue.to_dict())
         return
-    from archmem.cli_output import print_review
+    from archmem.cli.output import print_review
 
     print_review(queue.to_dict())
 

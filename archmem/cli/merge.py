@@ -92,7 +92,7 @@ def install_merge_driver(
 def _print_plan(
     root: Path, changes: list[FileChange], settings: list[GitSetting], *, dry_run: bool, hints: list[str]
 ) -> None:
-    from archmem.cli_install import VERBS, _print_diff
+    from archmem.cli.install import VERBS, _print_diff
 
     click.echo(f"archmem install merge-driver{' --dry-run' if dry_run else ''} in {root}")
     verbs = {"created": "set", "updated": "replaced", "unchanged": "unchanged"}

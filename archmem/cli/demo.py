@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from archmem.cli import cli, emit_json, json_option
-from archmem.cli_output import secho
+from archmem.cli.output import secho
 from archmem.words import plural
 
 

@@ -38,7 +38,7 @@ def mcp_command(workspace: Workspace, log_level: str) -> None:
             "(archmem install claude-code|codex|--print connects one). Ctrl-D or Ctrl-C stops it.",
             err=True,
         )
-    from archmem.cli_output import raw_output
+    from archmem.cli.output import raw_output
 
     with raw_output():  # stdout is the protocol: JSON-RPC, escaped by the SDK's own JSON
         serve(workspace, log_level=log_level.upper())

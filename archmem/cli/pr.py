@@ -41,7 +41,7 @@ def pr(
     whose code it changes with their pitfalls and conventions, the memories it makes
     VERIFY (with what changed since each was confirmed), the memories it adds, supersedes
     or confirms, and the touched elements nobody has written about."""
-    from archmem.cli_github import errors_as_annotations
+    from archmem.cli.github import errors_as_annotations
 
     github = output_format == "github" and not as_json
     with errors_as_annotations(github, "archmem pr"):
@@ -95,7 +95,7 @@ def _comment(
     except InvalidInputError as exc:  # not a pull request: nothing to comment on
         problem = str(exc)
     if github:
-        from archmem.cli_github import escape
+        from archmem.cli.github import escape
 
         click.echo(f"::warning title=archmem pr::no pull request comment: {escape(problem)}")
     else:

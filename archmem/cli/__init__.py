@@ -24,10 +24,10 @@ if TYPE_CHECKING:
 
 class ArchmemGroup(click.Group):
     """Turns an ``ArchmemError`` into a clear message and its exit code, never a traceback,
-    and prints everything through ``cli_output.SafeStream`` (no raw control character)."""
+    and prints everything through ``archmem.cli.output.SafeStream`` (no raw control character)."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
-        from archmem.cli_output import safe_output
+        from archmem.cli.output import safe_output
 
         with safe_output():
             return super().main(*args, **kwargs)
@@ -41,7 +41,7 @@ class ArchmemGroup(click.Group):
             if ctx.meta.get("archmem.json"):
                 click.echo(json.dumps(exc.to_dict(), indent=2), err=True)
             else:
-                from archmem.cli_output import secho
+                from archmem.cli.output import secho
 
                 secho(f"error: {exc}", fg="red", err=True)
             ctx.exit(exc.exit_code)
@@ -85,9 +85,9 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def secho(message: object = "", **styles: Any) -> None:
-    """Colour through ``cli_output.secho`` (words escaped, only archmem's colours kept),
+    """Colour through ``archmem.cli.output.secho`` (words escaped, only archmem's colours kept),
     imported when a command prints, not when the CLI starts."""
-    from archmem.cli_output import secho as safe_secho
+    from archmem.cli.output import secho as safe_secho
 
     safe_secho(message, **styles)
 
@@ -257,7 +257,7 @@ def model_command(workspace: Workspace, as_json: bool) -> None:
     if as_json:
         emit_json(summary)
         return
-    from archmem.cli_output import print_model_summary
+    from archmem.cli.output import print_model_summary
 
     print_model_summary(summary)
 
@@ -277,7 +277,7 @@ def elements_command(workspace: Workspace, query: str | None, limit: int | None,
     if as_json:
         emit_json({"query": query, "elements": found})
         return
-    from archmem.cli_detail import print_elements
+    from archmem.cli.detail import print_elements
 
     print_elements(found, query=query)
 
@@ -295,14 +295,14 @@ def status_command(workspace: Workspace, check_provider: bool, as_json: bool) ->
     if as_json:
         emit_json(status)
         return
-    from archmem.cli_output import print_status
+    from archmem.cli.output import print_status
 
     print_status(status)
 
 
-from archmem import cli_demo, cli_drift, cli_mcp, cli_memory  # noqa: E402,F401  (register their commands)
-from archmem import cli_conformance, cli_hook, cli_install, cli_paths, cli_pr  # noqa: E402,F401
-from archmem import cli_check, cli_merge  # noqa: E402,F401
+from archmem.cli import demo, drift, mcp, memory  # noqa: E402,F401  (register their commands)
+from archmem.cli import conformance, hook, install, paths, pr  # noqa: E402,F401
+from archmem.cli import check, merge  # noqa: E402,F401
 
 
 def main() -> None:

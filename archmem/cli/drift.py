@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from archmem.cli import cli, emit_json, json_option, read_only, workspace_options
-from archmem.cli_output import terminal
+from archmem.cli.output import terminal
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -34,7 +34,7 @@ def drift(
         return
     if output_format != "text" or as_json:
         workspace.history_progress = None  # machine output: the bar stays off even on a terminal
-    from archmem.cli_github import errors_as_annotations
+    from archmem.cli.github import errors_as_annotations
 
     with errors_as_annotations(output_format == "github" and not as_json, "archmem drift"):
         report = workspace.drift_report(since_ref=since_ref, deepen=deepen)
@@ -59,7 +59,7 @@ def drift(
             if note:
                 click.echo(f"::notice title=archmem drift::{note}")
     else:
-        from archmem.cli_output import print_drift
+        from archmem.cli.output import print_drift
 
         print_drift(report, workspace.clock())
     if fail_on is not None and report.count("drifted") >= fail_on:
@@ -77,7 +77,7 @@ def drift_accept(workspace: Workspace, element: str, note: str | None, yes: bool
 
     First shows what changed in its code since the model described it (or it was last
     accepted), and on a terminal asks before accepting."""
-    from archmem.cli_changes import should_ask, show_changes
+    from archmem.cli.changes import should_ask, show_changes
 
     element_id, changes = workspace.element_changes(element)
     ask = should_ask(yes)
