@@ -129,3 +129,13 @@ def _neutral(text: str, offset: int, found: str) -> str:
     if (offset - before) % 2:
         return found
     return "&lt;" if found == "<" else "\\!"
+
+
+def workflow_command(value: str, *, property: bool = False) -> str:
+    """A value in a GitHub Actions workflow command (``::warning file=…::text``): ``%``,
+    CR and LF escaped, and in a property (``file=``, ``title=``) ``:`` and ``,`` too. One
+    place for drift, conformance, pull request and memory-file annotations."""
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value

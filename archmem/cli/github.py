@@ -10,9 +10,7 @@ from contextlib import contextmanager
 import click
 
 
-def escape(value: str) -> str:
-    """GitHub's workflow-command escaping of a message (``%``, CR, LF)."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+from archmem.escape import workflow_command as escape  # noqa: E402  (its one place)
 
 
 @contextmanager

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from archmem.conformance.types import EXAMPLES, ConformanceReport
+from archmem.escape import workflow_command as _escape
 from archmem.words import plural
 
 MAX_ANNOTATIONS = 50
@@ -29,12 +30,6 @@ def outputs(report: ConformanceReport) -> dict[str, str]:
     }
 
 
-def _escape(value: str, *, property: bool = False) -> str:
-    """GitHub's workflow-command escaping (``%``, CR, LF; and ``:`` ``,`` in properties)."""
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if property:
-        value = value.replace(":", "%3A").replace(",", "%2C")
-    return value
 
 
 def _command(level: str, file: str, line: int, title: str, text: str) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from archmem.drift.report import DriftReport
 from archmem.escape import markdown_code, markdown_inline
+from archmem.escape import workflow_command as _escape
 from archmem.words import plural
 
 OUTPUTS = ("drift-score", "total-elements", "drifted-elements", "missing-elements", "stale-memories",
@@ -30,12 +31,6 @@ def outputs(report: DriftReport) -> dict[str, str]:
     }
 
 
-def _escape(value: str, *, property: bool = False) -> str:
-    """GitHub's workflow-command escaping (``%``, CR, LF; and ``:`` ``,`` in properties)."""
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if property:
-        value = value.replace(":", "%3A").replace(",", "%2C")
-    return value
 
 
 def annotations(report: DriftReport, root: Path) -> list[str]:

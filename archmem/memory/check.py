@@ -408,7 +408,7 @@ class _Suggestions:
 
 def annotations(findings: Sequence[Finding]) -> list[str]:
     """``::error file=…,line=…,col=…::message`` workflow commands, one per finding."""
-    from archmem.drift.github import _escape
+    from archmem.escape import workflow_command as _escape
 
     return [
         f"::{f.severity} file={_escape(f.path, property=True)},line={f.line},col={f.column}::{_escape(f.message)}"

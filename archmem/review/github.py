@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from archmem.errors import InvalidInputError
+from archmem.escape import workflow_command as _escape
 from archmem.review.markdown import MARKER, inline, label
 from archmem.review.pull_request import PullRequestRef, PullRequestReview
 from archmem.review.publish import Published
@@ -66,12 +67,6 @@ def link_base(env: Mapping[str, str], head: str) -> str | None:
     return f"{server}/{repository}/blob/{head}/"
 
 
-def _escape(value: str, *, property: bool = False) -> str:
-    """GitHub's workflow-command escaping (``%``, CR, LF; and ``:`` ``,`` in properties)."""
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if property:
-        value = value.replace(":", "%3A").replace(",", "%2C")
-    return value
 
 
 @dataclass(frozen=True)
