@@ -76,6 +76,9 @@ class RecallConfig(_Section):
     semantic_weight: float = Field(default=0.55, ge=0, le=1)
     semantic_floor: float = Field(default=0.2, ge=0, lt=1)
     """Cosine at or below this counts as unrelated (embedding models rarely go to 0)."""
+    parts_weight: float = Field(default=0.75, ge=0, le=1)
+    """A word found only among the parts of a compound (``letter`` in ``getRandomLetterCode``)
+    counts this much of a whole word in BM25."""
     element_weight: float = Field(default=0.8, ge=0, le=1)
     related_element_score: float = Field(default=0.7, ge=0, le=1)
     min_relevance: float = Field(default=0.2, ge=0, le=1)
@@ -267,6 +270,9 @@ ignore = ["**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum",
 lexical_weight = 0.45
 semantic_weight = 0.55
 semantic_floor = 0.2
+# A word found only among the parts of an identifier (letter in getRandomLetterCode)
+# counts this much of a whole word.
+parts_weight = 0.75
 element_weight = 0.8
 related_element_score = 0.7
 # Below this relevance a memory is not returned at all.

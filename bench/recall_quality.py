@@ -429,7 +429,7 @@ def print_report(title: str, runs: list[VariantRun], summaries: dict[str, dict[s
 
 def print_both(results: dict[str, tuple[list[VariantRun], dict[str, dict[str, Any]]]]) -> None:
     """One line per variant with the headline numbers of every set, side by side."""
-    names = [name for name in VARIANTS if any(name in summaries for _, summaries in results.values())]
+    names = list(dict.fromkeys(name for _, summaries in results.values() for name in summaries))
     if len(results) < 2 or not names:
         return
     print("\nboth sets: nDCG@5 · R@5 · empty (no_answer) · f-empty (answerable) · superseded shown")

@@ -67,6 +67,8 @@ def sync_from_files(
     report = SyncReport()
     if store.meta("files_export") == "pending":
         report.exported = store.write_all_files()
+    if store.meta("search_text") == "stale":
+        reindex_search_text(store, model())
     if not _differs(folder.scan(), store.file_rows()):
         report.problems = _recorded_problems(store)
         return report
@@ -101,6 +103,17 @@ def sync_from_files(
             store.retarget_links_to_heads()
     report.problems = _recorded_problems(store)
     return report
+
+
+def reindex_search_text(store: SQLiteStore, model: ArchitectureModel) -> int:
+    """Re-derive every memory's search text after a migration changed the rules for it
+    (``store_meta.search_text = stale``); returns how many memories were re-indexed."""
+    with store.transaction(), store.indexing_only():
+        memories = store.list_memories(status=None)
+        for memory in memories:
+            store.update_memory(memory.id, **search_fields(model, memory.title, memory.content, memory.elements))
+        store.set_meta("search_text", None)
+    return len(memories)
 
 
 def _differs(stats: dict[str, FileStat], rows: dict[str, Any]) -> bool:

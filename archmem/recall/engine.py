@@ -166,7 +166,7 @@ def _lexical(store: Store, query: str, limit: int, config: RecallConfig) -> dict
     match = " OR ".join(f'"{term}"' for term in ranked)
     return {
         memory_id: lexical_relevance(bm25, idfs, config.lexical_exponent)
-        for memory_id, bm25 in store.lexical_search(match, limit=limit)
+        for memory_id, bm25 in store.lexical_search(match, limit=limit, parts_weight=config.parts_weight)
     }
 
 
