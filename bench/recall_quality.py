@@ -362,7 +362,8 @@ def use_plain_words(store: Any) -> None:
     db = store.db
     db.execute("DROP TABLE memory_vocab")
     db.execute("DROP TABLE memory_fts")
-    db.execute("CREATE VIRTUAL TABLE memory_fts USING fts5(search_title, search_body, tokenize = 'unicode61')")
+    db.execute("CREATE VIRTUAL TABLE memory_fts USING fts5(search_title, search_body, search_parts, "
+               "tokenize = 'unicode61')")
     db.execute("CREATE VIRTUAL TABLE memory_vocab USING fts5vocab(memory_fts, 'row')")
     store._forms = _AsWritten()
 

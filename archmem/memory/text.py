@@ -43,7 +43,7 @@ import math
 import re
 from functools import lru_cache
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Literal
 
 from archmem.memory.links import code_spans
@@ -75,6 +75,8 @@ STOP_WORDS = frozenset(
 """Function words dropped from queries and similarity; negations, ``up``/``down``,
 ``before``/``after``, ``over``/``under`` and ``only`` stay: they carry facts."""
 NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nor", "neither", "nothing"})
+FACT_WORDS = NEGATIONS | frozenset({"up", "down", "before", "after", "over", "under", "only"})
+"""Kept in queries because they change a fact ("scale up"), though they name no topic."""
 COMMON_VERB_PARTS = frozenset(
     """add get set put has is do make new init run use handle create update delete remove load
     save read write fetch find build parse check on off""".split()
@@ -155,6 +157,18 @@ def query_tokens(text: str) -> list[str]:
             continue
         seen.setdefault(token, None)
     return list(seen)
+
+
+def file_stems(paths: Iterable[str]) -> list[str]:
+    """The names of changed files without folder and extension (``validation.py`` →
+    ``validation``): what a change is about, as words a task could have said."""
+    stems: list[str] = []
+    for path in paths:
+        name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        stem = name.split(".", 1)[0] if not name.startswith(".") else name.lstrip(".").split(".", 1)[0]
+        if stem:
+            stems.append(stem)
+    return stems
 
 
 def _weak_part(token: str) -> bool:

@@ -40,6 +40,8 @@ class Ownership:
 
     files: dict[str, list[str]] = field(default_factory=dict)
     unowned: list[str] = field(default_factory=list)
+    total_files: int = 0
+    """Every file considered (ignored ones left out): what an element's share is of."""
     lines_of: Callable[[str], int] = field(default=lambda path: 0, repr=False)
     _sizes: dict[str, CodeSize] = field(default_factory=dict, repr=False)
 
@@ -64,7 +66,7 @@ def compute_ownership(
     """Match every element's effective globs against ``files`` (repo-relative posix)."""
     ignored = compile_globs(list(ignore))
     candidates = [f for f in files if not ignored(f)]
-    result = Ownership(lines_of=lines_of)
+    result = Ownership(lines_of=lines_of, total_files=len(candidates))
     owned: set[str] = set()
     for element in model.elements:
         matcher = compile_globs(model.effective_paths(element.id))

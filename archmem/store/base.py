@@ -69,6 +69,10 @@ class Store(Protocol):
     def element_memory_ids(self, element_id: str, *, limit: int) -> list[str]:
         """Active memories of one element, the most recently attached first."""
 
+    def anchored_memory_ids(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """{active memory id: the given paths it anchors (the file, a symbol in it, or a
+        folder holding it)}."""
+
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF."""
 

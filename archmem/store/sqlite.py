@@ -240,6 +240,23 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
         ).fetchall()
         return [row[0] for row in rows]
 
+    def anchored_memory_ids(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """{active memory id: the given paths it anchors}: an anchor names the file itself,
+        a ``file#Symbol`` in it, or a folder that holds it."""
+        found: dict[str, list[str]] = {}
+        for path in dict.fromkeys(paths):
+            parts = path.split("/")
+            folders = ["/".join(parts[:i]) for i in range(1, len(parts))]
+            rows = self._execute(
+                "SELECT DISTINCT a.memory_id FROM memory_anchors a JOIN memories m ON m.id = a.memory_id "
+                f"WHERE m.status = 'active' AND (a.anchor IN ({', '.join('?' * (len(folders) + 1))}) "
+                "OR (a.anchor >= ? AND a.anchor < ?))",
+                (*folders, path, path + "#", path + "$"),
+            ).fetchall()
+            for (memory_id,) in rows:
+                found.setdefault(memory_id, []).append(path)
+        return found
+
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF (cached until the store changes)."""
         stats = self._cached_stats()
