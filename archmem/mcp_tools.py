@@ -126,9 +126,9 @@ def start_session(
     every task). Pass session_id to recall and remember; finish with end_session.
     """
     session = ws.start_session(task, elements=elements or [], agent=agent)
-    briefing = ws.brief(session.task, elements=session.elements, session_id=session.id)
+    briefing = ws.brief(session.task, elements=session.elements, session_id=session.id, client="mcp")
     if not briefing.memory_ids:  # the first contact still gets what holds for every task
-        briefing = ws.overview(session_id=session.id, for_task=session.task)
+        briefing = ws.overview(session_id=session.id, for_task=session.task, client="mcp")
     data = {"session_id": session.id, "session": session.model_dump(mode="json"), "briefing": briefing.to_dict()}
     text = (f"session_id: {session.id} (pass it to recall and remember; finish with end_session)\n\n"
             + briefing.markdown)
@@ -235,7 +235,7 @@ def brief(
     """
     briefing = ws.brief(
         task, elements=elements or [], changed_files=changed_files or [], changed=changed, session_id=session_id,
-        budget=budget, overview=True,
+        budget=budget, overview=True, client="mcp",
     )
     return Answer(briefing.to_dict(), briefing.markdown)
 
@@ -309,7 +309,7 @@ READ_ONLY = {"find_elements", "knowledge_map", "review_queue"}
 
 def overview_resource(ws: Workspace) -> str:
     """The project overview: conventions, project-wide pitfalls, what to verify, coverage."""
-    return ws.overview().markdown
+    return ws.overview(client="mcp").markdown
 
 
 def map_resource(ws: Workspace) -> str:
@@ -319,7 +319,7 @@ def map_resource(ws: Workspace) -> str:
 
 def start_task_prompt(ws: Workspace, task: str) -> str:
     """The message that starts a task: its briefing, and the session habits to follow."""
-    briefing = ws.brief(task)
+    briefing = ws.brief(task, client="mcp")
     return (
         f"We are going to work on: {task}\n\n"
         "Below is what archmem, this repository's memory, knows that matters for it. Before you change code, "

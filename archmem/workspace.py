@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from archmem.recall.elements import ElementIndex
     from archmem.recall.engine import RecallResult
     from archmem.recall.semantic import VectorIndex
-    from archmem.render.briefing import Briefing
+    from archmem.render.briefing import Briefing, Client
     from archmem.render.knowledge_map import KnowledgeMap
     from archmem.memory.sync import SyncReport
     from archmem.store.files import MemoryFolder
@@ -543,11 +543,12 @@ class Workspace:
         budget_tokens: int | None = None,
         limit: int = 20,
         overview: bool = False,
+        client: Client = "cli",
     ) -> Briefing:
         """The pre-session briefing for a task (or for the changed files), to a budget.
         With ``overview`` and nothing to go on (no task, element or changed file, or changed
         files no memory is about), the project overview instead: standing rules, what to
-        verify, coverage."""
+        verify, coverage. ``client`` (cli or mcp) says which commands the text names."""
         from archmem.render.briefing import (
             DEFAULT_BUDGET_CHARS,
             build_briefing,
@@ -562,7 +563,8 @@ class Workspace:
             elif elements:
                 task = "Work on " + ", ".join(elements)
             elif overview:
-                return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
+                return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id,
+                                     client=client)
             else:
                 raise InvalidInputError(
                     "a briefing needs a TASK, --element or changed files (--changed); --overview briefs the project"
@@ -573,10 +575,10 @@ class Workspace:
             documented=set(self.store.element_memory_counts()),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
-            overrides=self.root / ".archmem" / "templates",
+            overrides=self.root / ".archmem" / "templates", client=client,
         )
         if overview and derived and not elements and not briefing.memory_ids:
-            return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
+            return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id, client=client)
         if session_id is not None and briefing.memory_ids:
             from archmem.memory.sessions import record_exposures
 
@@ -585,7 +587,7 @@ class Workspace:
 
     def overview(
         self, *, budget: int | None = None, budget_tokens: int | None = None, session_id: str | None = None,
-        for_task: str | None = None,
+        for_task: str | None = None, client: Client = "cli",
     ) -> Briefing:
         """The briefing for a session with no task yet (or a task no memory is about:
         ``for_task``): conventions and project-wide pitfalls, the memories to verify, and
@@ -599,7 +601,7 @@ class Workspace:
             config=self.config.recall, staleness=drift.verify_reason if drift is not None else (lambda _m: None),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
-            overrides=self.root / ".archmem" / "templates", for_task=for_task,
+            overrides=self.root / ".archmem" / "templates", for_task=for_task, client=client,
         )
         briefing.warnings = list(self._recall_warnings)
         if session_id is not None and briefing.memory_ids:
