@@ -87,7 +87,7 @@ class RecallConfig(_Section):
     broad_word_weight: float = Field(default=0.1, ge=0, le=1)
     """Broad words count this much in matching a task to elements: the words naming the
     whole product (the workspace, its systems) and common verbs ("add", "update")."""
-    min_relevance: float = Field(default=0.15, ge=0, le=1)
+    min_relevance: float = Field(default=0.2, ge=0, le=1)
     answer_threshold: float = Field(default=0.25, ge=0, le=1)
     """Recall answers nothing unless its most relevant memory reaches this (ranked by
     words alone)."""
@@ -295,7 +295,7 @@ hop_weight = 0.5
 broad_word_weight = 0.1
 # Below this relevance a memory is not returned at all; and nothing is returned unless
 # the most relevant memory reaches answer_threshold.
-min_relevance = 0.15
+min_relevance = 0.2
 answer_threshold = 0.25
 answer_threshold_hybrid = 0.3
 kind_weights = { pitfall = 3.0, convention = 2.0, note = 1.5, session_outcome = 1.0 }
