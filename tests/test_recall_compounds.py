@@ -78,16 +78,33 @@ def ids(result) -> list[str]:
 
 def test_a_common_verb_inside_an_identifier_does_not_match_a_task(ws: Workspace) -> None:
     addon = ws.remember("The `add_on` flag switches gift wrapping on; it defaults to false.", kind="note").id
-    assert ids(ws.recall("add a retry to the payment client")) == []
+    retries = ws.remember("Retries use exponential backoff with jitter, at most three.", kind="note").id
+    for text in ("Tax is rounded half up on the whole order total.", "Orders are numbered per day.",
+                 "Session tokens expire after fifteen minutes.", "Headers over 8KB are stripped.",
+                 "Stock is reserved before the card is charged."):
+        ws.remember(text, kind="note")
+    # before, the part "add" of add_on carried a match alone (relevance 0.37 here)
+    assert ids(ws.recall("add")) == []
+    assert addon not in ids(ws.recall("add retries with backoff"))
+    assert retries in ids(ws.recall("add retries with backoff"))
     for spelling in ("add_on", "AddOn", "addon"):
         assert ids(ws.recall(f"where is the {spelling} flag read")) == [addon], spelling
 
 
-def test_a_whole_word_outranks_the_same_word_as_a_part(ws: Workspace) -> None:
-    as_part = ws.remember("Call `loadCurrencyRates` once at start-up and keep the table.", kind="note").id
-    as_word = ws.remember("Currency rates come from a static file and never update.", kind="note").id
-    found = ids(ws.recall("currency"))
-    assert found[:2] == [as_word, as_part]  # the part still matches, lower
+def test_a_whole_word_outranks_the_same_word_as_a_part(tmp_path: Path) -> None:
+    with open_store(tmp_path / "archmem.db") as store:
+        for memory_id, body, parts in (("m-part", "getcurrencyrates cached daily", "currency rates"),
+                                       ("m-word", "currency rates cached daily", "")):
+            store.insert_memory(Memory(id=memory_id, kind="note", content=body, created_at=NOW), title_key=None,
+                                content_hash=memory_id, search_title="", search_body=body, search_parts=parts)
+        store.insert_memory(Memory(id="m-other", kind="note", content="tax", created_at=NOW), title_key=None,
+                            content_hash="other", search_title="", search_body="tax rounded half up")
+        ranked = store.lexical_search('"currency"', parts_weight=0.75)
+        assert [memory_id for memory_id, _ in ranked] == ["m-word", "m-part"]  # the part still matches, lower
+        weights = {memory_id: bm25 for memory_id, bm25 in ranked}
+        assert weights["m-part"] < weights["m-word"]
+        even = dict(store.lexical_search('"currency"', parts_weight=1.0))
+        assert even["m-part"] == pytest.approx(even["m-word"], rel=0.2)
 
 
 # ---- the index ----------------------------------------------------------------------
