@@ -307,6 +307,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.recall.engine -> archmem.adapters.store "Searches"
         archmem.recall.engine -> archmem.adapters.embeddings "Embeds queries with"
         archmem.recall.elementmatch -> archmem.memory.textrules "Tokenizes element text with"
+        archmem.recall.elementmatch -> archmem.recall.scoring "Weighs evidence by how specific it is with"
         archmem.recall.elementmatch -> archmem.domain.codepaths "Maps files to elements with"
 
         # drift

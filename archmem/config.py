@@ -88,9 +88,24 @@ class RecallConfig(_Section):
     semantic_weight: float = Field(default=0.55, ge=0, le=1)
     semantic_floor: float = Field(default=0.2, ge=0, lt=1)
     """Cosine at or below this counts as unrelated (embedding models rarely go to 0)."""
+    parts_weight: float = Field(default=0.75, ge=0, le=1)
+    """A word found only among the parts of a compound (``letter`` in ``getRandomLetterCode``)
+    counts this much of a whole word in BM25."""
     element_weight: float = Field(default=0.8, ge=0, le=1)
     related_element_score: float = Field(default=0.7, ge=0, le=1)
+    """What a child inherits of a relevant parent, times its share of the parent's code."""
+    hop_weight: float = Field(default=0.5, ge=0, le=1)
+    """An element one declared relationship away from a relevant one counts this much."""
+    broad_word_weight: float = Field(default=0.1, ge=0, le=1)
+    """Broad words count this much in matching a task to elements: the words naming the
+    whole product (the workspace, its systems) and common verbs ("add", "update")."""
     min_relevance: float = Field(default=0.2, ge=0, le=1)
+    answer_threshold: float = Field(default=0.25, ge=0, le=1)
+    """Recall answers nothing unless its most relevant memory reaches this (ranked by
+    words alone)."""
+    answer_threshold_hybrid: float = Field(default=0.3, ge=0, le=1)
+    """The same bar when meaning is mixed in: text never goes below lexical, so the
+    relevances of a hybrid recall run higher and its bar is calibrated apart."""
     kind_weights: dict[str, float] = Field(
         default_factory=lambda: {"pitfall": 3.0, "convention": 2.0, "note": 1.5, "session_outcome": 1.0}
     )
@@ -338,10 +353,22 @@ ignore = ["**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum",
 lexical_weight = 0.45
 semantic_weight = 0.55
 semantic_floor = 0.2
+# A word found only among the parts of an identifier (letter in getRandomLetterCode)
+# counts this much of a whole word.
+parts_weight = 0.75
 element_weight = 0.8
+# A child of a relevant element inherits this much, times its share of the parent's code;
+# an element one declared relationship away gets hop_weight of the evidence.
 related_element_score = 0.7
-# Below this relevance a memory is not returned at all.
+hop_weight = 0.5
+# Broad words weigh this much when a task is matched to elements: the words naming the
+# whole product (the workspace, its systems) and common verbs (add, update, ...).
+broad_word_weight = 0.1
+# Below this relevance a memory is not returned at all; and nothing is returned unless
+# the most relevant memory reaches answer_threshold.
 min_relevance = 0.2
+answer_threshold = 0.25
+answer_threshold_hybrid = 0.3
 kind_weights = { pitfall = 3.0, convention = 2.0, note = 1.5, session_outcome = 1.0 }
 # Strengths in [0, 1]: factor = 1 + strength x (raw - 1). Relevance must dominate.
 kind_strength = 0.05

@@ -51,6 +51,14 @@ from archmem.workspace import Workspace  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "shop"
+
+
+def search_columns(text: str) -> dict[str, str]:
+    """The search text the domain would index for a memory without title or elements."""
+    body, parts = textrules.search_columns(text)
+    return {"search_body": body, "search_parts": parts}
+
+
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 ELEMENTS = ["shop.storefront", "shop.gateway", "shop.gateway.router", "shop.gateway.auth", "shop.orders.checkout",
             "shop.orders.pricing", "shop.payments", "shop.database"]
@@ -71,7 +79,7 @@ def build(root: Path, size: int) -> None:
                 memory = Memory(id=f"m-{i:07d}", kind=rng.choice(["pitfall", "convention", "note"]), content=text,
                                 created_at=NOW, elements=[rng.choice(ELEMENTS)])
                 store.insert_memory(memory, title_key=None, content_hash=content_hash(text), search_title="",
-                                    search_body=textrules.search_text(text))
+                                    **search_columns(text))
     store.close()
 
 

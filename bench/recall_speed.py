@@ -41,6 +41,13 @@ from archmem.testing.embedding_server import EmbeddingServer  # noqa: E402
 from archmem.testing.semantic_model import SemanticModel  # noqa: E402
 from archmem.workspace import Workspace  # noqa: E402
 
+
+def search_columns(text: str) -> dict[str, str]:
+    """The search text the domain would index for a memory without title or elements."""
+    body, parts = textrules.search_columns(text)
+    return {"search_body": body, "search_parts": parts}
+
+
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "shop"
 ELEMENTS = ["shop.storefront", "shop.gateway", "shop.gateway.router", "shop.gateway.auth", "shop.orders.checkout",
@@ -73,7 +80,7 @@ def build(root: Path, corpus: list[str], identity: str) -> None:
                 memory = Memory(id=f"m-{i:07d}", kind=rng.choice(["pitfall", "convention", "note"]), content=text,
                                 created_at=NOW, elements=[rng.choice(ELEMENTS)])
                 store.insert_memory(memory, title_key=None, content_hash=content_hash(text), search_title="",
-                                    search_body=textrules.search_text(text))
+                                    **search_columns(text))
                 store.put_vector(memory.id, identity, vector_to_blob(vector), DIMS,
                                  text_hash(embedding_text(None, text, [])), "2026-11-01T00:00:00.000000Z")
     store.close()

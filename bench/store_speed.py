@@ -30,6 +30,13 @@ from archmem.memory.types import Memory  # noqa: E402
 from archmem.store import open_store  # noqa: E402
 from archmem.workspace import Workspace  # noqa: E402
 
+
+def search_columns(text: str) -> dict[str, str]:
+    """The search text the domain would index for a memory without title or elements."""
+    body, parts = textrules.search_columns(text)
+    return {"search_body": body, "search_parts": parts}
+
+
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
 
@@ -66,7 +73,7 @@ def populate(path: Path, corpus: list[str]) -> None:
         for i, text in enumerate(corpus):
             store.insert_memory(
                 Memory(id=f"m-{i:07d}", kind="note", content=text, created_at=NOW),
-                title_key=None, content_hash=content_hash(text), search_title="", search_body=textrules.search_text(text),
+                title_key=None, content_hash=content_hash(text), search_title="", **search_columns(text),
             )
     store.close()
 

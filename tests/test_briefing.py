@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -43,10 +44,11 @@ def test_briefing_shape_with_verify_and_via(repo: Path, clock: FrozenClock):
     with Workspace.open(repo, clock=clock, env={}) as ws:
         text = ws.brief("prefix order of routes").markdown
     assert text.startswith("# Briefing: prefix order of routes\n")
-    assert ("- **ApiGateway** [PITFALL] [VERIFY — the element drifted since this was written]\n"
+    assert ('- **ApiGateway** [PITFALL] "Prefix order" [VERIFY — the element drifted since this was written]\n'
             "  (claude-code/sarah, 96 days ago): Routes are matched by prefix, longest first.\n"
             "  ↳ verify: ApiGateway drifted since this was confirmed: ") in text
-    assert "- **Project** [NOTE]\n  (codex/kim, 96 days ago): The prefix order of routes is global for the project" in text
+    assert re.search(r"- \*\*Project\*\* \[NOTE\] `m-[0-9a-f]+`\n  \(codex/kim, 96 days ago\): The prefix order of routes "
+                     r"is global for the project", text)
     assert "  ↳ via [[m-" in text and "→ **Header sizes** Keep request headers under 8KB" in text
 
 
@@ -140,7 +142,7 @@ def test_overview_shows_standing_rules_what_to_verify_and_coverage(repo: Path, c
     assert "Routes are matched by prefix" not in standing and "numbered per day" not in standing
     verify = text.split("## To verify")[1]
     assert "1 memory was confirmed before the code under it moved" in verify
-    assert "- **Prefix order** [PITFALL] (ApiGateway): ApiGateway drifted since this was confirmed" in verify
+    assert '- **"Prefix order"** [PITFALL] (ApiGateway): ApiGateway drifted since this was confirmed' in verify
     assert overview.mode == "overview" and set(overview.gaps) == {"Shop", "Legacy"}
 
 
@@ -166,7 +168,8 @@ def test_changed_files_no_memory_is_about_fall_back_to_the_overview(repo: Path, 
     with Workspace.open(repo, clock=clock, env={}) as ws:
         assert ws.brief(changed=True).memory_ids == []  # Legacy holds no memory
         fallback = ws.brief(changed=True, overview=True)
-        assert fallback.mode == "overview" and "Header sizes" not in fallback.markdown  # shown by content
+        assert fallback.mode == "overview"
+        assert '[CONVENTION] "Header sizes"\n' in fallback.markdown  # named, to be cited
         assert "Keep request headers under 8KB" in fallback.markdown
         ws.remember("The legacy importer is frozen: change the new one.", kind="pitfall", elements=["Legacy"])
         about = ws.brief(changed=True, overview=True)
@@ -197,3 +200,43 @@ def test_overview_shows_at_most_its_cap_of_standing_rules_and_counts_the_rest(re
         overview = ws.brief(overview=True, budget=100_000)
     assert len(overview.memory_ids) == MAX_STANDING_SHOWN and overview.cut == 15
     assert "15 more not shown: `archmem list --kind convention`" in overview.markdown
+
+
+# ---- briefings name what they show (issue 15, rule 6) ----------------------------------
+
+
+def test_every_memory_shown_is_named_by_its_title_or_id(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        remember_gateway_rules(ws)
+        untitled = ws.remember("The prefix order of routes decides which routes need an operator key.",
+                               kind="pitfall", elements=["ApiGateway"]).id
+        briefing = ws.brief("prefix order of routes")
+    text = briefing.markdown
+    assert '[PITFALL] "Prefix order"' in text and f"[PITFALL] `{untitled}`" in text
+    assert "`archmem session end ID --used NAME`" in text and "`archmem confirm NAME`" in text
+    for line in text.splitlines():
+        if line.startswith("- **") and "[" in line and ("PITFALL" in line or "CONVENTION" in line or "NOTE" in line):
+            assert re.search(r'\] ("[^"]+"|`m-[0-9a-f]+`)', line), line
+
+
+def test_a_truncated_briefing_says_how_to_see_the_rest_in_its_own_client(repo: Path, clock: FrozenClock):
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        for i in range(12):
+            ws.remember(f"Route rule {i}: the gateway matches prefix {i} before prefix {i + 1}.", kind="note",
+                        elements=["ApiGateway"])
+        cli_text = ws.brief("gateway route prefix rules", budget=900).markdown
+        mcp_text = ws.brief("gateway route prefix rules", budget=900, client="mcp").markdown
+    assert "more memories not shown: `archmem recall 'gateway route prefix rules' --limit 20`" in cli_text
+    assert 'more memories not shown: call `recall` with query "gateway route prefix rules" and limit 20' in mcp_text
+    assert "archmem recall" not in mcp_text and "`end_session` (`used_memories`)" in mcp_text
+
+
+def test_the_mcp_tools_render_briefings_for_mcp(repo: Path, clock: FrozenClock):
+    from archmem.mcp import tools as mcp_tools
+
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        remember_gateway_rules(ws)
+        answer = mcp_tools.brief(ws, "prefix order of routes")
+        started = mcp_tools.start_session(ws, "prefix order of routes")
+    for text in (answer.text, started.text):
+        assert "`confirm_memory`" in text and "archmem session end" not in text

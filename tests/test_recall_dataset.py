@@ -1,14 +1,16 @@
-"""The labelled recall set (bench/recall_data) is itself valid: it imports, its grades
-point at real, current memories, and it covers what the benchmark claims to measure.
+"""The labelled recall sets (bench/recall_data, bench/recall_data/boutique) are valid: they
+import, their grades point at real, current memories, and they cover what the benchmark
+claims to measure.
 
 No recall is run here; bench/recall_quality.py does that.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
-import shutil
+import sys
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -22,15 +24,45 @@ from archmem.model.paths import compile_globs
 from archmem.workspace import Workspace
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DATA = REPO_ROOT / "bench" / "recall_data"
-EXAMPLE = REPO_ROOT / "examples" / "shop"
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
-CATEGORIES = {
-    "shared_words", "element_description", "changed_files", "synonyms", "superseded", "drifted", "no_answer",
+
+def _recall_sets() -> Any:
+    spec = importlib.util.spec_from_file_location("recall_sets", REPO_ROOT / "bench" / "recall_sets.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("recall_sets", module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+SETS = _recall_sets().SETS
+COMMON = {"shared_words", "element_description", "changed_files", "synonyms", "superseded", "no_answer"}
+RULES: dict[str, dict[str, Any]] = {
+    "shop": {
+        "categories": COMMON | {"drifted"},
+        "authors": {"claude-code/sarah", "codex/kim", "cursor/li", "human/omar"},
+        "memories": 150,
+        "no_answer_topics": {
+            "na-k8s-ingress": ["kubernetes", "ingress"], "na-ios-push": ["ios", "push"], "na-gdpr-export": ["gdpr"],
+            "na-dark-mode": ["dark mode", "theme"], "na-kafka-lag": ["kafka"], "na-recommendations": ["recommend"],
+            "na-helm-chart": ["helm"], "na-terraform-state": ["terraform"],
+        },
+    },
+    "boutique": {
+        "categories": COMMON | {"multi_hop"},
+        "authors": {"claude-code/ana", "codex/mei", "cursor/tom", "human/raj"},
+        "memories": 100,
+        "no_answer_topics": {
+            "na-dev-guide": ["typo", "development guide"], "na-issue-template": ["bug report", "issue template"],
+            "na-readme-badge": ["badge"], "na-translate": ["translat", "german"], "na-deploystack": ["deploystack"],
+            "na-codeowners": ["code owner", "codeowners"], "na-dark-mode": ["dark mode", "theme"],
+            "na-grafana": ["grafana", "dashboard"], "na-wishlist": ["wishlist"], "na-diagram": ["diagram"],
+            "na-blog": ["blog"],
+        },
+    },
 }
 KINDS = {"pitfall", "convention", "note", "session_outcome"}
-AUTHORS = {"claude-code/sarah", "codex/kim", "cursor/li", "human/omar"}
 TASK_FIELDS = {"id", "query", "elements", "changed_files", "category", "relevant", "must_not", "drift_elements", "note"}
 # Words too common to count as "shared" between a query and a memory.
 STOP_WORDS = frozenset(
@@ -40,27 +72,38 @@ STOP_WORDS = frozenset(
 )
 
 
-def _lines() -> list[str]:
-    return [line for line in (DATA / "memories.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+@pytest.fixture(scope="module", params=sorted(SETS))
+def set_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 @pytest.fixture(scope="module")
-def memories() -> dict[str, dict[str, Any]]:
-    return {m["id"]: m for m in map(json.loads, _lines())}
+def rules(set_name: str) -> dict[str, Any]:
+    return RULES[set_name]
+
+
+def _lines(set_name: str) -> list[str]:
+    text = (SETS[set_name].folder / "memories.jsonl").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")
-def tasks() -> list[dict[str, Any]]:
-    return json.loads((DATA / "tasks.json").read_text(encoding="utf-8"))
+def memories(set_name: str) -> dict[str, dict[str, Any]]:
+    return {m["id"]: m for m in map(json.loads, _lines(set_name))}
 
 
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory):
-    """examples/shop copied to a temporary folder, with the whole set imported."""
-    root = tmp_path_factory.mktemp("recall-dataset") / "shop"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".archmem", "archmem.toml", ".git"))
+def tasks(set_name: str) -> list[dict[str, Any]]:
+    return SETS[set_name].tasks()
+
+
+@pytest.fixture(scope="module")
+def workspace(set_name: str, tmp_path_factory: pytest.TempPathFactory):
+    """The set's repository laid out in a temporary folder, with the whole set imported."""
+    root = tmp_path_factory.mktemp("recall-dataset") / set_name
+    SETS[set_name].lay_out(root)
     ws = Workspace.open(root, clock=lambda: NOW, env={})
-    report = ws.import_memories(_lines(), source="memories.jsonl")  # ImportFailed on any bad line
+    report = ws.import_memories(_lines(set_name), source="memories.jsonl")  # ImportFailed on any bad line
     ws.report = report  # type: ignore[attr-defined]
     yield ws
     ws.close()
@@ -99,17 +142,20 @@ def test_import_keeps_ids_timestamps_and_statuses(workspace, memories):
         assert memory.superseded_by == source["superseded_by"]
 
 
-def test_counts_and_spread(workspace, memories):
-    assert len(memories) >= 150
+def test_counts_and_spread(workspace, memories, rules):
+    assert len(memories) >= rules["memories"]
     kinds = Counter(m["kind"] for m in memories.values())
     assert set(kinds) == KINDS
     statuses = Counter(m["status"] for m in memories.values())
     assert statuses["superseded"] >= 8
     assert statuses["archived"] >= 3
-    assert sum(1 for m in memories.values() if not m["elements"]) >= 12  # project-wide
-    assert {m["author"] for m in memories.values()} == AUTHORS
+    systems = {e.id for e in workspace.model.elements if e.kind == "softwareSystem"}
+    assert sum(1 for m in memories.values() if set(m["elements"]) <= systems) >= 12  # project-wide
+    assert {m["author"] for m in memories.values()} == rules["authors"]
     attached = {e for m in memories.values() for e in m["elements"]}
-    assert attached == {e.id for e in workspace.model.elements}, "every element of the shop has memories"
+    assert attached <= {e.id for e in workspace.model.elements}
+    with_code = {e.id for e in workspace.model.elements if e.paths}
+    assert with_code <= attached, "every element that owns code has memories"
     memory_links = [link for link in workspace.store.links() if link.target_kind == "memory"]
     assert len(memory_links) >= 15
     assert any(m["citations"] for m in memories.values()) and any(m["exposures"] for m in memories.values())
@@ -155,16 +201,16 @@ def test_task_shape(tasks, workspace):
     assert len(tasks) >= 40
     for task in tasks:
         assert set(task) <= TASK_FIELDS, task["id"]
-        assert task["category"] in CATEGORIES, task["id"]
+        assert task["category"] in RULES["shop"]["categories"] | RULES["boutique"]["categories"], task["id"]
         assert task["query"].strip(), task["id"]
         assert all(grade in (1, 2) for grade in task["relevant"].values()), task["id"]
         for element in task["elements"] + task.get("drift_elements", []):
             assert element in element_ids, (task["id"], element)
 
 
-def test_categories(tasks):
+def test_categories(tasks, rules):
     counts = Counter(t["category"] for t in tasks)
-    assert set(counts) == CATEGORIES
+    assert set(counts) == rules["categories"]
     assert all(n >= 3 for n in counts.values()), counts
     assert counts["no_answer"] >= 6
 
@@ -233,14 +279,24 @@ def test_element_description_queries_share_no_word_with_their_must_see(tasks, me
                 assert not shared, (task["id"], memory_id, shared)
 
 
-def test_no_answer_tasks_have_no_memory_on_their_topic(tasks, memories):
-    topics = {
-        "na-k8s-ingress": ["kubernetes", "ingress"], "na-ios-push": ["ios", "push"], "na-gdpr-export": ["gdpr"],
-        "na-dark-mode": ["dark mode", "theme"], "na-kafka-lag": ["kafka"], "na-recommendations": ["recommend"],
-        "na-helm-chart": ["helm"], "na-terraform-state": ["terraform"],
-    }
+def test_no_answer_tasks_have_no_memory_on_their_topic(tasks, memories, rules):
+    topics = rules["no_answer_topics"]
+    assert {t["id"] for t in tasks if t["category"] == "no_answer"} == set(topics)
     text = " ".join(f"{m['title'] or ''} {m['content']}".lower() for m in memories.values())
     for task_id, words in topics.items():
         assert any(t["id"] == task_id and t["category"] == "no_answer" for t in tasks), task_id
         for word in words:
             assert word not in text, (task_id, word)
+
+
+def test_no_answer_tasks_change_files_of_broad_elements(set_name, tasks, workspace):
+    """The trap the second set was built for: a file that only the system (or an element
+    owning a third of the repository) owns says little about what the task is."""
+    if set_name != "boutique":
+        pytest.skip("the shop's system owns no files of its own")
+    model = workspace.model
+    broad = [
+        path for task in tasks if task["category"] == "no_answer" for path in task["changed_files"]
+        if [e.id for e in model.elements if e.paths and compile_globs(e.paths)(path)] == ["boutique"]
+    ]
+    assert len(broad) >= 5, broad

@@ -136,7 +136,7 @@ def index_agrees_with_files(repo: Path) -> None:
 def test_a_memory_committed_in_one_clone_is_recalled_in_another_after_a_pull(origin: Path):
     alice, bob = clone(origin, "alice"), clone(origin, "bob")
     own = remember(bob, "The checkout page caches prices for a minute.", "--kind", "note")
-    assert recalled(bob, "checkout idempotency") == [own]  # bob's index holds a file before the pull
+    assert recalled(bob, "checkout page caches prices") == [own]  # bob's index holds a file before the pull
 
     memory_id = remember(alice, "Checkout must be idempotent: the payment callback can arrive twice.",
                          "--kind", "pitfall", "--title", "Idempotent checkout", "--element", "OrderProcessor")
@@ -146,7 +146,7 @@ def test_a_memory_committed_in_one_clone_is_recalled_in_another_after_a_pull(ori
     git(alice, "push", "-q", "origin", "HEAD")
 
     git(bob, "pull", "-q", "--ff-only")
-    assert recalled(bob, "checkout idempotency") == [memory_id, own]
+    assert recalled(bob, "checkout idempotency")[0] == memory_id
     shown = listed(bob)[memory_id]
     assert shown["title"] == "Idempotent checkout" and shown["elements"] == ["orders"]
     assert shown["kind"] == "pitfall"

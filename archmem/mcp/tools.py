@@ -181,9 +181,9 @@ def start_session(
     """
     note = _not_set_up(ws)  # asked first: the session's own index makes the repository look set up
     session = ws.start_session(task, elements=elements or [], agent=agent)
-    briefing = ws.brief(session.task, elements=session.elements, session_id=session.id)
+    briefing = ws.brief(session.task, elements=session.elements, session_id=session.id, client="mcp")
     if not briefing.memory_ids:  # the first contact still gets what holds for every task
-        briefing = ws.overview(session_id=session.id, for_task=session.task)
+        briefing = ws.overview(session_id=session.id, for_task=session.task, client="mcp")
     data = {"session_id": session.id, "session": session.model_dump(mode="json"), "briefing": briefing_data(briefing)}
     text = (f"session_id: {session.id} (pass it to recall and remember; finish with end_session)\n\n"
             + note + briefing.markdown)
@@ -305,7 +305,7 @@ def brief(
     """
     briefing = ws.brief(
         task, elements=elements or [], changed_files=changed_files or [], changed=changed, session_id=session_id,
-        budget=budget, overview=True,
+        budget=budget, overview=True, client="mcp",
     )
     return Answer(briefing_data(briefing), briefing.markdown)
 
@@ -472,7 +472,7 @@ TOOLS: list[ToolSpec] = [
 
 def overview_resource(ws: Workspace) -> str:
     """The project overview: conventions, project-wide pitfalls, what to verify, coverage."""
-    return ws.overview().markdown
+    return ws.overview(client="mcp").markdown
 
 
 def map_resource(ws: Workspace) -> str:
@@ -482,7 +482,7 @@ def map_resource(ws: Workspace) -> str:
 
 def start_task_prompt(ws: Workspace, task: str) -> str:
     """The message that starts a task: its briefing, and the session habits to follow."""
-    briefing = ws.brief(task)
+    briefing = ws.brief(task, client="mcp")
     return (
         f"We are going to work on: {task}\n\n"
         "Below is what archmem, this repository's memory, knows that matters for it. Before you change code, "

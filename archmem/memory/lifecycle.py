@@ -91,11 +91,15 @@ class RememberResult:
 
 
 def search_fields(model: ArchitectureModel, title: str | None, content: str, elements: Sequence[str]) -> dict[str, str]:
-    """What the store indexes for BM25: the title, and the content with the names of
-    the attached elements (one place, for remember, restatement and import)."""
+    """What the store indexes for BM25: the title's words, the content's with the names
+    of the attached elements, and the parts of their compounds, ranked lower (one place,
+    for remember, restatement, import and sync)."""
+    title_words, title_parts = textrules.search_columns(title or "")
+    body_words, body_parts = textrules.search_columns(content, *model.names(elements))
     return {
-        "search_title": textrules.search_text(title or ""),
-        "search_body": textrules.search_text(content, *model.names(elements)),
+        "search_title": title_words,
+        "search_body": body_words,
+        "search_parts": " ".join(filter(None, (title_parts, body_parts))),
     }
 
 

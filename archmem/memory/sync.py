@@ -71,6 +71,8 @@ def sync_from_files(
         # after indexing: files an export killed before its COMMIT left are taken as they are,
         # not written again under a second name
         report.exported = store.write_all_files()
+    if store.meta("search_text") == "stale":
+        reindex_search_text(store, model())
     report.problems = _recorded_problems(store)
     return report
 
@@ -119,6 +121,17 @@ def _index_changed_files(
                     write_links(ctx, memory_id, memory.content)
             _resolve_pending(ctx)
             store.retarget_links_to_heads()
+
+
+def reindex_search_text(store: SQLiteStore, model: ArchitectureModel) -> int:
+    """Re-derive every memory's search text after a migration changed the rules for it
+    (``store_meta.search_text = stale``); returns how many memories were re-indexed."""
+    with store.transaction(), store.indexing_only():
+        memories = store.list_memories(status=None)
+        for memory in memories:
+            store.update_memory(memory.id, **search_fields(model, memory.title, memory.content, memory.elements))
+        store.set_meta("search_text", None)
+    return len(memories)
 
 
 @dataclass

@@ -13,6 +13,15 @@ check, go), ``authz``, ``src/authz/check.go`` or ``argument resolvers`` finds it
 query goes through the same splitting. Input is NFKC-normalized and lowercased;
 letters of any script are kept (``中文`` is one token, as unicode61 would make it).
 
+Compounds keep their weight. Path components, dotted names, kebab-case and
+letter/digit runs (``8KB``) are names in their own right and are indexed as *whole*
+words; the pieces of an identifier joined by ``_`` or a change of case (``add_on``,
+``AddOn``, ``getRandomLetterCode``) are its *parts*, which the index keeps in a column of
+their own, ranked below whole words. So ``add_on``, ``AddOn`` and ``addon`` match each
+other at full weight, ``on`` or ``letter`` still find them at a lower one, and a part
+that is a stop-word or a common verb (``add``, ``get``, ``set``, ``on``) is not indexed
+nor asked for: "add a retry" must not find every memory that names ``add_on``.
+
 Queries drop a small list of English function words and single letters; ``up``,
 ``down``, ``not``, ``before`` and ``after`` are kept because they change a fact.
 
@@ -35,7 +44,7 @@ import math
 import re
 from functools import lru_cache
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Literal
 
 from archmem.memory.links import code_spans
@@ -67,6 +76,13 @@ STOP_WORDS = frozenset(
 """Function words dropped from queries and similarity; negations, ``up``/``down``,
 ``before``/``after``, ``over``/``under`` and ``only`` stay: they carry facts."""
 NEGATIONS = frozenset({"not", "no", "never", "without", "none", "nor", "neither", "nothing"})
+FACT_WORDS = NEGATIONS | frozenset({"up", "down", "before", "after", "over", "under", "only"})
+"""Kept in queries because they change a fact ("scale up"), though they name no topic."""
+COMMON_VERB_PARTS = frozenset(
+    """add get set put has is do make new init run use handle create update delete remove load
+    save read write fetch find build parse check on off""".split()
+)
+"""Parts of identifiers too common to carry a match alone (``add_on``, ``getCart``)."""
 
 _CHUNK = re.compile(r"[^\W_]+(?:['\u2019_./\\:#@-]+[^\W_]+)*")
 _LEVELS = (r"[/\\:#@]+", r"\.+", r"['\u2019-]+", r"_+")
@@ -98,26 +114,74 @@ _POSSESSIVE = re.compile(r"['\u2019]s\b", re.IGNORECASE)
 
 def search_tokens(text: str) -> list[str]:
     """The BM25 terms of ``text``: each word whole and split (see the module docstring)."""
-    tokens: list[str] = []
-    for chunk in _CHUNK.findall(unicodedata.normalize("NFKC", text)):
-        tokens.extend(_chunk_tokens(chunk))
-    return tokens
+    return [token for token, _ in _terms(text)]
+
+
+def split_tokens(text: str) -> tuple[list[str], list[str]]:
+    """(whole words, parts of compounds) of ``text``; parts that cannot carry a match
+    alone (stop-words, common verbs, single letters) are left out."""
+    wholes: list[str] = []
+    parts: list[str] = []
+    for token, is_part in _terms(text):
+        if not is_part:
+            wholes.append(token)
+        elif not _weak_part(token):
+            parts.append(token)
+    return wholes, parts
 
 
 def search_text(*parts: str | None) -> str:
-    """What the store puts in its FTS5 column: the tokens of every field, space-joined."""
+    """Every token of every field, space-joined (wholes and parts together)."""
     return " ".join(token for part in parts if part for token in search_tokens(part))
+
+
+def search_columns(*fields: str | None) -> tuple[str, str]:
+    """(whole words, parts) of the fields, each space-joined: what the word index holds
+    in its full-weight column and in its parts column."""
+    wholes: list[str] = []
+    parts: list[str] = []
+    for field in fields:
+        if field:
+            found = split_tokens(field)
+            wholes += found[0]
+            parts += found[1]
+    return " ".join(wholes), " ".join(parts)
 
 
 def query_tokens(text: str) -> list[str]:
     """The terms of a query: split like ``search_tokens``, de-duplicated, stop-words and
-    single letters dropped (digits stay: ``8`` in ``8KB`` matters)."""
+    single letters dropped (digits stay: ``8`` in ``8KB`` matters), and so are the parts
+    of a compound that cannot carry a match alone (``add`` of ``add_on``)."""
     seen: dict[str, None] = {}
-    for token in search_tokens(text):
-        if token in STOP_WORDS or (len(token) == 1 and not token.isdigit()):
+    for token, is_part in _terms(text):
+        if token in STOP_WORDS or (len(token) == 1 and not token.isdigit()) or (is_part and _weak_part(token)):
             continue
         seen.setdefault(token, None)
     return list(seen)
+
+
+def file_stems(paths: Iterable[str]) -> list[str]:
+    """The names of changed files without folder and extension (``validation.py`` →
+    ``validation``): what a change is about, as words a task could have said."""
+    stems: list[str] = []
+    for path in paths:
+        name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        stem = name.split(".", 1)[0] if not name.startswith(".") else name.lstrip(".").split(".", 1)[0]
+        if stem:
+            stems.append(stem)
+    return stems
+
+
+def _weak_part(token: str) -> bool:
+    return token in STOP_WORDS or token in COMMON_VERB_PARTS or (len(token) == 1 and not token.isdigit())
+
+
+def _terms(text: str) -> list[tuple[str, bool]]:
+    """(token, is it a part of a compound) for every token of ``text``, in order."""
+    terms: list[tuple[str, bool]] = []
+    for chunk in _CHUNK.findall(unicodedata.normalize("NFKC", text)):
+        terms.extend(_chunk_tokens(chunk))
+    return terms
 
 
 def fts5_query(text: str) -> str:
@@ -129,31 +193,43 @@ def fts5_query(text: str) -> str:
     return " OR ".join(f'"{token}"' for token in query_tokens(text)[:MAX_QUERY_TERMS])
 
 
-@lru_cache(maxsize=1 << 16)
-def _chunk_tokens(chunk: str) -> tuple[str, ...]:
-    """One compound word's tokens, whole first, each distinct token once. Cached: words
-    repeat (Zipf), and indexing 10,000 memory files spent 60% of its time here."""
-    found: dict[str, None] = {}
+_PART_LEVEL = 3
+"""Splits at ``_LEVELS[3:]`` (``_``) and at case changes give parts; the levels before
+it (paths, dots, hyphens) give whole names."""
 
-    def emit(piece: str, level: int) -> None:
-        found.setdefault("".join(_LETTER_DIGIT.findall(piece)).lower(), None)
+
+@lru_cache(maxsize=1 << 16)
+def _chunk_tokens(chunk: str) -> tuple[tuple[str, bool], ...]:
+    """One compound word's tokens, whole first, each distinct token once, each marked
+    whether it is a part (see ``_PART_LEVEL``); a token found both ways is whole. Cached:
+    words repeat (Zipf), and indexing 10,000 memory files spent 60% of its time here."""
+    found: dict[str, bool] = {}
+
+    def add(token: str, is_part: bool) -> None:
+        found[token] = found.get(token, True) and is_part
+
+    def emit(piece: str, level: int, is_part: bool) -> None:
+        add("".join(_LETTER_DIGIT.findall(piece)).lower(), is_part)
         if level < len(_LEVELS):
             parts = [p for p in re.split(_LEVELS[level], piece) if p]
-            for part in parts if len(parts) > 1 else [piece]:
-                emit(part, level + 1)
+            split_here = len(parts) > 1
+            for part in parts if split_here else [piece]:
+                emit(part, level + 1, is_part or (split_here and level >= _PART_LEVEL))
             return
         words = _camel_parts(piece)
+        # a change of case makes parts; a letter/digit boundary alone ("8KB") does not
+        cased = is_part or sum(1 for word in words if not word.isdigit()) > 1
         for word in words:
-            found.setdefault(word.lower(), None)
+            add(word.lower(), cased)
         for word in words:
             runs = _LETTER_DIGIT.findall(word)
             if len(runs) > 1:
                 for run in runs:
-                    found.setdefault(run.lower(), None)
+                    add(run.lower(), cased)
 
-    emit(chunk, 0)
+    emit(chunk, 0, False)
     # a separator left at a piece's edge ("a/_b" → "_b") must not become a term of its own
-    return tuple(token for token in found if _TERM.fullmatch(token))
+    return tuple((token, is_part) for token, is_part in found.items() if _TERM.fullmatch(token))
 
 
 def _camel_parts(word: str) -> list[str]:

@@ -44,6 +44,8 @@ class Ownership:
     """Element id → its own globs that match no file (ignored and generated ones aside)."""
     generated: dict[str, str] = field(default_factory=dict)
     """Generated or vendored files left out (path → why): nobody's code."""
+    total_files: int = 0
+    """Every file considered (ignored ones left out): what an element's share is of."""
     lines_of: Callable[[str], int] = field(default=lambda path: 0, repr=False)
     _sizes: dict[str, CodeSize] = field(default_factory=dict, repr=False)
 
@@ -71,7 +73,7 @@ def compute_ownership(
     ignored = compile_globs(list(ignore))
     skipped = generated or {}
     candidates = [f for f in files if not ignored(f) and f not in skipped]
-    result = Ownership(lines_of=lines_of, generated=dict(skipped))
+    result = Ownership(lines_of=lines_of, generated=dict(skipped), total_files=len(candidates))
     owned: set[str] = set()
     for element in model.elements:
         matcher = compile_globs(model.effective_paths(element.id))

@@ -1,22 +1,40 @@
-"""Element relevance: which parts of the architecture a task is about.
+"""Element relevance: which parts of the architecture a task is about, and how surely.
 
-Hinted elements and the elements owning a changed file score 1, their parent and
-children ``related_element_score`` (0.7). Otherwise the task's words are matched
-against each element's name, identifier, description, tags and technology with
-IDF-weighted coverage, so "speed up checkout" finds ``OrderProcessor`` whose
-description talks about checkout.
+Evidence is weighted by how specific it is (``archmem.recall.score`` holds the numbers):
+
+- a hinted element scores 1;
+- a changed file is evidence for every element whose code holds it, each in proportion
+  to how specific that element is (``specificity``): the component that owns it is
+  strong, the system that owns the whole repository says nothing;
+- a child of a relevant element inherits its share of the parent (``inherited_evidence``),
+  and an element one declared relationship away gets ``hop_evidence``;
+- the task's words are matched against each element's name, identifier, description,
+  tags and technology, analysed as memories are (identifier splitting, Porter stems),
+  IDF-weighted, with broad words counting little (those naming the whole product, the
+  workspace and its software systems, common verbs such as "add", particles such as
+  "up"), and scaled by
+  the element's specificity: a task that names the product is not about everything the
+  product holds.
+
+Anchors are per memory: the engine gives a memory whose anchor is a changed file
+``ANCHORED``, more than any element can.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from archmem.config import RecallConfig
 from archmem.memory import text as textrules
 from archmem.model.ownership import Ownership
 from archmem.model.paths import compile_globs
 from archmem.model.types import ArchitectureModel, Element
+from archmem.recall.score import hop_evidence, inherited_evidence, specificity
+
+Forms = Callable[[Iterable[str]], dict[str, str]]
+"""Term → the form the word index keeps it under (its Porter stem)."""
 
 
 @dataclass
@@ -40,16 +58,39 @@ def element_terms(element: Element) -> set[str]:
     )
 
 
-class ElementIndex:
-    """Element texts tokenized once per model, with their document frequencies."""
+def _as_written(terms: Iterable[str]) -> dict[str, str]:
+    return {term: term for term in terms}
 
-    def __init__(self, model: ArchitectureModel) -> None:
+
+class ElementIndex:
+    """Element texts analysed once per model (split, stemmed), with their document
+    frequencies and the broad words that say little about where a task is."""
+
+    def __init__(self, model: ArchitectureModel, forms: Forms | None = None, *, broad_weight: float = 0.1) -> None:
         self.model = model
-        self.terms = {element.id: element_terms(element) for element in model.elements}
+        self.forms = forms or _as_written
+        self.broad_weight = broad_weight
+        raw = {element.id: element_terms(element) for element in model.elements}
+        known = self.forms({term for terms in raw.values() for term in terms})
+        self.terms = {element_id: {known[t] for t in terms} for element_id, terms in raw.items()}
         self.df: dict[str, int] = {}
         for terms in self.terms.values():
             for term in terms:
                 self.df[term] = self.df.get(term, 0) + 1
+        self.broad_terms = self._broad_terms()
+
+    def _broad_terms(self) -> frozenset[str]:
+        """Words that say little about *where* a task is: the words of the workspace's
+        name and of the software systems that contain elements ("Online Boutique" names
+        everything), the common verbs a task starts with ("add" a badge must not find
+        the component whose description says it adds amounts), and the words a query
+        keeps only because they change a fact ("up" in "looks up")."""
+        names = [self.model.name]
+        for element in self.model.elements:
+            if element.kind == "softwareSystem" and self.model.children(element.id):
+                names += [element.name, element.id.rsplit(".", 1)[-1]]
+        terms = [*textrules.query_tokens(" ".join(names)), *textrules.COMMON_VERB_PARTS, *textrules.FACT_WORDS]
+        return frozenset(self.forms(terms).values())
 
     def idf(self, term: str) -> float:
         """A term no element holds weighs as one that a single element holds: the task's
@@ -57,12 +98,17 @@ class ElementIndex:
         total = max(1, len(self.terms))
         return math.log(1 + total / (max(1, self.df.get(term, 0)) + 0.5))
 
+    def weight(self, term: str) -> float:
+        base = self.idf(term)
+        return base * self.broad_weight if term in self.broad_terms else base
+
     def match(self, query: str) -> dict[str, float]:
         """IDF-weighted share of the query's terms each element's text holds."""
-        terms = textrules.query_tokens(query)
-        if not terms:
+        tokens = textrules.query_tokens(query)
+        if not tokens:
             return {}
-        weights = {term: self.idf(term) for term in terms}
+        terms = dict.fromkeys(self.forms(tokens)[t] for t in tokens)
+        weights = {term: self.weight(term) for term in terms}
         ceiling = sum(weights.values())
         scores: dict[str, float] = {}
         for element_id, held in self.terms.items():
@@ -70,6 +116,47 @@ class ElementIndex:
             if hit > 0:
                 scores[element_id] = hit / ceiling
         return scores
+
+
+class Extents:
+    """How much of the system each element spans, its descendants included, and so how
+    specific it is (``specificity``). Measured in the repository's files when ownership
+    is known (a changed file brought it), else in the model's leaf elements: recall
+    without changed files never lists the repository."""
+
+    def __init__(self, model: ArchitectureModel, ownership: Ownership | None) -> None:
+        self.model = model
+        self.by_files = ownership is not None and ownership.total_files > 0
+        self.ownership = ownership
+        self._units: dict[str, frozenset[str]] = {}
+        self.total = ownership.total_files if self.by_files and ownership else len(self._leaves())
+
+    def _leaves(self) -> list[str]:
+        return [e.id for e in self.model.elements if not self.model.children(e.id)]
+
+    def units(self, element_id: str) -> frozenset[str]:
+        """The files (or leaf elements) an element spans."""
+        if element_id not in self._units:
+            children = self.model.children(element_id)
+            if self.by_files:
+                assert self.ownership is not None
+                own = set(self.ownership.files.get(element_id, []))
+            else:
+                own = set() if children else {element_id}
+            for child in children:
+                own |= self.units(child.id)
+            self._units[element_id] = frozenset(own)
+        return self._units[element_id]
+
+    def specificity(self, element_id: str) -> float:
+        return specificity(len(self.units(element_id)), self.total)
+
+    def share(self, child_id: str, parent_id: str) -> float:
+        """The child's part of what its parent spans."""
+        parent = len(self.units(parent_id))
+        if parent == 0:
+            return 1.0 / max(1, len(self.model.children(parent_id)))
+        return len(self.units(child_id)) / parent
 
 
 def owners_of(model: ArchitectureModel, ownership: Ownership, path: str) -> list[str]:
@@ -82,6 +169,20 @@ def owners_of(model: ArchitectureModel, ownership: Ownership, path: str) -> list
     return [h for h in holders if not any(child.id in holders for child in model.children(h))]
 
 
+def partners(model: ArchitectureModel, element_id: str) -> set[str]:
+    """The elements at the other end of a declared relationship of this element or of
+    one of its descendants (Structurizr's implied relationships), outside its own tree."""
+    own = {element_id, *(d.id for d in model.descendants(element_id))}
+    family = own | {a.id for a in model.ancestors(element_id)}
+    found: set[str] = set()
+    for relationship in model.relationships:
+        if relationship.source in own and relationship.destination not in family:
+            found.add(relationship.destination)
+        elif relationship.destination in own and relationship.source not in family:
+            found.add(relationship.source)
+    return found
+
+
 def relevant_elements(
     model: ArchitectureModel,
     index: ElementIndex,
@@ -90,14 +191,16 @@ def relevant_elements(
     query: str,
     hints: Sequence[str] = (),
     changed_files: Sequence[str] = (),
-    related_score: float = 0.7,
+    config: RecallConfig | None = None,
 ) -> dict[str, ElementMatch]:
     """Every element with a non-zero relevance to the task, with why."""
+    config = config or RecallConfig()
+    extents = Extents(model, ownership)
     matches: dict[str, ElementMatch] = {}
 
     def lift(element_id: str, score: float, reason: str) -> None:
         element = model.get(element_id)
-        if element is None:
+        if element is None or score <= 0:
             return
         found = matches.get(element_id)
         if found is None:
@@ -107,21 +210,27 @@ def relevant_elements(
             found.reasons.append(reason)
         found.score = max(found.score, score)
 
-    anchored: list[tuple[str, str]] = [(model.find(hint).id, "hinted") for hint in hints]
+    for hint in hints:
+        hinted = model.find(hint).id
+        lift(hinted, 1.0, "hinted")
+        for ancestor in model.ancestors(hinted):
+            lift(ancestor.id, config.related_element_score * extents.specificity(ancestor.id), f"holds {hinted}")
     if ownership is not None:
         for path in changed_files:
-            anchored += [(owner, f"owns {path}") for owner in owners_of(model, ownership, path)]
-    for element_id, reason in anchored:
-        lift(element_id, 1.0, reason)
-    for element_id, _ in anchored:
-        element = model.get(element_id)
-        related = [c.id for c in model.children(element_id)]
-        if element is not None and element.parent:
-            related.append(element.parent)
-        for other in related:
-            lift(other, related_score, f"related to {element_id}")
+            for owner in owners_of(model, ownership, path):
+                for element_id in (owner, *(a.id for a in model.ancestors(owner))):
+                    lift(element_id, extents.specificity(element_id), f"owns {path}")
     for element_id, score in index.match(query).items():
-        lift(element_id, score, "matches the task")
+        lift(element_id, score * extents.specificity(element_id), "matches the task")
+    direct = {element_id: match.score for element_id, match in matches.items()}
+    for element_id, score in direct.items():
+        for child in model.children(element_id):
+            share = extents.share(child.id, element_id)
+            lift(child.id, inherited_evidence(score, share, config.related_element_score), f"part of {element_id}")
+    if config.hop_weight > 0:
+        for element_id, score in direct.items():
+            for other in partners(model, element_id):
+                lift(other, hop_evidence(score, config.hop_weight), f"related to {element_id}")
     return matches
 
 

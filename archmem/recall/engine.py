@@ -22,12 +22,14 @@ from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.recall.elements import ElementIndex, ElementMatch, relevant_elements
 from archmem.recall.score import (
+    ANCHORED,
     Factors,
     idf,
     lexical_relevance,
     score_memory,
     semantic_relevance,
     terms_worth_ranking,
+    worth_answering,
 )
 from archmem.store.base import Store
 
@@ -85,12 +87,14 @@ def recall(
 ) -> RecallResult:
     config = ctx.config
     warnings = list(ctx.warnings)
-    index = ctx.element_index or ElementIndex(ctx.model)
+    index = ctx.element_index or ElementIndex(ctx.model, ctx.store.index_forms, broad_weight=config.broad_word_weight)
     matches = relevant_elements(
-        ctx.model, index, ctx.ownership, query=query, hints=elements, changed_files=changed_files,
-        related_score=config.related_element_score,
+        ctx.model, index, ctx.ownership, query=query, hints=elements, changed_files=changed_files, config=config,
     )
-    lexical = _lexical(ctx.store, query, config.candidates, config)
+    anchored = ctx.store.anchored_memory_ids(changed_files) if changed_files else {}
+    # a changed file's name says what the change is about ("validation.py")
+    words = " ".join([query, *textrules.file_stems(changed_files)]).strip()
+    lexical = _lexical(ctx.store, words, config.candidates, config)
     semantic: SemanticScores | None = None
     mode = "lexical"
     if ctx.semantic is not None and query.strip():
@@ -106,7 +110,8 @@ def recall(
                     f"no memory has a vector of {ctx.semantic.identity} yet; ranked by words only (run: archmem embed)"
                 )
 
-    candidate_ids = set(lexical) | {memory_id for memory_id, _ in (semantic.top(config.candidates) if semantic else [])}
+    candidate_ids = set(lexical) | set(anchored)
+    candidate_ids |= {memory_id for memory_id, _ in (semantic.top(config.candidates) if semantic else [])}
     for element_id, match in matches.items():
         if config.element_weight * match.score >= config.min_relevance:
             # an element's memories tie on element relevance; the most recent come first
@@ -118,6 +123,8 @@ def recall(
         if memory.status != "active":
             continue
         element_score = max((matches[e].score for e in memory.elements if e in matches), default=0.0)
+        if memory.id in anchored:
+            element_score = max(element_score, ANCHORED)
         cosine = semantic.get(memory.id) if semantic is not None else None
         reason = ctx.staleness(memory)
         factors = score_memory(
@@ -135,6 +142,8 @@ def recall(
         if factors.relevance >= config.min_relevance:
             scored.append((factors, memory, reason))
     scored.sort(key=lambda item: (-item[0].score, item[1].id))
+    if not worth_answering([factors.relevance for factors, _, _ in scored], config, hybrid=mode == "hybrid"):
+        scored = []
 
     results = [_memory_result(m, f, reason, via=None, explain=explain) for f, m, reason in scored[:limit]]
     results += _neighbours(ctx, results[: config.link_sources], {r["id"] for r in results}, explain)
@@ -166,7 +175,7 @@ def _lexical(store: Store, query: str, limit: int, config: RecallConfig) -> dict
     match = " OR ".join(f'"{term}"' for term in ranked)
     return {
         memory_id: lexical_relevance(bm25, idfs, config.lexical_exponent)
-        for memory_id, bm25 in store.lexical_search(match, limit=limit)
+        for memory_id, bm25 in store.lexical_search(match, limit=limit, parts_weight=config.parts_weight)
     }
 
 

@@ -1,18 +1,22 @@
 """The pre-session briefing: the task, its elements, the ranked memories with VERIFY
 warnings and their [[linked]] neighbours, and the gaps, cut to a budget.
 
-The budget cuts the lowest-ranked memories first and says how many were left out.
+Every memory shows the name to cite it by (its title, else its id), so an agent can
+name what it used at the end of its session or confirm what still holds. The budget
+cuts the lowest-ranked memories first and says how many were left out and how to see
+them in the client the briefing was rendered for: the MCP tools or the command line.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from archmem.clock import age_in_words, parse_time
 from archmem.conformance.types import Dependency
@@ -27,6 +31,42 @@ KIND_ORDER = {kind: position for position, kind in enumerate(MEMORY_KINDS)}
 MAX_ELEMENTS = 6
 ELEMENT_FLOOR = 0.12
 """An element below this relevance is not 'relevant' enough to be listed or be a gap."""
+
+
+Client = Literal["cli", "mcp"]
+"""Who a briefing is rendered for: how it names the commands that see more."""
+
+
+def cite_name(item: dict[str, Any]) -> str:
+    """How a memory is named for citing: its title in quotes, else its id in backticks."""
+    return f'"{item["title"]}"' if item.get("title") else f"`{item['id']}`"
+
+
+def how_to_cite(client: Client) -> str:
+    """One line telling the reader how to use those names, in its own client."""
+    if client == "mcp":
+        return ("Name the memories you rely on in `end_session` (`used_memories`); "
+                "`confirm_memory` one that still holds.")
+    return ("Name the memories you rely on when the session ends (`archmem session end ID --used NAME`); "
+            "`archmem confirm NAME` one that still holds.")
+
+
+def how_to_remember(client: Client) -> str:
+    if client == "mcp":
+        return "call `remember` with it, its kind (pitfall, convention, note) and its elements"
+    return '`archmem remember "…" --kind pitfall|convention|note --element ELEMENT`'
+
+
+def how_to_see_more(client: Client, task: str, limit: int) -> Any:
+    """The call that shows the memories a budget cut, in the reader's client."""
+    from markupsafe import Markup
+
+    from archmem.escape import markdown_code
+
+    if client == "mcp":  # plain text: the template's escaping keeps the task inert
+        return f"call `recall` with query {json.dumps(task, ensure_ascii=False)} and limit {limit}"
+    # a code span the task cannot close, whatever backticks it holds
+    return Markup(markdown_code(f"archmem recall {shlex.quote(task)} --limit {limit}"))
 
 
 def estimate_tokens(text: str) -> int:
@@ -79,6 +119,7 @@ def memory_item(item: dict[str, Any], neighbours: list[dict[str, Any]], model: A
         "age": age_in_words(parse_time(item["created_at"]), now),
         "content": " ".join(item["content"].split()),
         "label": item["title"] or item["id"],
+        "cite": cite_name(item),
         "neighbours": [
             {
                 "name": f"ADR-{n['id'].rsplit('/', 1)[-1]}" if n["kind"] == "decision" else (n["title"] or n["id"]),
@@ -138,11 +179,13 @@ def build_briefing(
     overrides: Path | None = None,
     undeclared: Mapping[str, Sequence[Dependency]] | None = None,
     notes: Sequence[str] = (),
+    client: Client = "cli",
 ) -> Briefing:
     """Render the briefing for ``task`` from a recall, dropping the lowest-ranked
     memories until it fits ``budget`` (measured by ``measure``: characters or tokens).
     ``undeclared``: per element id, its code's dependencies the model does not draw;
-    ``notes`` end it (drift not computed yet, and how to compute it)."""
+    ``notes`` end it (drift not computed yet, and how to compute it); ``client`` says
+    which commands it names."""
     # selected by relevance; shown pitfalls first (DESIGN.md), each kind in rank order,
     # so a budget cut takes notes and outcomes before it takes a pitfall
     ranked = sorted((r for r in result.results if r["via"] is None), key=lambda r: KIND_ORDER.get(r["kind"], 9))
@@ -158,10 +201,14 @@ def build_briefing(
         context = {
             "task": task,
             "task_quoted": shlex.quote(task),
+            "client": client,
             "elements": [_element_item(e["id"], model, undeclared) for e in relevant],
             "memories": items[:shown],
             "cut": len(items) - shown,
             "more_limit": max(20, len(items)),
+            "see_more": how_to_see_more(client, task, max(20, len(items))),
+            "how_to_cite": how_to_cite(client),
+            "how_to_remember": how_to_remember(client),
             "gaps": gaps,
             "notes": list(notes),
         }

@@ -19,7 +19,7 @@ from archmem.config import RecallConfig
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 from archmem.recall.score import score_memory
-from archmem.render.briefing import DEFAULT_BUDGET_CHARS, Briefing, memory_item
+from archmem.render.briefing import DEFAULT_BUDGET_CHARS, Briefing, Client, how_to_cite, memory_item
 from archmem.render.templates import render
 
 OVERVIEW_TASK = "this repository (no task yet)"
@@ -45,6 +45,7 @@ def build_overview(
     overrides: Path | None = None,
     for_task: str | None = None,
     notes: Sequence[str] = (),
+    client: Client = "cli",
 ) -> Briefing:
     """The overview; ``for_task`` titles it for a task no memory is about (a session
     that starts with a task still gets what holds for every task)."""
@@ -63,6 +64,8 @@ def build_overview(
     items = [memory_item(_as_result(m, reasons[m.id]), [], model, now) for m in standing[:MAX_STANDING_SHOWN]]
     verify_items = [
         {
+            "cite": f'**"{m.title}"**' if m.title else f"`{m.id}`",
+            "titled": bool(m.title),
             "label": m.title or textwrap.shorten(" ".join(m.content.split()), 60, placeholder=" …"),
             "kind": m.kind.upper(),
             "where": ", ".join(model.names(m.elements)) or "Project",
@@ -83,6 +86,10 @@ def build_overview(
             "verify": verify_items[:verify_shown],
             "verify_total": len(verify),
             "notes": list(notes),
+            "how_to_cite": how_to_cite(client),
+            "see_more": "call `knowledge_map` for every memory by element" if client == "mcp"
+            else "`archmem list --kind convention`",
+            "see_verify": "call `review_queue`" if client == "mcp" else "`archmem review`",
         }
         return render("overview.md.j2", context, overrides=overrides)
 

@@ -24,9 +24,11 @@ class Store(Protocol):
 
     # memories
     def insert_memory(
-        self, memory: Memory, *, title_key: str | None, content_hash: str, search_title: str, search_body: str
+        self, memory: Memory, *, title_key: str | None, content_hash: str, search_title: str, search_body: str,
+        search_parts: str = "",
     ) -> None:
-        """Insert a memory with its elements, anchors and search text."""
+        """Insert a memory with its elements, anchors and search text (whole words of the
+        title and the body, and the parts of their compounds)."""
 
     def add_elements(self, memory_id: str, elements: Iterable[str]) -> list[str]:
         """Attach elements in order; returns those newly attached."""
@@ -67,6 +69,10 @@ class Store(Protocol):
     def element_memory_ids(self, element_id: str, *, limit: int) -> list[str]:
         """Active memories of one element, the most recently attached first."""
 
+    def anchored_memory_ids(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """{active memory id: the given paths it anchors (the file, a symbol in it, or a
+        folder holding it)}."""
+
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF."""
 
@@ -76,8 +82,11 @@ class Store(Protocol):
     def element_memory_counts(self) -> dict[str, int]:
         """Active memories per element id."""
 
-    def lexical_search(self, match: str, *, limit: int = 50, title_weight: float = 2.0) -> list[tuple[str, float]]:
-        """(id, BM25 relevance, higher is better) of active memories for a full-text query."""
+    def lexical_search(
+        self, match: str, *, limit: int = 50, title_weight: float = 2.0, parts_weight: float = 0.75
+    ) -> list[tuple[str, float]]:
+        """(id, BM25 relevance, higher is better) of active memories for a full-text query;
+        a match among the parts of compounds counts ``parts_weight`` of a whole word."""
 
     def index_forms(self, terms: Sequence[str]) -> dict[str, str]:
         """The form the word index stores each term under (its stem)."""

@@ -236,28 +236,31 @@ class MemoryFileIndex:
         self._execute("DELETE FROM memory_files WHERE path = ?", (path,))
 
     def upsert_from_file(
-        self, memory: Memory, *, title_key: str | None, content_hash: str, search_title: str, search_body: str
+        self, memory: Memory, *, title_key: str | None, content_hash: str, search_title: str, search_body: str,
+        search_parts: str = "",
     ) -> None:
         """Index what a file says: its own fields replace the index's, usage stays."""
         with self.transaction():
             self._execute(
                 "INSERT INTO memories (id, title, kind, content, author, session_id, created_at, confirmed_at, "
                 "confirmations, supersedes, status, status_reason, file_status, private, title_key, content_hash, "
-                "search_title, search_body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "search_title, search_body, search_parts) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (id) DO UPDATE SET title = excluded.title, kind = excluded.kind, "
                 "content = excluded.content, author = excluded.author, session_id = excluded.session_id, "
                 "created_at = excluded.created_at, confirmed_at = excluded.confirmed_at, "
                 "confirmations = excluded.confirmations, supersedes = excluded.supersedes, "
                 "status_reason = excluded.status_reason, file_status = excluded.file_status, "
                 "private = excluded.private, title_key = excluded.title_key, content_hash = excluded.content_hash, "
-                "search_title = excluded.search_title, search_body = excluded.search_body",
+                "search_title = excluded.search_title, search_body = excluded.search_body, "
+                "search_parts = excluded.search_parts",
                 (
                     memory.id, memory.title, memory.kind, memory.content, memory.author, memory.session_id,
                     format_time(memory.created_at),
                     format_time(memory.confirmed_at) if memory.confirmed_at else None,
                     memory.confirmations, memory.supersedes, memory.status, memory.status_reason,
                     "archived" if memory.status == "archived" else "active", int(memory.private),
-                    title_key, content_hash, search_title, search_body,
+                    title_key, content_hash, search_title, search_body, search_parts,
                 ),
             )
             for table, column, values in (

@@ -427,3 +427,40 @@ def _m010_code_imports(db: sqlite3.Connection) -> None:
         ) WITHOUT ROWID;
         """,
     )
+
+
+@migration(11, "compounds keep their weight: identifier parts in a column of their own")
+def _m011_search_parts(db: sqlite3.Connection) -> None:
+    """``add_on`` was indexed as ``addon add on``, so "add" in a task matched it as much
+    as a memory about adding. The parts of identifiers (``_`` and case changes) now live
+    in ``search_parts``, ranked below whole words (archmem/memory/text.py). The search
+    text of existing memories is re-derived by the domain on the next open
+    (``store_meta.search_text``). Anchors get an index: a changed file finds the memories
+    that anchor it."""
+    run_script(
+        db,
+        """
+        ALTER TABLE memories ADD COLUMN search_parts TEXT NOT NULL DEFAULT '';
+        DROP TRIGGER memories_fts_insert;
+        DROP TRIGGER memories_fts_update;
+        DROP TABLE memory_vocab;
+        DROP TABLE memory_fts;
+        CREATE VIRTUAL TABLE memory_fts USING fts5(search_title, search_body, search_parts,
+            tokenize = 'porter unicode61');
+        CREATE VIRTUAL TABLE memory_vocab USING fts5vocab(memory_fts, 'row');
+        CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories WHEN new.status = 'active' BEGIN
+            INSERT INTO memory_fts(rowid, search_title, search_body, search_parts)
+            VALUES (new.seq, new.search_title, new.search_body, new.search_parts);
+        END;
+        CREATE TRIGGER memories_fts_update AFTER UPDATE OF search_title, search_body, search_parts, status
+        ON memories BEGIN
+            DELETE FROM memory_fts WHERE rowid = old.seq;
+            INSERT INTO memory_fts(rowid, search_title, search_body, search_parts)
+            SELECT new.seq, new.search_title, new.search_body, new.search_parts WHERE new.status = 'active';
+        END;
+        INSERT INTO memory_fts(rowid, search_title, search_body, search_parts)
+            SELECT seq, search_title, search_body, search_parts FROM memories WHERE status = 'active';
+        CREATE INDEX memory_anchors_anchor ON memory_anchors(anchor);
+        INSERT INTO store_meta (key, value) SELECT 'search_text', 'stale' WHERE EXISTS (SELECT 1 FROM memories);
+        """,
+    )

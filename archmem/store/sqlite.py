@@ -40,7 +40,7 @@ _SELECT_PLAIN = f"SELECT {', '.join('m.' + c.strip() for c in _MEMORY_COLUMNS.sp
 _UPDATABLE = frozenset(
     {"title", "title_key", "content", "content_hash", "confirmed_at", "confirmations", "supersedes",
      "superseded_by", "status", "status_reason", "exposures", "citations", "search_title", "search_body",
-     "author"}
+     "search_parts", "author"}
 )
 _FILE_STATUSES = ("active", "archived")
 
@@ -74,18 +74,18 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
     # ---- memories -----------------------------------------------------------------
 
     def insert_memory(self, memory: Memory, *, title_key: str | None, content_hash: str,
-                      search_title: str, search_body: str) -> None:
+                      search_title: str, search_body: str, search_parts: str = "") -> None:
         with self.transaction():
             self._execute(
                 f"INSERT INTO memories ({_MEMORY_COLUMNS}, title_key, content_hash, search_title, search_body, "
-                "file_status) VALUES (" + ", ".join("?" * 21) + ")",
+                "search_parts, file_status) VALUES (" + ", ".join("?" * 22) + ")",
                 (
                     memory.id, memory.title, memory.kind, memory.content, memory.author, memory.session_id,
                     format_time(memory.created_at),
                     format_time(memory.confirmed_at) if memory.confirmed_at else None,
                     memory.confirmations, memory.supersedes, memory.superseded_by, memory.status,
                     memory.status_reason, memory.exposures, memory.citations, int(memory.private),
-                    title_key, content_hash, search_title, search_body,
+                    title_key, content_hash, search_title, search_body, search_parts,
                     "archived" if memory.status == "archived" else "active",
                 ),
             )
@@ -229,6 +229,23 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
         ).fetchall()
         return [row[0] for row in rows]
 
+    def anchored_memory_ids(self, paths: Sequence[str]) -> dict[str, list[str]]:
+        """{active memory id: the given paths it anchors}: an anchor names the file itself,
+        a ``file#Symbol`` in it, or a folder that holds it."""
+        found: dict[str, list[str]] = {}
+        for path in dict.fromkeys(paths):
+            parts = path.split("/")
+            folders = ["/".join(parts[:i]) for i in range(1, len(parts))]
+            rows = self._execute(
+                "SELECT DISTINCT a.memory_id FROM memory_anchors a JOIN memories m ON m.id = a.memory_id "
+                f"WHERE m.status = 'active' AND (a.anchor IN ({', '.join('?' * (len(folders) + 1))}) "
+                "OR (a.anchor >= ? AND a.anchor < ?))",
+                (*folders, path, path + "#", path + "$"),
+            ).fetchall()
+            for (memory_id,) in rows:
+                found.setdefault(memory_id, []).append(path)
+        return found
+
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF (cached until the store changes)."""
         stats = self._cached_stats()
@@ -259,18 +276,21 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
 
     # ---- lexical search -----------------------------------------------------------
 
-    def lexical_search(self, match: str, *, limit: int = 50, title_weight: float = 2.0) -> list[tuple[str, float]]:
+    def lexical_search(
+        self, match: str, *, limit: int = 50, title_weight: float = 2.0, parts_weight: float = 0.75
+    ) -> list[tuple[str, float]]:
         """(memory id, BM25 relevance ≥ 0, higher is better) for an FTS5 MATCH expression.
 
         The word index holds active memories only (migration 5), so the ranking runs on
-        the index alone and only the best ``limit`` rows are joined to their ids."""
+        the index alone and only the best ``limit`` rows are joined to their ids. A term
+        found only among the parts of a compound counts ``parts_weight`` of a whole word."""
         if not match:
             return []
         rows = self._execute(
-            "SELECT m.id, -f.score FROM (SELECT rowid, bm25(memory_fts, ?, 1.0) AS score FROM memory_fts "
+            "SELECT m.id, -f.score FROM (SELECT rowid, bm25(memory_fts, ?, 1.0, ?) AS score FROM memory_fts "
             "WHERE memory_fts MATCH ? ORDER BY score LIMIT ?) AS f JOIN memories m ON m.seq = f.rowid "
             "ORDER BY f.score, m.seq",
-            (float(title_weight), match, limit),
+            (float(title_weight), float(parts_weight), match, limit),
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from archmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from archmem.render.briefing import Briefing
+    from archmem.render.briefing import Briefing, Client
     from archmem.render.knowledge_map import KnowledgeMap
 
 
@@ -28,11 +28,12 @@ class BriefingOps:
         budget_tokens: int | None = None,
         limit: int = 20,
         overview: bool = False,
+        client: Client = "cli",
     ) -> Briefing:
         """The pre-session briefing for a task (or for the changed files), to a budget.
         With ``overview`` and nothing to go on (no task, element or changed file, or changed
         files no memory is about), the project overview instead: standing rules, what to
-        verify, coverage."""
+        verify, coverage. ``client`` (cli or mcp) says which commands the text names."""
         from archmem.escape import one_line
         from archmem.memory.fields import required_line
         from archmem.render.briefing import (
@@ -51,7 +52,7 @@ class BriefingOps:
             elif elements:
                 task = "Work on " + ", ".join(map(one_line, elements))
             elif overview:
-                return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
+                return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id, client=client)
             else:
                 raise InvalidInputError(
                     "a briefing needs a TASK, --element or changed files (--changed); --overview briefs the project"
@@ -65,11 +66,11 @@ class BriefingOps:
             documented=set(self.store.element_memory_counts()),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
-            overrides=self.root / ".archmem" / "templates", undeclared=undeclared,
+            overrides=self.root / ".archmem" / "templates", undeclared=undeclared, client=client,
             notes=self._drift_notes(result.warnings),
         )
         if overview and derived and not elements and not briefing.memory_ids:
-            return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id)
+            return self.overview(budget=budget, budget_tokens=budget_tokens, session_id=session_id, client=client)
         if session_id is not None and briefing.memory_ids:
             from archmem.memory.sessions import record_exposures
 
@@ -99,7 +100,7 @@ class BriefingOps:
 
     def overview(
         self, *, budget: int | None = None, budget_tokens: int | None = None, session_id: str | None = None,
-        for_task: str | None = None,
+        for_task: str | None = None, client: Client = "cli",
     ) -> Briefing:
         """The briefing for a session with no task yet (or a task no memory is about:
         ``for_task``): conventions and project-wide pitfalls, the memories to verify, and
@@ -113,7 +114,7 @@ class BriefingOps:
             config=self.config.recall, staleness=drift.verify_reason if drift is not None else (lambda _m: None),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
-            overrides=self.root / ".archmem" / "templates", for_task=for_task,
+            overrides=self.root / ".archmem" / "templates", for_task=for_task, client=client,
             notes=self._drift_notes(self._recall_warnings),
         )
         briefing.warnings = list(self._recall_warnings)

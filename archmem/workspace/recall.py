@@ -25,7 +25,9 @@ class RecallOps:
     def element_index(self) -> ElementIndex:
         from archmem.recall.elements import ElementIndex
 
-        return ElementIndex(self.model_or_empty)
+        return ElementIndex(
+            self.model_or_empty, self.store.index_forms, broad_weight=self.config.recall.broad_word_weight
+        )
 
     def find_elements(self, task: str, *, limit: int = 10) -> list[dict[str, Any]]:
         """The elements a task is about, as recall scores them (words of the task against
@@ -39,7 +41,7 @@ class RecallOps:
             raise InvalidInputError(f"limit must be at least 1, not {limit}")
         model = self.model_or_empty
         matches = relevant_elements(
-            model, self.element_index, None, query=task, related_score=self.config.recall.related_element_score
+            model, self.element_index, None, query=task, config=self.config.recall
         )
         return describe_matches(model, matches, self.store.element_memory_counts(), limit=limit)
 
@@ -89,7 +91,7 @@ class RecallOps:
             model=model,
             config=self.config.recall,
             now=self.clock(),
-            ownership=(self.ownership if model.elements else Ownership()) if files else None,
+            ownership=(self.ownership if model.elements else Ownership()) if files or elements else None,
             element_index=self.element_index,
             staleness=drift.verify_reason if drift is not None else nothing_is_stale,
             semantic=self.semantic_search,
