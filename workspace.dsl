@@ -61,7 +61,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 escaping = component "Escaping" "Control characters shown as escapes, Markdown values kept inert." {
                     properties {
-                        "archmem.paths" "archmem/escape.py"
+                        "archmem.paths" "archmem/escape.py, archmem/github_steps.py"
                     }
                 }
             }

@@ -8,6 +8,7 @@ from typing import Any
 
 from archmem.conformance.types import EXAMPLES, ConformanceReport
 from archmem.escape import workflow_command as _escape
+from archmem.github_steps import append_step_files
 from archmem.words import plural
 
 MAX_ANNOTATIONS = 50
@@ -113,13 +114,5 @@ def write_github(report: ConformanceReport, env: dict[str, str]) -> dict[str, An
     every = annotations(report)
     written: dict[str, Any] = {"annotations": every[:MAX_ANNOTATIONS], "omitted": max(0, len(every) - MAX_ANNOTATIONS),
                                "outputs": outputs(report)}
-    summary_file = env.get("GITHUB_STEP_SUMMARY")
-    if summary_file:
-        with open(summary_file, "a", encoding="utf-8") as handle:
-            handle.write(summary(report) + "\n")
-    output_file = env.get("GITHUB_OUTPUT")
-    if output_file:
-        with open(output_file, "a", encoding="utf-8") as handle:
-            for key, value in written["outputs"].items():
-                handle.write(f"{key}={value}\n")
+    append_step_files(env, summary(report), written["outputs"])
     return written

@@ -13,6 +13,7 @@ from typing import Any
 from archmem.drift.report import DriftReport
 from archmem.escape import markdown_code, markdown_inline
 from archmem.escape import workflow_command as _escape
+from archmem.github_steps import append_step_files
 from archmem.words import plural
 
 OUTPUTS = ("drift-score", "total-elements", "drifted-elements", "missing-elements", "stale-memories",
@@ -105,13 +106,5 @@ def _cell(markdown: str) -> str:
 def write_github(report: DriftReport, root: Path, env: dict[str, str]) -> dict[str, Any]:
     """Append the summary and outputs to the files GitHub names; return what was written."""
     written: dict[str, Any] = {"annotations": annotations(report, root), "outputs": outputs(report)}
-    summary_file = env.get("GITHUB_STEP_SUMMARY")
-    if summary_file:
-        with open(summary_file, "a", encoding="utf-8") as handle:
-            handle.write(summary(report) + "\n")
-    output_file = env.get("GITHUB_OUTPUT")
-    if output_file:
-        with open(output_file, "a", encoding="utf-8") as handle:
-            for key, value in written["outputs"].items():
-                handle.write(f"{key}={value}\n")
+    append_step_files(env, summary(report), written["outputs"])
     return written

@@ -17,6 +17,7 @@ from typing import Any
 
 from archmem.errors import InvalidInputError
 from archmem.escape import workflow_command as _escape
+from archmem.github_steps import append_step_files
 from archmem.review.markdown import MARKER, inline, label
 from archmem.review.pull_request import PullRequestRef, PullRequestReview
 from archmem.review.publish import Published
@@ -154,15 +155,8 @@ def write_github(
     annotations to print (at most ``MAX_ANNOTATIONS``)."""
     lines = annotations(review)
     shown, more = lines[:MAX_ANNOTATIONS], lines[MAX_ANNOTATIONS:]
-    summary_file = env.get("GITHUB_STEP_SUMMARY")
-    if summary_file:
-        with open(summary_file, "a", encoding="utf-8") as handle:
-            handle.write(summary(markdown, more=more, published=published, comment_problem=comment_problem) + "\n")
-    output_file = env.get("GITHUB_OUTPUT")
-    if output_file:
-        with open(output_file, "a", encoding="utf-8") as handle:
-            for key, value in outputs(review, published).items():
-                handle.write(f"{key}={value}\n")
+    append_step_files(env, summary(markdown, more=more, published=published, comment_problem=comment_problem),
+                      outputs(review, published))
     return [a.command() for a in shown]
 
 
