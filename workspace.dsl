@@ -102,7 +102,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             memory = container "Memory" "Memories on elements: remember, confirm, supersede, links, sessions, review." "Python" {
                 lifecycle = component "Memory lifecycle" "Restating confirms, supersede without forks, archive, purge, export and import." {
                     properties {
-                        "archmem.paths" "archmem/memory/lifecycle.py, archmem/memory/transfer.py, archmem/memory/__init__.py"
+                        "archmem.paths" "archmem/memory/lifecycle.py, archmem/memory/linking.py, archmem/memory/transfer.py, archmem/memory/__init__.py"
                     }
                 }
                 sessions = component "Sessions" "Exposures and citations per session; the review queue." {

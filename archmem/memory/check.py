@@ -337,7 +337,7 @@ def _links(
 ) -> None:
     """Links resolve as the index resolves them: an active title, then an element, then
     a decision; anything else stays pending."""
-    from archmem.memory.lifecycle import link_targets
+    from archmem.memory.linking import link_targets
 
     if not any("[[" in read.memory.content for read in active):
         return

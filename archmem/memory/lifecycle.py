@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets as _random
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,10 +17,11 @@ from archmem.clock import Clock, format_time
 from archmem.errors import ConflictError, InvalidInputError, UnknownNameError, closest
 from archmem.memory import links as linkrules
 from archmem.memory import text as textrules
-from archmem.memory.kinds import parse_kind
 from archmem.memory.fields import clean_line
+from archmem.memory.kinds import parse_kind
+from archmem.memory.linking import write_links
 from archmem.memory.secrets import check_fields
-from archmem.memory.types import Link, Memory
+from archmem.memory.types import Memory
 from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import Store
@@ -161,87 +162,6 @@ def normalize_anchor(anchor: str) -> str:
     except ValueError as exc:
         raise InvalidInputError(f"anchor {anchor!r}: {exc}") from None
     return f"{clean}#{symbol.strip()}" if sep and symbol.strip() else clean
-
-
-# ---- links -----------------------------------------------------------------------
-
-
-class _ActiveTitles(Mapping[str, str]):
-    """Active memory titles as a mapping, answered by the store one key at a time."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def __getitem__(self, key: str) -> str:
-        found = self.store.find_by_title(key, active_only=True)
-        if found:
-            return found[0].id
-        # a title only a superseded memory holds: its chain's current memory answers, as a
-        # link written before the supersede was moved to it (so a rebuilt index agrees)
-        for older in self.store.find_by_title(key, active_only=False):
-            head = current_of(self.store, older)
-            if head.status == "active":
-                return head.id
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(linkrules.normalize_title(m.title) for m in self.store.list_memories() if m.title)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-
-def link_targets(model: ArchitectureModel) -> tuple[dict[str, str], dict[str, str]]:
-    """(element keys → id, decision keys → key) for link resolution.
-
-    Identifiers win over names, and workspace-wide decisions over element ones, where
-    two would share a key.
-    """
-    from archmem.model.adrs import decision_aliases
-
-    elements: dict[str, str] = {}
-    for element in model.elements:
-        elements.update(dict.fromkeys(linkrules.element_keys(element.name, element.name), element.id))
-    for element in model.elements:
-        elements.update(dict.fromkeys(linkrules.element_keys(element.id, element.id), element.id))
-    decisions: dict[str, str] = {}
-    for decision in sorted(model.decisions, key=lambda d: d.element is None):
-        key = decision_key(decision.id, decision.element)
-        decisions.update(dict.fromkeys(linkrules.decision_keys(decision_aliases(decision)), key))
-    return elements, decisions
-
-
-def resolve_link_target(ctx: MemoryContext, target: str) -> tuple[str, str] | None:
-    """(kind, id) for a link target: a memory title, then an element, then a decision."""
-    elements, decisions = link_targets(ctx.model)
-    return linkrules.resolve_link(target, titles=_ActiveTitles(ctx.store), elements=elements, decisions=decisions)
-
-
-def decision_key(decision_id: str, element: str | None) -> str:
-    return f"{element}/{decision_id}" if element else decision_id
-
-
-def write_links(ctx: MemoryContext, memory_id: str, content: str) -> tuple[list[dict[str, Any]], list[str]]:
-    """Store the memory's links, resolved where possible; returns (resolved, pending)."""
-    rows: list[tuple[Link, str]] = []
-    resolved: list[dict[str, Any]] = []
-    pending: list[str] = []
-    for parsed in linkrules.parse_links(content):
-        target = resolve_link_target(ctx, parsed.target)
-        link = Link(
-            source_id=memory_id,
-            target_text=parsed.target,
-            shown=parsed.shown,
-            target_kind=target[0] if target else None,
-            target_id=target[1] if target else None,
-        )
-        rows.append((link, linkrules.normalize_title(parsed.target)))
-        if target:
-            resolved.append({"target": parsed.target, "kind": target[0], "id": target[1]})
-        elif parsed.target not in pending:
-            pending.append(parsed.target)
-    ctx.store.replace_links(memory_id, rows)
-    return resolved, pending
 
 
 # ---- remember --------------------------------------------------------------------

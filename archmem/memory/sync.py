@@ -17,7 +17,8 @@ from archmem.clock import system_clock
 from archmem.errors import ArchmemError
 from archmem.memory import links as linkrules
 from archmem.memory.file_format import MAX_FILE_BYTES, MemoryFileError, parse_memory
-from archmem.memory.lifecycle import MemoryContext, content_hash, resolve_link_target, search_fields, write_links
+from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
+from archmem.memory.linking import resolve_link_target, write_links
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 from archmem.store.file_index import FileRow

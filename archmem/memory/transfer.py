@@ -25,9 +25,9 @@ from archmem.memory.lifecycle import (
     normalize_anchor,
     resolve_elements,
     search_fields,
-    write_links,
 )
 from archmem.memory.fields import clean_line
+from archmem.memory.linking import write_links
 from archmem.memory.secrets import check_fields
 from archmem.memory.types import MEMORY_STATUSES, Memory
 
