@@ -327,3 +327,19 @@ def test_any_import_line_is_taken_or_reported_never_a_crash(tmp_path_factory: py
         report = ws.import_memories([json.dumps({**base, **fields}), json.dumps(base | {"id": "m-2"})], partial=True)
         assert len(report.imported) + len(report.errors) + len(report.unchanged) + len(report.updated) == 2
         assert all(isinstance(e["message"], str) and e["line"] in (1, 2) for e in report.errors)
+
+
+@pytest.mark.parametrize("anchor", ["../../../etc/passwd#root", "/etc/hostname", "src/../../outside.py"])
+def test_a_memory_file_cannot_anchor_outside_the_repository(repo: Path, anchor: str):
+    """A hand-written or merged file is input like any other: its anchors are checked as
+    remember checks them, and the file is reported, not indexed."""
+    folder = repo / ".archmem" / "memories"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "evil.m-evil00001.md").write_text(
+        f"---\nid: m-evil00001\nkind: note\nanchors:\n  - {anchor}\ncreated: 2026-01-01T00:00:00Z\n---\n\nHi.\n",
+        encoding="utf-8")
+    listed = am(repo, "list", "--json")
+    assert "m-evil00001" not in listed.stdout and "evil.m-evil00001.md:4:1" in listed.stderr
+    checked = am(repo, "check", "--json")
+    assert checked.exit_code == 2
+    assert "leaves the repository" in checked.stdout or "is absolute" in checked.stdout

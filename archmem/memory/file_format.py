@@ -211,7 +211,7 @@ def parse_memory(text: str) -> ParsedFile:
             title=title,
             content=content,
             elements=_text_list(front, "elements", fail),
-            anchors=_text_list(front, "anchors", fail),
+            anchors=_anchors(front, fail),
             author=_optional_text(front, "author", fail),
             session_id=_optional_text(front, "session", fail),
             created_at=_time(front, "created", fail),
@@ -290,6 +290,23 @@ def _text_list(front: dict[str, Any], key: str, fail: Any) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(item, (str, int)) and not isinstance(item, bool) for item in value):
         raise fail(key, f"{key!r} must be a list of names (one '- name' a line)")
     return list(dict.fromkeys(str(item).strip() for item in value if str(item).strip()))
+
+
+def _anchors(front: dict[str, Any], fail: Any) -> list[str]:
+    """Anchors as ``remember`` takes them: repository paths (``path#Symbol``); one that is
+    absolute or leaves the repository makes the file unreadable, so nothing outside the
+    repository is ever looked at on a file's word."""
+    from archmem.model.paths import normalize_glob
+
+    anchors = []
+    for anchor in _text_list(front, "anchors", fail):
+        path, sep, symbol = anchor.partition("#")
+        try:
+            clean = normalize_glob(path)
+        except ValueError as exc:
+            raise fail("anchors", f"anchor {anchor!r}: {exc}") from None
+        anchors.append(f"{clean}#{symbol.strip()}" if sep and symbol.strip() else clean)
+    return anchors
 
 
 def _time(front: dict[str, Any], key: str, fail: Any) -> datetime:
