@@ -290,6 +290,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.memory.lifecycle -> archmem.adapters.embeddings "Embeds memories with"
         archmem.memory.lifecycle -> archmem.recall.engine "Embeds through the vector index of"
         archmem.memory.memoryfiles -> archmem.memory.textrules "Reads links and kinds with"
+        archmem.memory.memoryfiles -> archmem.domain.codepaths "Checks that anchors stay in the repository with"
         archmem.memory.memoryfiles -> archmem.memory.lifecycle "Indexes memory files as memories with"
         archmem.memory.sessions -> archmem.memory.lifecycle "Writes session outcomes through"
         archmem.memory.sessions -> archmem.memory.textrules "Finds near-duplicates with"
