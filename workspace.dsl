@@ -276,6 +276,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.domain.loader -> archmem.domain.codepaths "Resolves code paths with"
         archmem.service.facade -> archmem.domain.onboarding "Suggests element paths with"
         archmem.domain.onboarding -> archmem.domain.codepaths "Matches globs and knows what is outside the code with"
+        archmem.domain.onboarding -> archmem.adapters.install "Rewrites archmem.toml atomically with"
         archmem.domain.dsl -> archmem.domain.adrs "Reads !adrs folders with"
         archmem.domain.dsl -> archmem.domain.codepaths "Confines model paths with"
         archmem.domain.formats -> archmem.domain.adrs "Reads decisions with"

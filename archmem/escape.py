@@ -139,3 +139,21 @@ def workflow_command(value: str, *, property: bool = False) -> str:
     if property:
         value = value.replace(":", "%3A").replace(",", "%2C")
     return value
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string: backslash, quote and control characters escaped, every other
+    character as it is (JSON's ``\\ud83d`` surrogate escapes are not valid TOML)."""
+    out = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch in "\b\t\n\f\r":
+            out.append({"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}[ch])
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'

@@ -343,3 +343,15 @@ def test_a_memory_file_cannot_anchor_outside_the_repository(repo: Path, anchor: 
     checked = am(repo, "check", "--json")
     assert checked.exit_code == 2
     assert "leaves the repository" in checked.stdout or "is absolute" in checked.stdout
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=st.text(st.characters(blacklist_categories=("Cs",)), max_size=30))
+def test_toml_strings_read_back_as_written(value: str):
+    """The one TOML quoter (install's config.toml, the [paths] table): emoji included,
+    which JSON would write as surrogate escapes TOML refuses."""
+    import tomllib
+
+    from archmem.escape import toml_string
+
+    assert tomllib.loads(f"k = {toml_string(value)}")["k"] == value

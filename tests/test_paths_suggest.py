@@ -16,7 +16,8 @@ import pytest
 from archmem.config import load_config
 from archmem.onboarding.names import similarity, words
 from archmem.onboarding.rank import name_score
-from archmem.onboarding.table import quote, render_table, replace_table
+from archmem.escape import toml_string as quote
+from archmem.onboarding.table import render_table, replace_table
 from archmem.workspace import Workspace
 
 from . import repos

@@ -179,6 +179,3 @@ def load_toml(text: str, name: str) -> dict[str, Any]:
         ) from None
 
 
-def toml_string(value: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(value)

@@ -36,7 +36,6 @@ from archmem.agents.config_files import (
     read_exact,
     replace_table,
     short_json,
-    toml_string,
     write_atomic,
 )
 from archmem.agents.hooks import (  # noqa: F401  (hook_command, hook_group: part of this module's interface)
@@ -51,6 +50,7 @@ from archmem.agents.hooks import (  # noqa: F401  (hook_command, hook_group: par
     settings_snippet,
 )
 from archmem.errors import ConfigError, ConflictError
+from archmem.escape import toml_string
 
 SERVER_NAME = "archmem"
 SECTION_START = "<!-- archmem:start"

@@ -10,14 +10,14 @@ replaces the file (atomically), so a file archmem cannot rewrite safely is refus
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from archmem.agents.config_files import write_atomic
 from archmem.errors import ConfigError
+from archmem.escape import toml_string
 
 _HEADER = re.compile(r"^\s*\[\s*paths\s*\]\s*(?:#.*)?$")
 _ANY_HEADER = re.compile(r"^\s*\[")
@@ -27,28 +27,11 @@ _HEAD_COMMENT = (
 )
 
 
-def quote(text: str) -> str:
-    """A TOML basic string: backslash, quote and control characters escaped."""
-    out = []
-    for ch in text:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch in "\b\t\n\f\r":
-            out.append({"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04X}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
 def render_table(table: Mapping[str, Sequence[str]]) -> str:
     """``[paths]`` with one ``"element.id" = ["glob", …]`` line per element."""
     lines = ["[paths]"]
     for element, globs in table.items():
-        lines.append(f"{quote(element)} = [{', '.join(quote(g) for g in globs)}]")
+        lines.append(f"{toml_string(element)} = [{', '.join(toml_string(g) for g in globs)}]")
     return "\n".join(lines) + "\n"
 
 
@@ -116,11 +99,6 @@ def _read(path: Path) -> str:
 
 def _atomic_write(path: Path, text: str) -> None:
     try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".archmem-", suffix=".toml")
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o777)
-        os.replace(temporary, path)
+        write_atomic(path, text)
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
