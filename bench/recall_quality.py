@@ -245,6 +245,9 @@ def _run_archmem(run: VariantRun, root: Path, lines: list[str], tasks: list[dict
                  *, embed: bool = False, stem: bool = True) -> VariantRun:
     Workspace = _workspace_class()
     inactive = frozenset(m["id"] for m in map(json.loads, lines) if (m.get("status") or "active") != "active")
+    if not stem:
+        # the index must be the file the import writes to: a read would open one in memory
+        (root / ".archmem").mkdir(exist_ok=True)
     with Workspace.open(root, clock=lambda: NOW, env={}) as ws:
         if not stem:
             use_plain_words(ws.store)
