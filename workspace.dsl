@@ -143,6 +143,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/recall/engine.py, archmem/recall/semantic.py, archmem/recall/__init__.py"
                     }
                 }
+                thesaurus = component "Thesaurus" "Words used for one another (shipped groups and the project's own), analysed as the word index analyses text." {
+                    properties {
+                        "archmem.paths" "archmem/recall/synonyms.py, archmem/recall/synonyms.txt"
+                    }
+                }
             }
 
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
@@ -309,6 +314,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.recall.engine -> archmem.adapters.store "Searches"
         archmem.recall.engine -> archmem.adapters.embeddings "Embeds queries with"
         archmem.recall.elementmatch -> archmem.memory.textrules "Tokenizes element text with"
+        archmem.recall.engine -> archmem.recall.thesaurus "Asks for the synonyms of a task's words in"
+        archmem.recall.elementmatch -> archmem.recall.thesaurus "Matches synonyms of a task's words with"
+        archmem.recall.thesaurus -> archmem.memory.textrules "Drops stop-words with"
         archmem.recall.elementmatch -> archmem.recall.scoring "Weighs evidence by how specific it is with"
         archmem.recall.elementmatch -> archmem.domain.codepaths "Maps files to elements with"
 

@@ -91,6 +91,25 @@ class RecallConfig(_Section):
     parts_weight: float = Field(default=0.75, ge=0, le=1)
     """A word found only among the parts of a compound (``letter`` in ``getRandomLetterCode``)
     counts this much of a whole word in BM25."""
+    synonym_weight: float = Field(default=0.7, ge=0, le=1)
+    """A word's synonym (``synonyms.txt``, ``synonyms``) counts this much of the word."""
+    synonyms: list[list[str]] = Field(default_factory=list)
+    """The project's own words for one thing, added to the shipped thesaurus:
+    ``[["bag", "cart"], ["pdp", "product page"]]``; an entry of two words is a phrase."""
+    shipped_synonyms: bool = True
+    """Whether the thesaurus archmem ships (archmem/recall/synonyms.txt) is used."""
+
+    @field_validator("synonyms")
+    @classmethod
+    def _groups_of_words(cls, groups: list[list[str]]) -> list[list[str]]:
+        for number, group in enumerate(groups, 1):
+            words = [word for word in group if word.strip()]
+            if len(words) < 2:
+                raise ValueError(
+                    f"synonym group {number} ({group!r}) needs at least two words or phrases, "
+                    'e.g. ["bag", "cart"]'
+                )
+        return groups
     element_weight: float = Field(default=0.8, ge=0, le=1)
     related_element_score: float = Field(default=0.7, ge=0, le=1)
     """What a child inherits of a relevant parent, times its share of the parent's code."""
@@ -98,12 +117,13 @@ class RecallConfig(_Section):
     """An element one declared relationship away from a relevant one counts this much."""
     broad_word_weight: float = Field(default=0.1, ge=0, le=1)
     """Broad words count this much in matching a task to elements: the words naming the
-    whole product (the workspace, its systems) and common verbs ("add", "update")."""
+    whole product (the workspace, its systems), its people (persons) and the verbs a task
+    names its kind of work with ("add", "fix", "keep")."""
     min_relevance: float = Field(default=0.2, ge=0, le=1)
-    answer_threshold: float = Field(default=0.25, ge=0, le=1)
+    answer_threshold: float = Field(default=0.26, ge=0, le=1)
     """Recall answers nothing unless its most relevant memory reaches this (ranked by
     words alone)."""
-    answer_threshold_hybrid: float = Field(default=0.3, ge=0, le=1)
+    answer_threshold_hybrid: float = Field(default=0.27, ge=0, le=1)
     """The same bar when meaning is mixed in: text never goes below lexical, so the
     relevances of a hybrid recall run higher and its bar is calibrated apart."""
     kind_weights: dict[str, float] = Field(
@@ -356,19 +376,26 @@ semantic_floor = 0.2
 # A word found only among the parts of an identifier (letter in getRandomLetterCode)
 # counts this much of a whole word.
 parts_weight = 0.75
+# A synonym of a task's word (archmem/recall/synonyms.txt, and your own groups) counts
+# this much of the word: "sluggish" finds "latency". Add your team's words as groups;
+# an entry of two words is a phrase. shipped_synonyms = false uses yours alone.
+synonym_weight = 0.7
+synonyms = []                 # e.g. [["bag", "cart"], ["pdp", "product page"]]
+shipped_synonyms = true
 element_weight = 0.8
 # A child of a relevant element inherits this much, times its share of the parent's code;
 # an element one declared relationship away gets hop_weight of the evidence.
 related_element_score = 0.7
 hop_weight = 0.5
 # Broad words weigh this much when a task is matched to elements: the words naming the
-# whole product (the workspace, its systems) and common verbs (add, update, ...).
+# whole product (the workspace, its systems), the people it serves (its persons) and the
+# verbs a task names its kind of work with (add, fix, keep, ...).
 broad_word_weight = 0.1
 # Below this relevance a memory is not returned at all; and nothing is returned unless
 # the most relevant memory reaches answer_threshold.
 min_relevance = 0.2
-answer_threshold = 0.25
-answer_threshold_hybrid = 0.3
+answer_threshold = 0.26
+answer_threshold_hybrid = 0.27
 kind_weights = { pitfall = 3.0, convention = 2.0, note = 1.5, session_outcome = 1.0 }
 # Strengths in [0, 1]: factor = 1 + strength x (raw - 1). Relevance must dominate.
 kind_strength = 0.05

@@ -31,6 +31,8 @@ def repo(tmp_path: Path, server: EmbeddingServer) -> Path:
         "archmem.toml": (
             '[embeddings]\nprovider = "openai"\nmodel = "fake"\n'
             f'base_url = "{server.openai_base_url}"\ntimeout = 2.0\n'
+            # the words must meet through vectors alone: no thesaurus
+            "[recall]\nshipped_synonyms = false\n"
         ),
     })
     server.reset()

@@ -32,6 +32,7 @@ from archmem.model.ownership import Ownership
 from archmem.model.paths import compile_globs
 from archmem.model.types import ArchitectureModel, Element
 from archmem.recall.score import hop_evidence, inherited_evidence, specificity
+from archmem.recall.synonyms import Thesaurus
 
 Forms = Callable[[Iterable[str]], dict[str, str]]
 """Term → the form the word index keeps it under (its Porter stem)."""
@@ -49,13 +50,26 @@ class ElementMatch:
         return {"id": self.id, "name": self.name, "kind": self.kind, "score": round(self.score, 4), "reasons": self.reasons}
 
 
-def element_terms(element: Element) -> set[str]:
-    """The words an element is known by. Only the last part of a hierarchical id: a
-    child's id (``shop.gateway.auth``) repeats its parent's words."""
+TASK_WORDS = frozenset(
+    """allow enable disable support keep let want need try make change fix improve rework
+    clean move replace show hide start stop work handle use add remove update create delete
+    write read get set put run check new more less better way thing quick small""".split()
+)
+"""Words a task uses to say what kind of work it is, not where: "let shoppers keep a
+wishlist" is not about the service that "keeps the items in each shopper's basket"."""
+
+
+def element_terms(element: Element, technology_weight: float = 0.5) -> dict[str, float]:
+    """The words an element is known by, each with how surely it names the element:
+    1 for its name, identifier, description and tags, ``technology_weight`` for a word
+    found only in its technology (many elements share "Node.js"; a task about a node of
+    the cluster is not about them). Only the last part of a hierarchical id: a child's
+    id (``shop.gateway.auth``) repeats its parent's words."""
+    terms = dict.fromkeys(textrules.query_tokens(element.technology), technology_weight)
+    terms.update(dict.fromkeys(textrules.query_tokens(element.description), 1.0))
     own_id = element.id.rsplit(".", 1)[-1] if "://" not in element.id else ""
-    return set(
-        textrules.query_tokens(" ".join([own_id, element.name, element.description, element.technology, *element.tags]))
-    )
+    terms.update(dict.fromkeys(textrules.query_tokens(" ".join([own_id, element.name, *element.tags])), 1.0))
+    return terms
 
 
 def _as_written(terms: Iterable[str]) -> dict[str, str]:
@@ -66,13 +80,32 @@ class ElementIndex:
     """Element texts analysed once per model (split, stemmed), with their document
     frequencies and the broad words that say little about where a task is."""
 
-    def __init__(self, model: ArchitectureModel, forms: Forms | None = None, *, broad_weight: float = 0.1) -> None:
+    def __init__(
+        self,
+        model: ArchitectureModel,
+        forms: Forms | None = None,
+        *,
+        broad_weight: float = 0.1,
+        thesaurus: Thesaurus | None = None,
+        synonym_weight: float = 0.7,
+    ) -> None:
         self.model = model
         self.forms = forms or _as_written
         self.broad_weight = broad_weight
+        self.thesaurus = thesaurus
+        self.synonym_weight = synonym_weight
         raw = {element.id: element_terms(element) for element in model.elements}
         known = self.forms({term for terms in raw.values() for term in terms})
-        self.terms = {element_id: {known[t] for t in terms} for element_id, terms in raw.items()}
+        self.terms: dict[str, dict[str, float]] = {}
+        for element_id, terms in raw.items():
+            held: dict[str, float] = {}
+            for term, strength in terms.items():
+                held[known[term]] = max(strength, held.get(known[term], 0.0))
+            self.terms[element_id] = held
+        # a person says who, not where: "checkout" must not find the customer who "buys things"
+        self.synonym_reachable = {
+            element.id: (set(self.terms[element.id]) if element.kind != "person" else set()) for element in model.elements
+        }
         self.df: dict[str, int] = {}
         for terms in self.terms.values():
             for term in terms:
@@ -82,14 +115,20 @@ class ElementIndex:
     def _broad_terms(self) -> frozenset[str]:
         """Words that say little about *where* a task is: the words of the workspace's
         name and of the software systems that contain elements ("Online Boutique" names
-        everything), the common verbs a task starts with ("add" a badge must not find
-        the component whose description says it adds amounts), and the words a query
-        keeps only because they change a fact ("up" in "looks up")."""
+        everything), the names of the people the system serves ("shoppers" and
+        "customers" are in tasks about every part), the verbs a task says its kind of
+        work with ("add" a badge must not find the component whose description says it
+        adds amounts), and the words a query keeps only because they change a fact
+        ("up" in "looks up")."""
         names = [self.model.name]
         for element in self.model.elements:
             if element.kind == "softwareSystem" and self.model.children(element.id):
                 names += [element.name, element.id.rsplit(".", 1)[-1]]
-        terms = [*textrules.query_tokens(" ".join(names)), *textrules.COMMON_VERB_PARTS, *textrules.FACT_WORDS]
+            elif element.kind == "person":
+                names += [element.name, element.id.rsplit(".", 1)[-1]]
+        terms = [
+            *textrules.query_tokens(" ".join(names)), *textrules.COMMON_VERB_PARTS, *TASK_WORDS, *textrules.FACT_WORDS,
+        ]
         return frozenset(self.forms(terms).values())
 
     def idf(self, term: str) -> float:
@@ -103,16 +142,32 @@ class ElementIndex:
         return base * self.broad_weight if term in self.broad_terms else base
 
     def match(self, query: str) -> dict[str, float]:
-        """IDF-weighted share of the query's terms each element's text holds."""
+        """IDF-weighted share of the query's terms each element's text holds; a term the
+        element does not hold counts ``synonym_weight`` when a synonym of it is there,
+        unless the element is a person (never more than the synonym itself weighs: "purchase" finds the
+        Checkout Service as surely as a rare word, "service" finds nothing much)."""
         tokens = textrules.query_tokens(query)
         if not tokens:
             return {}
         terms = dict.fromkeys(self.forms(tokens)[t] for t in tokens)
         weights = {term: self.weight(term) for term in terms}
         ceiling = sum(weights.values())
+        expansions = []
+        if self.thesaurus is not None and self.synonym_weight > 0:
+            for expansion in self.thesaurus.expansions(query):
+                said = [form for form in expansion.entry if form in weights]
+                if said:
+                    expansions.append((said, expansion.mates))
         scores: dict[str, float] = {}
         for element_id, held in self.terms.items():
-            hit = sum(w for term, w in weights.items() if term in held)
+            hit = sum(w * held[term] for term, w in weights.items() if term in held)
+            reachable = self.synonym_reachable[element_id]
+            for said, mates in expansions:
+                if any(form in held for form in said):
+                    continue
+                found = [min(self.weight(form) for form in mate) for mate in mates if set(mate) <= reachable]
+                if found:
+                    hit += self.synonym_weight * min(sum(weights[form] for form in said), max(found))
             if hit > 0:
                 scores[element_id] = hit / ceiling
         return scores

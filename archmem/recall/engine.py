@@ -28,9 +28,11 @@ from archmem.recall.score import (
     lexical_relevance,
     score_memory,
     semantic_relevance,
+    synonym_evidence,
     terms_worth_ranking,
     worth_answering,
 )
+from archmem.recall.synonyms import Thesaurus
 from archmem.store.base import Store
 
 if TYPE_CHECKING:
@@ -58,6 +60,7 @@ class RecallContext:
     element_index: ElementIndex | None = None
     staleness: Staleness = nothing_is_stale
     semantic: VectorIndex | None = None
+    thesaurus: Thesaurus | None = None
     warnings: list[str] = field(default_factory=list)
 
 
@@ -87,14 +90,17 @@ def recall(
 ) -> RecallResult:
     config = ctx.config
     warnings = list(ctx.warnings)
-    index = ctx.element_index or ElementIndex(ctx.model, ctx.store.index_forms, broad_weight=config.broad_word_weight)
+    index = ctx.element_index or ElementIndex(
+        ctx.model, ctx.store.index_forms, broad_weight=config.broad_word_weight,
+        thesaurus=ctx.thesaurus, synonym_weight=config.synonym_weight,
+    )
     matches = relevant_elements(
         ctx.model, index, ctx.ownership, query=query, hints=elements, changed_files=changed_files, config=config,
     )
     anchored = ctx.store.anchored_memory_ids(changed_files) if changed_files else {}
     # a changed file's name says what the change is about ("validation.py")
     words = " ".join([query, *textrules.file_stems(changed_files)]).strip()
-    lexical = _lexical(ctx.store, words, config.candidates, config)
+    lexical = _lexical(ctx.store, words, config.candidates, config, ctx.thesaurus)
     semantic: SemanticScores | None = None
     mode = "lexical"
     if ctx.semantic is not None and query.strip():
@@ -151,8 +157,11 @@ def recall(
     return RecallResult(mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings)
 
 
-def _lexical(store: Store, query: str, limit: int, config: RecallConfig) -> dict[str, float]:
-    """{memory id: lexical relevance in [0, 1]} for the query's best BM25 matches."""
+def _lexical(
+    store: Store, query: str, limit: int, config: RecallConfig, thesaurus: Thesaurus | None = None
+) -> dict[str, float]:
+    """{memory id: lexical relevance in [0, 1]} for the query's best BM25 matches, the
+    synonyms of its words counting ``synonym_weight`` of the word they stand for."""
     terms = textrules.query_tokens(query)[:MAX_QUERY_TERMS]
     if not terms:
         return {}
@@ -170,13 +179,21 @@ def _lexical(store: Store, query: str, limit: int, config: RecallConfig) -> dict
     ranked = terms_worth_ranking(
         counts, total, min_relevance=config.min_relevance, exponent=config.lexical_exponent, cap=RANKED_TERMS
     )
-    if not ranked:
-        return {}
-    match = " OR ".join(f'"{term}"' for term in ranked)
-    return {
-        memory_id: lexical_relevance(bm25, idfs, config.lexical_exponent)
-        for memory_id, bm25 in store.lexical_search(match, limit=limit, parts_weight=config.parts_weight)
-    }
+    bm25: dict[str, float] = {}
+    if ranked:
+        match = " OR ".join(f'"{term}"' for term in ranked)
+        bm25.update(store.lexical_search(match, limit=limit, parts_weight=config.parts_weight))
+    if thesaurus is not None and config.synonym_weight > 0:
+        idf_of_form = {forms[term]: value for term, value in zip(terms, idfs)}
+        for expansion in thesaurus.expansions(query):
+            replaced = [idf_of_form[form] for form in expansion.entry if form in idf_of_form]
+            if not replaced:
+                continue
+            # a memory that says the word itself has it counted already
+            match = f"({' OR '.join(map(thesaurus.fts5_phrase, expansion.mates))}) NOT {thesaurus.fts5_phrase(expansion.entry)}"
+            for memory_id, score in store.lexical_search(match, limit=limit, parts_weight=config.parts_weight):
+                bm25[memory_id] = bm25.get(memory_id, 0.0) + synonym_evidence(score, replaced, config.synonym_weight)
+    return {memory_id: lexical_relevance(score, idfs, config.lexical_exponent) for memory_id, score in bm25.items()}
 
 
 def _memory_result(

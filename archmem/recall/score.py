@@ -40,6 +40,14 @@ def lexical_relevance(bm25: float, query_idfs: list[float], exponent: float = 1.
     return min(1.0, bm25 / ceiling) ** exponent
 
 
+def synonym_evidence(bm25: float, replaced_idfs: Sequence[float], weight: float) -> float:
+    """What a memory's synonyms of a task's word add to its BM25 (``synonym_weight`` of
+    what they scored), never more than that share of what the word they stand for could
+    have given: "sluggish" found as "latency" counts as half a "sluggish", not as two."""
+    ceiling = sum(replaced_idfs) * (BM25_K1 + 1)
+    return weight * max(0.0, min(bm25, ceiling))
+
+
 NEGLIGIBLE_SHARE = 0.05
 """Query terms whose IDF adds up to less than this share of the ceiling may go unranked."""
 

@@ -16,17 +16,30 @@ if TYPE_CHECKING:
     from archmem.recall.elements import ElementIndex
     from archmem.recall.engine import RecallResult
     from archmem.recall.semantic import VectorIndex
+    from archmem.recall.synonyms import Thesaurus
 
 
 class RecallOps:
     """Recall (``archmem/recall/``) with this workspace's model, drift and provider."""
 
     @cached_property
+    def thesaurus(self) -> Thesaurus:
+        """The shipped synonym groups (unless ``shipped_synonyms = false``) and the
+        project's own (``[recall] synonyms``), analysed as the word index analyses text."""
+        from archmem.recall.synonyms import Thesaurus, shipped_groups
+
+        config = self.config.recall
+        groups = (shipped_groups() if config.shipped_synonyms else []) + config.synonyms
+        return Thesaurus(groups, self.store.index_forms)
+
+    @cached_property
     def element_index(self) -> ElementIndex:
         from archmem.recall.elements import ElementIndex
 
+        config = self.config.recall
         return ElementIndex(
-            self.model_or_empty, self.store.index_forms, broad_weight=self.config.recall.broad_word_weight
+            self.model_or_empty, self.store.index_forms, broad_weight=config.broad_word_weight,
+            thesaurus=self.thesaurus, synonym_weight=config.synonym_weight,
         )
 
     def find_elements(self, task: str, *, limit: int = 10) -> list[dict[str, Any]]:
@@ -95,6 +108,7 @@ class RecallOps:
             element_index=self.element_index,
             staleness=drift.verify_reason if drift is not None else nothing_is_stale,
             semantic=self.semantic_search,
+            thesaurus=self.thesaurus,
             warnings=list(self._recall_warnings),
         )
         result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain)
