@@ -82,7 +82,8 @@ def test_list_limit(repo: Path):
         am(repo, "remember", f"Fact number {i} about {'queues caches ledgers tokens'.split()[i]}.", "-k", "note")
     assert len(json.loads(am(repo, "list", "--json").output)) == 4
     limited = json.loads(am(repo, "list", "--limit", "2", "--json").output)
-    assert [m["content"][:13] for m in limited] == ["Fact number 0", "Fact number 1"]
+    # the newest two, still oldest first
+    assert [m["content"][:13] for m in limited] == ["Fact number 2", "Fact number 3"]
     assert am(repo, "list", "--limit", "0").exit_code == 2
 
 

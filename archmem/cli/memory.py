@@ -336,7 +336,7 @@ def purge(workspace: Workspace, memory_id: str, reason: str, yes: bool, as_json:
 @click.option("--kind", "-k", default=None, help=f"Only this kind ({', '.join(KINDS)}).")
 @click.option("--status", "-s", default="active", show_default=True, help="active, superseded, archived or all.")
 @click.option("--limit", "-n", type=click.IntRange(1), default=None,
-              help="At most this many, in the order they were written.")
+              help="Only the newest this many (still listed oldest first).")
 @workspace_options
 @read_only
 @json_option

@@ -190,7 +190,8 @@ class MemoryOps:
         if limit is not None and limit < 1:
             raise InvalidInputError(f"--limit must be at least 1, not {limit}")
         found = self.store.list_memories(element=element_id, kind=parse_kind(kind) if kind else None, status=status)
-        return found if limit is None else found[:limit]
+        # the newest ``limit``, still oldest first: what `git log -n N --reverse` shows
+        return found if limit is None else found[-limit:]
 
     def start_session(self, task: str, *, elements: Sequence[str] = (), agent: str | None = None) -> Session:
         from archmem.memory.sessions import start_session
