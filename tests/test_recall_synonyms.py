@@ -120,6 +120,9 @@ def test_lexical_recall_finds_a_memory_through_a_synonym(tmp_path: Path) -> None
         found = ws.recall("purchase latency", explain=True).results
         assert [r["id"] for r in found][:1] == [slow.id]
         assert found[0]["factors"]["lexical"] > 0
+        assert found[0]["synonyms"] == ["purchase", "latency"]  # --explain says how it was found
+        shown = CliRunner().invoke(cli, ["recall", "purchase latency", "--explain", "--repo", str(tmp_path / "repo")])
+        assert "found through synonyms of: purchase, latency" in shown.output
     (tmp_path / "repo" / "archmem.toml").write_text("[recall]\nshipped_synonyms = false\n")
     with Workspace.open(tmp_path / "repo", clock=FrozenClock(), env={}) as ws:
         assert ws.recall("purchase latency").results == []

@@ -284,6 +284,8 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
             factors = item["factors"]
             parts = [f"{name} {value:.3f}" for name, value in factors.items() if value is not None]
             secho("   " + " · ".join(parts), dim=True)
+            if item.get("synonyms"):
+                secho(f"   found through synonyms of: {', '.join(item['synonyms'])}", dim=True)
     if result["elements"]:
         shown = ", ".join(f"{e['name']} ({e['score']:.2f})" for e in result["elements"][:5])
         secho(f"elements: {shown}", dim=True)

@@ -51,6 +51,9 @@ class RecallItem(BaseModel):
     verify_reason: str | None
     via: dict[str, Any] | None = Field(description="Came along through a [[link]] of this higher result.")
     factors: dict[str, float | None] | None = Field(None, description="Every factor of the score (explain: true).")
+    synonyms: list[str] | None = Field(
+        None, description="The task's words this memory was found by through a synonym (explain: true)."
+    )
 
 
 class Recalled(BaseModel):

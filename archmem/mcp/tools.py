@@ -281,6 +281,8 @@ def recall_text(result: dict[str, Any]) -> str:
                          + " ".join((other.get("content") or "").split())[:300])
         if "factors" in item:
             lines.append("   " + " · ".join(f"{k} {v:.3f}" for k, v in item["factors"].items() if v is not None))
+        if item.get("synonyms"):
+            lines.append(f"   found through synonyms of: {', '.join(item['synonyms'])}")
     if result["elements"]:
         shown_elements = [f"{e['name']} ({e['id']}, {e['score']:.2f})" for e in result["elements"][:5]]
         lines.append("elements: " + ", ".join(shown_elements))

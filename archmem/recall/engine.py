@@ -100,7 +100,7 @@ def recall(
     anchored = ctx.store.anchored_memory_ids(changed_files) if changed_files else {}
     # a changed file's name says what the change is about ("validation.py")
     words = " ".join([query, *textrules.file_stems(changed_files)]).strip()
-    lexical = _lexical(ctx.store, words, config.candidates, config, ctx.thesaurus)
+    lexical, through_synonyms = _lexical(ctx.store, words, config.candidates, config, ctx.thesaurus)
     semantic: SemanticScores | None = None
     mode = "lexical"
     if ctx.semantic is not None and query.strip():
@@ -152,6 +152,9 @@ def recall(
         scored = []
 
     results = [_memory_result(m, f, reason, via=None, explain=explain) for f, m, reason in scored[:limit]]
+    if explain:
+        for result in results:
+            result["synonyms"] = through_synonyms.get(result["id"], [])
     results += _neighbours(ctx, results[: config.link_sources], {r["id"] for r in results}, explain)
     element_list = sorted(matches.values(), key=lambda m: (-m.score, m.id))
     return RecallResult(mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings)
@@ -159,12 +162,14 @@ def recall(
 
 def _lexical(
     store: Store, query: str, limit: int, config: RecallConfig, thesaurus: Thesaurus | None = None
-) -> dict[str, float]:
-    """{memory id: lexical relevance in [0, 1]} for the query's best BM25 matches, the
-    synonyms of its words counting ``synonym_weight`` of the word they stand for."""
+) -> tuple[dict[str, float], dict[str, list[str]]]:
+    """({memory id: lexical relevance in [0, 1]} for the query's best BM25 matches, the
+    synonyms of its words counting ``synonym_weight`` of the word they stand for;
+    {memory id: the task's words it was found by through a synonym})."""
+    through: dict[str, list[str]] = {}
     terms = textrules.query_tokens(query)[:MAX_QUERY_TERMS]
     if not terms:
-        return {}
+        return {}, through
     # one term per stem: "retry retries" asks about one word, not two
     forms = store.index_forms(terms)
     first_of_form: dict[str, str] = {}
@@ -193,7 +198,9 @@ def _lexical(
             match = f"({' OR '.join(map(thesaurus.fts5_phrase, expansion.mates))}) NOT {thesaurus.fts5_phrase(expansion.entry)}"
             for memory_id, score in store.lexical_search(match, limit=limit, parts_weight=config.parts_weight):
                 bm25[memory_id] = bm25.get(memory_id, 0.0) + synonym_evidence(score, replaced, config.synonym_weight)
-    return {memory_id: lexical_relevance(score, idfs, config.lexical_exponent) for memory_id, score in bm25.items()}
+                through.setdefault(memory_id, []).append(thesaurus.written(expansion.entry))
+    relevances = {memory_id: lexical_relevance(score, idfs, config.lexical_exponent) for memory_id, score in bm25.items()}
+    return relevances, through
 
 
 def _memory_result(

@@ -121,7 +121,11 @@ class Thesaurus:
                 found.append(Expansion(entry, mates))
         return found
 
+    def written(self, entry: Entry) -> str:
+        """An entry as the thesaurus writes it ("rate limit"), for explanations."""
+        return " ".join(self._written.get(entry, entry))
+
     def fts5_phrase(self, entry: Entry) -> str:
         """An entry as an FTS5 phrase of its words as written (FTS5 stems them itself);
         they are letters and digits only, so quoting makes them plain text."""
-        return '"' + " ".join(self._written.get(entry, entry)) + '"'
+        return '"' + self.written(entry) + '"'
