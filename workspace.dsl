@@ -59,9 +59,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/__init__.py, archmem/words.py"
                     }
                 }
-                escaping = component "Escaping" "Control characters shown as escapes, Markdown values kept inert." {
+                escaping = component "Escaping" "Control characters shown as escapes, Markdown values kept inert, values quoted for TOML and YAML, and the YAML of committed files read back." {
                     properties {
-                        "archmem.paths" "archmem/escape.py, archmem/github_steps.py"
+                        "archmem.paths" "archmem/escape.py, archmem/github_steps.py, archmem/yaml_text.py"
                     }
                 }
             }
@@ -267,6 +267,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         # inside the foundation
         archmem.foundation.config -> archmem.foundation.errors "Reports invalid settings with"
         archmem.foundation.types -> archmem.foundation.errors "Reports unknown names with"
+        archmem.foundation.escaping -> archmem.foundation.errors "Refuses a value YAML cannot hold with"
 
         # the model
         archmem.domain -> archmem.foundation "Builds value types with"
