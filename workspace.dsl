@@ -146,9 +146,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
 
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
-                driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; GitHub output." {
+                driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; accept files; GitHub output." {
                     properties {
-                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py, archmem/drift/changes.py, archmem/drift/baselines.py"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py"
                     }
                 }
             }
@@ -299,7 +299,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.memory.teamfiles -> archmem.memory.memoryfiles "Reads memory files with"
         archmem.memory.teamfiles -> archmem.memory.textrules "Checks links, kinds and secrets with"
         archmem.memory.teamfiles -> archmem.memory.lifecycle "Finds forks and clashes with"
-        archmem.memory.teamfiles -> archmem.drift.driftindex "Escapes GitHub annotations with"
+        archmem.memory.teamfiles -> archmem.drift.driftindex "Escapes GitHub annotations and reads drift accept files with"
 
         # recall
         archmem.recall -> archmem.foundation "Reads settings and values of"
@@ -319,6 +319,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.drift.driftindex -> archmem.adapters.repo "Blames the model file with"
         archmem.drift.driftindex -> archmem.adapters.history "Reads the history with"
         archmem.drift.driftindex -> archmem.adapters.store "Caches the history in"
+        archmem.drift.driftindex -> archmem.adapters.install "Writes accept files atomically with"
 
         # conformance
         archmem.conformance -> archmem.foundation "Reads rules and builds the report with"
