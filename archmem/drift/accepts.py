@@ -179,6 +179,9 @@ def parse_accept(text: str) -> tuple[Accept, list[tuple[int, str]]]:
         if front.get(required) in (None, ""):
             raise AcceptFileError(f"an accept file has an {required!r} line; this one has none", 1)
     commit = _text(front, "commit", fail)
+    if isinstance(front.get("commit"), (int, float)) and not isinstance(front["commit"], bool):
+        # a commit id of digits alone reads as a number in YAML: take it as written
+        commit = lines[keys["commit"] - 1].partition(":")[2].split("#")[0].strip() if "commit" in keys else commit
     if commit is not None and not _COMMIT.fullmatch(commit):
         raise fail("commit", f"bad commit {commit!r}: a commit id is 4 to 64 hexadecimal digits")
     try:
