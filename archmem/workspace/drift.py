@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from archmem.clock import format_time
 from archmem.config import DriftConfig, load_config
 from archmem.errors import ModelNotFoundError, RepositoryError
 
