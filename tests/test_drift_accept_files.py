@@ -268,6 +268,40 @@ def test_an_accept_of_a_commit_rebased_away_counts_from_its_time(repo: Path):
     assert f"names commit {accepted['commit'][:12]}, but it is not in the history of HEAD" in warning
 
 
+def test_an_accept_survives_a_squash_merge(repo: Path, tmp_path: Path):
+    """A squash merge leaves the accepted commit out of the history; the squashed commit
+    brings the accept file with the code it was about, so drift counts after it."""
+    rewrite(repo)
+    bob = clone(repo, tmp_path / "bob")
+    git(bob, "checkout", "-q", "-b", "orders-work")
+    (bob / "services/orders/app.py").write_text(lines(200, "order"))
+    commit(bob, "orders: totals in cents", "2026-02-03T00:00:00Z")
+    clock = FrozenClock()
+    clock.now = datetime(2026, 2, 3, 12, tzinfo=timezone.utc)
+    with Workspace.open(bob, clock=clock, env={}) as ws:
+        ws.accept_drift("Orders", "cents everywhere")
+    commit_accepts(bob, "accept the orders", "2026-02-04T00:00:00Z")
+    git(bob, "push", "-q", "origin", "orders-work")
+
+    git(repo, "merge", "--squash", "-q", "orders-work")
+    commit(repo, "Orders in cents (#12)", "2026-02-06T00:00:00Z")
+    data = drift_json(repo)
+    assert statuses(data)["shop.orders"] == "in_sync" and data["warnings"] == []
+
+    (repo / "services/orders/app.py").write_text(lines(300, "order"))
+    commit(repo, "orders: refunds", "2026-02-07T00:00:00Z")
+    assert statuses(drift_json(repo))["shop.orders"] == "drifted"  # what came after the squash still counts
+
+
+def test_code_committed_with_its_accept_is_not_drift_after_it(repo: Path):
+    (repo / "services/api/router.go").write_text(lines(100))  # changed, not committed yet
+    with Workspace.open(repo, clock=FrozenClock(), env={}) as ws:
+        accepted = ws.accept_drift("ApiGateway", "routes moved, the description holds")
+    commit_accepts(repo, "route table rewrite, model still holds", "2026-02-01T00:00:00Z")
+    assert accepted["commit"] != git(repo, "rev-parse", "HEAD").strip()
+    assert statuses(drift_json(repo))["shop.api"] == "in_sync"
+
+
 @settings(max_examples=150, deadline=None)
 @given(reason=st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=40),
        author=st.sampled_from([None, "cli/sarah", "claude-code/Zoë Ng"]),

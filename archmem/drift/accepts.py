@@ -23,6 +23,12 @@ written the same way for the same accept:
 - ``accepted``: when, in UTC. It is the baseline only when the commit is absent, or not
   in this clone's history (a shallow clone, a commit rebased away): then a warning says so.
 
+A commit that brings an accept file together with changes to the element's code is no
+change after the accept, as for memory files (``archmem.drift.staleness``): drift counts
+from the commit after it. So an accept survives a squash merge (its commit is gone, the
+squashed commit brings the file and the code it was about) and an accept made before
+the code it covers was committed.
+
 The file is named ``<element>.<accepted, compact>.yaml``
 (``shop.api.20260301T100000000000Z.yaml``): two branches that accept never write the same
 file, so git merges them without a conflict, and the newest accept of an element by

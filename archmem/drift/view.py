@@ -217,11 +217,33 @@ class DriftView:
         return newest
 
     def _place(self, accept: Accept) -> Baseline:
-        """Where an accept counts from: its commit when it is on HEAD's first-parent line,
-        the commit of the line that brought it (a merge) when it was made on a branch, else
-        its time, with a warning (``archmem.drift.accepts``)."""
+        """Where an accept counts from (``archmem.drift.accepts``): its commit when it is
+        on HEAD's first-parent line, the commit of the line that brought it (a merge)
+        when it was made on a branch, else its time, with a warning; and after the
+        commit that brought the accept file, when that commit also changed the element's
+        code (a squash merge, or code committed together with the accept)."""
+        baseline, missing = self._place_by_commit(accept)
+        index = self.index
+        brought = self._accept_file_commits.get(accept.path or "")
+        if brought is not None and brought >= index.position(baseline) and index.commit_touches(
+                brought, [accept.element], []):
+            return Baseline(index.shas[brought], accept.accepted_at)
+        if missing is not None:
+            assert accept.commit is not None
+            self.accept_problems.append(AcceptProblem(
+                accept.path or "accept", accept.line_of("commit"), 1,
+                f"the accept of {accept.element} names commit {accept.commit[:12]}, but {missing} (a shallow clone, "
+                f"or a commit rebased away): it counts from its time, {format_time(accept.accepted_at)}",
+                "warning", "commit-not-found",
+            ))
+        return baseline
+
+    def _place_by_commit(self, accept: Accept) -> tuple[Baseline, str | None]:
+        """The baseline an accept's commit gives, and why it could not give one (then the
+        baseline is the accept's time)."""
+        by_time = Baseline(None, accept.accepted_at)
         if accept.commit is None or self.scan.head is None:
-            return Baseline(None, accept.accepted_at)
+            return by_time, None
         index, commit = self.index, accept.commit
         if index.ordinal(commit) is None and len(commit) < 40:  # abbreviated by hand
             try:
@@ -229,20 +251,25 @@ class DriftView:
             except RepositoryError:
                 pass
         if index.ordinal(commit) is not None:
-            return Baseline(commit, accept.accepted_at)
+            return Baseline(commit, accept.accepted_at), None
         descendants = self.revisions.descendants(commit, self.scan.head)
         if descendants:
             found = first_on_line(index.shas, descendants)
             if found is not None:
-                return Baseline(index.shas[found], accept.accepted_at)
-        where = "this clone does not have it" if descendants is None else "it is not in the history of HEAD"
-        self.accept_problems.append(AcceptProblem(
-            accept.path or "accept", accept.line_of("commit"), 1,
-            f"the accept of {accept.element} names commit {accept.commit[:12]}, but {where} (a shallow clone, or a "
-            f"commit rebased away): it counts from its time, {format_time(accept.accepted_at)}",
-            "warning", "commit-not-found",
-        ))
-        return Baseline(None, accept.accepted_at)
+                return Baseline(index.shas[found], accept.accepted_at), None
+        return by_time, "this clone does not have it" if descendants is None else "it is not in the history of HEAD"
+
+    @cached_property
+    def _accept_file_commits(self) -> dict[str, int]:
+        """Committed accept file → the place in history of the commit that last changed it."""
+        if self.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
+            return {}
+        found = {}
+        for path, sha in self.revisions.last_commits(self.accept_folder.folder).items():
+            ci = self.index.ordinal(sha)
+            if ci is not None:
+                found[path] = ci
+        return found
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
