@@ -33,7 +33,9 @@ The file is named ``<element>.<accepted, compact>.yaml``
 (``shop.api.20260301T100000000000Z.yaml``): two branches that accept never write the same
 file, so git merges them without a conflict, and the newest accept of an element by
 its place in history counts. A file that cannot be read is reported at its line and
-skipped; nothing here ever stops a command.
+skipped: reading accepts never stops a command. Accepts an older archmem kept in the
+index (table ``drift_accepts``) are written out as files once, on open
+(``export_index_accepts``).
 """
 
 from __future__ import annotations
