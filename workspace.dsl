@@ -59,9 +59,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/__init__.py, archmem/words.py"
                     }
                 }
-                escaping = component "Escaping" "Control characters shown as escapes, Markdown values kept inert." {
+                escaping = component "Escaping" "Control characters shown as escapes, Markdown values kept inert, values quoted for TOML and YAML, and the YAML of committed files read back." {
                     properties {
-                        "archmem.paths" "archmem/escape.py, archmem/github_steps.py"
+                        "archmem.paths" "archmem/escape.py, archmem/github_steps.py, archmem/yaml_text.py"
                     }
                 }
             }
@@ -151,9 +151,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
 
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
-                driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; GitHub output." {
+                driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; accept files; GitHub output." {
                     properties {
-                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py, archmem/drift/changes.py, archmem/drift/baselines.py"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py"
                     }
                 }
             }
@@ -272,6 +272,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         # inside the foundation
         archmem.foundation.config -> archmem.foundation.errors "Reports invalid settings with"
         archmem.foundation.types -> archmem.foundation.errors "Reports unknown names with"
+        archmem.foundation.escaping -> archmem.foundation.errors "Refuses a value YAML cannot hold with"
 
         # the model
         archmem.domain -> archmem.foundation "Builds value types with"
@@ -303,7 +304,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.memory.teamfiles -> archmem.memory.memoryfiles "Reads memory files with"
         archmem.memory.teamfiles -> archmem.memory.textrules "Checks links, kinds and secrets with"
         archmem.memory.teamfiles -> archmem.memory.lifecycle "Finds forks and clashes with"
-        archmem.memory.teamfiles -> archmem.drift.driftindex "Escapes GitHub annotations with"
+        archmem.memory.teamfiles -> archmem.drift.driftindex "Escapes GitHub annotations and reads drift accept files with"
 
         # recall
         archmem.recall -> archmem.foundation "Reads settings and values of"
@@ -326,6 +327,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.drift.driftindex -> archmem.adapters.repo "Blames the model file with"
         archmem.drift.driftindex -> archmem.adapters.history "Reads the history with"
         archmem.drift.driftindex -> archmem.adapters.store "Caches the history in"
+        archmem.drift.driftindex -> archmem.adapters.install "Writes accept files atomically with"
 
         # conformance
         archmem.conformance -> archmem.foundation "Reads rules and builds the report with"

@@ -39,6 +39,8 @@ class StoreConfig(_Section):
     """The committed folder of memory files (the truth a team shares through git)."""
     private_memories: str = ".archmem/private"
     """The git-ignored folder of private memories (``remember --private``)."""
+    accepts: str = ".archmem/accepts"
+    """The committed folder of drift accepts (``archmem drift accept``): one small file each."""
     private_by_default: bool = False
     """Write new memories to the private folder unless ``--shared`` is given."""
     path: str = ".archmem/archmem.db"
@@ -330,6 +332,8 @@ CONFIG_TEMPLATE = """\
 memories = ".archmem/memories"
 # Private memories (remember --private) stay in this git-ignored folder.
 private_memories = ".archmem/private"
+# `archmem drift accept` records are small files in this folder: commit them too.
+accepts = ".archmem/accepts"
 private_by_default = false
 # The local index (SQLite: words, vectors, history, sessions, usage), rebuilt from the
 # files when missing. Keep it out of git.

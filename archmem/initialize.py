@@ -14,7 +14,7 @@ committed."""
 
 LOCAL_IGNORE = """\
 # archmem: this clone's local index and private memories stay out of git
-# (memories/ is committed). This file ignores itself: every clone writes its own.
+# (memories/ and accepts/ are committed). This file ignores itself: every clone writes its own.
 .gitignore
 archmem.db
 archmem.db-*

@@ -66,7 +66,8 @@ def _model(ws: Workspace, stored: bool) -> dict[str, Any]:
 
 def _files(ws: Workspace, stored: bool) -> dict[str, Any]:
     """The memory files: how many (shared, private), which are not committed yet, and,
-    once indexed, which could not be read and where chains fork."""
+    once indexed, which could not be read and where chains fork; and the drift accept
+    files, how many and which are not committed yet."""
     folder = ws.memory_folder
     stats = folder.scan()
     private = sum(1 for stat in stats.values() if stat.private)
@@ -78,6 +79,11 @@ def _files(ws: Workspace, stored: bool) -> dict[str, Any]:
     if stored:
         found["unreadable"] = [problem.to_dict() for problem in (ws.last_sync.problems if ws.last_sync else [])]
         found["forks"] = ws.store.forks()
+    accepts = ws.accept_folder
+    found["accepts"] = {
+        "folder": accepts.folder, "files": len(accepts.files()),
+        "uncommitted": ws.repository.uncommitted(accepts.folder) if ws.repository.is_git else [],
+    }
     return found
 
 
@@ -152,6 +158,9 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
                          f"{files['folder']}/ to share what you learned with your team")
         if files.get("unreadable") or files.get("forks"):
             steps.append("memory files need a look (unreadable files or forked chains): `archmem check`")
+        if files["accepts"]["uncommitted"]:
+            steps.append(f"{plural(len(files['accepts']['uncommitted']), 'drift accept')} not committed yet: commit "
+                         f"{files['accepts']['folder']}/ so your team and CI count drift from them too")
     if store.get("missing") and not ("error" not in files and files["files"]):
         steps.append("no memories yet: `archmem remember`, or connect an agent with `archmem install claude-code`")
     elif store.get("missing"):

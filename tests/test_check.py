@@ -71,7 +71,7 @@ def test_json_shape(repo: Path):
     assert result.exit_code == 1
     data = json.loads(result.output)
     assert data == {
-        "files": 1, "memories": 1, "errors": 0, "warnings": 1, "exit_code": 1, "notes": [],
+        "files": 1, "memories": 1, "accept_files": 0, "errors": 0, "warnings": 1, "exit_code": 1, "notes": [],
         "problems": [{
             "path": ".archmem/memories/header-limits.m-1.md", "line": 8, "column": 5, "severity": "warning",
             "rule": "dangling-link",

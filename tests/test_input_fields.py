@@ -91,10 +91,10 @@ def test_a_session_task_or_agent_holding_a_key_is_refused(ws: Workspace, repo: P
     assert ws.store.session_ids() == []
 
 
-def test_a_drift_accept_note_is_checked(ws: Workspace):
+def test_a_drift_accept_reason_is_checked(ws: Workspace):
     with pytest.raises(SecretFoundError) as caught:
         ws.accept_drift("gateway", f"token {GITHUB_TOKEN}")
-    assert caught.value.field == "note"
+    assert caught.value.field == "reason"
 
 
 @pytest.mark.parametrize("field", ["title", "author", "status_reason", "content"])

@@ -152,7 +152,7 @@ def read_only(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def report_files(workspace: Workspace) -> None:
     """On stderr, once per command: memory files that could not be read, and a store
-    moved to files (it happens once)."""
+    (its memories, its drift accepts) moved to files (it happens once)."""
     report = workspace.last_sync
     if report is None:
         return
@@ -161,6 +161,15 @@ def report_files(workspace: Workspace) -> None:
             f"archmem: wrote the store's {plural(report.exported, 'memory', 'memories')} as files in "
             f"{workspace.config.store.memories}/ (once): commit them to share them with your team", fg="yellow", err=True,
         )
+    if workspace.accepts_exported:
+        secho(
+            f"archmem: wrote the index's {plural(workspace.accepts_exported, 'drift accept')} as files in "
+            f"{workspace.config.store.accepts}/ (once): commit them to share them with your team", fg="yellow",
+            err=True,
+        )
+    if workspace.accepts_export_error:
+        secho(f"warning: the index's drift accepts are not written as files yet: {workspace.accepts_export_error}",
+              fg="yellow", err=True)
     ctx = click.get_current_context(silent=True)
     warned = ctx.meta.get("archmem.warned", set()) if ctx is not None else set()
     for line in report.warnings():

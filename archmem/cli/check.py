@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 def check(ctx: click.Context, workspace: Workspace, output_format: str, as_json: bool) -> None:
     """Validate every memory file (shared and private): front matter, unknown keys,
     unknown elements, dangling or ambiguous links, duplicate ids, title clashes, forks,
-    supersede cycles, conflict markers and secrets, each at file:line:col. Reads the
-    files themselves, so it needs no index (a fresh clone in CI is fine).
+    supersede cycles, conflict markers and secrets, each at file:line:col; and the drift
+    accept files (.archmem/accepts/). Reads the files themselves, so it needs no index
+    (a fresh clone in CI is fine).
 
     \b
     Exit codes:
@@ -49,7 +50,8 @@ def check(ctx: click.Context, workspace: Workspace, output_format: str, as_json:
 def _summary(report: CheckReport) -> str:
     from archmem.words import plural
 
-    counted = plural(report.files, "memory file")
+    counted = plural(report.files, "memory file") + (
+        f", {plural(report.accept_files, 'accept file')}" if report.accept_files else "")
     if not report.findings:
         return f"archmem check: {counted}, no problems"
     return (f"archmem check: {counted}, {plural(report.errors, 'error')}, "

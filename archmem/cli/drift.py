@@ -68,15 +68,18 @@ def drift(
 
 @drift.command("accept")
 @click.argument("element")
-@click.option("--note", default=None, help="Why the model still holds (kept with the record).")
+@click.option("--reason", "--note", "reason", default=None,
+              help="Why the model still holds (written into the accept file; --note is its old name).")
 @click.option("--yes", "-y", is_flag=True, help="Accept without asking (agents, scripts).")
 @workspace_options
 @json_option
-def drift_accept(workspace: Workspace, element: str, note: str | None, yes: bool, as_json: bool) -> None:
-    """Record that the model's description of ELEMENT holds as of now (resets its drift).
+def drift_accept(workspace: Workspace, element: str, reason: str | None, yes: bool, as_json: bool) -> None:
+    """Record that the model's description of ELEMENT holds for the code at HEAD (resets its drift).
 
     First shows what changed in its code since the model described it (or it was last
-    accepted), and on a terminal asks before accepting."""
+    accepted), and on a terminal asks before accepting. The accept is a small file in
+    .archmem/accepts/ naming the element, the commit, the time, who and why: commit it,
+    so your team and CI count drift from it too."""
     from archmem.cli.changes import should_ask, show_changes
 
     element_id, changes = workspace.element_changes(element)
@@ -87,9 +90,11 @@ def drift_accept(workspace: Workspace, element: str, note: str | None, yes: bool
         show_changes(changes, err=as_json)
     if ask:
         click.confirm("Does the model's description still hold? Accept it", abort=True, err=as_json)
-    result = workspace.accept_drift(element_id, note)
+    result = workspace.accept_drift(element_id, reason)
     result["changes_since_described"] = changes.to_dict() if changes else None
     if as_json:
         emit_json(result)
         return
-    click.echo(f"accepted {result['element']} as described at {result['accepted_at']}")
+    at = f"commit {result['commit'][:12]}" if result["commit"] else "now (no commit yet)"
+    click.echo(f"accepted {result['element']} as described at {at}, {result['accepted_at']}")
+    click.echo(f"wrote {result['file']}: commit it to share the accept with your team")

@@ -383,6 +383,11 @@ def print_status(status: dict[str, Any]) -> None:
             text += "; " + click.style(plural(len(f["unreadable"]), "unreadable file"), fg="red")
         if f.get("forks"):
             text += "; " + click.style(plural(len(f["forks"]), "forked chain"), fg="red")
+        accepts = f.get("accepts") or {}
+        if accepts.get("files"):
+            text += f"; {plural(accepts['files'], 'drift accept')} in {accepts['folder']}/"
+            if accepts["uncommitted"]:
+                text += f" ({len(accepts['uncommitted'])} not committed yet)"
         return text + ("" if f["indexed"] else "; not indexed yet")
 
     line("files", status["files"], files_text)

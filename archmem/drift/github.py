@@ -1,5 +1,6 @@
 """GitHub Actions output for the drift report: a job summary in Markdown, step
-outputs, and ``::warning`` annotations at each drifted element's line in the model.
+outputs, and ``::warning`` annotations at each drifted element's line in the model (and
+one for each warning of the report, such as an accept file that did not count).
 
 Element names and memory titles come from the repository, so the summary shows them
 inert (``escape.markdown_inline``) and with every ``|`` escaped, so a name can neither
@@ -54,6 +55,9 @@ def annotations(report: DriftReport, root: Path) -> list[str]:
                 file = element.file
             where = f" file={_escape(file, property=True)},line={element.line or 1}"
         lines.append(f"::warning{where},title={_escape('archmem drift', property=True)}::{_escape(text)}")
+    if not report.no_commits:  # accept files that did not count, or counted from their time
+        lines += [f"::warning title={_escape('archmem drift', property=True)}::{_escape(text)}"
+                  for text in report.warnings]
     return lines
 
 

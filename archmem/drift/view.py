@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 
-from archmem.clock import Clock, format_time, parse_time
+from archmem.clock import Clock, format_time
 from archmem.config import DriftConfig
+from archmem.drift.accepts import Accept, AcceptFiles, AcceptFolder, AcceptProblem, first_on_line
 from archmem.drift.changes import ChangesSince, changes_since
 from archmem.drift.baselines import described_text, is_mapping_only, mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
@@ -54,7 +56,10 @@ class DriftView:
         progress: Progress | None = None,
         budget: int | None = None,
         memory_folder: str | None = None,
+        accept_folder: AcceptFolder | None = None,
     ) -> None:
+        self.accept_folder = accept_folder
+        """The committed accept files (``archmem.drift.accepts``); None: no accepts."""
         self.memory_folder = memory_folder
         """The committed memory folder (repo-relative): a memory committed with the code it
         describes was written against that code (``archmem.drift.staleness``)."""
@@ -103,8 +108,9 @@ class DriftView:
         among the lines of its block (one ``git blame --first-parent`` per model file, so a
         description merged from a branch holds from its merge), or a recorded accept when
         that is later. Newest by place in history, not by date; an uncommitted block
-        describes the code as it is now (HEAD). An accept is a moment on the clock.
-        Mapping the element to code is not describing it (``archmem.drift.baselines``)."""
+        describes the code as it is now (HEAD). An accept is placed by its commit
+        (``archmem.drift.accepts``). Mapping the element to code is not describing it
+        (``archmem.drift.baselines``)."""
         now = self.clock()
         index = self.index
         head = Baseline(self.scan.head, now)
@@ -128,7 +134,7 @@ class DriftView:
                     lines = [Baseline(c.sha, c.time) if c else head for c in block]
                     baseline = max(lines, key=index.position, default=None)
             if element.id in accepted:
-                accept = Baseline(None, accepted[element.id])
+                accept = accepted[element.id]
                 if baseline is None or index.position(accept) >= index.position(baseline):
                     baseline = accept
             since[element.id] = baseline
@@ -181,11 +187,89 @@ class DriftView:
                 found[number] = blamed[was] if was < len(blamed) else None
         return found
 
-    def accepted(self) -> dict[str, datetime]:
-        rows = self.store.db.execute(
-            "SELECT element_id, MAX(at) FROM drift_accepts GROUP BY element_id"
-        ).fetchall()
-        return {row[0]: parse_time(row[1]) for row in rows}
+    @cached_property
+    def accept_files(self) -> AcceptFiles:
+        """The accept files, read once; their elements resolved against the model."""
+        if self.accept_folder is None:
+            return AcceptFiles()
+        return self.accept_folder.read(self.model)
+
+    @cached_property
+    def accept_problems(self) -> list[AcceptProblem]:
+        """Accept files that could not count, and accepts placed by their time because
+        their commit is not in this clone's history (filled as accepts are placed)."""
+        return list(self.accept_files.problems)
+
+    def accepted(self) -> dict[str, Baseline]:
+        """Each accepted element's baseline: of its accepts, the newest by place in
+        history (then by time)."""
+        return self._accepted
+
+    @cached_property
+    def _accepted(self) -> dict[str, Baseline]:
+        newest: dict[str, Baseline] = {}
+        for accept in self.accept_files.accepts:
+            baseline = self._place(accept)
+            held = newest.get(accept.element)
+            if held is None or (self.index.position(baseline), baseline.time) >= (
+                    self.index.position(held), held.time):
+                newest[accept.element] = baseline
+        return newest
+
+    def _place(self, accept: Accept) -> Baseline:
+        """Where an accept counts from (``archmem.drift.accepts``): its commit when it is
+        on HEAD's first-parent line, the commit of the line that brought it (a merge)
+        when it was made on a branch, else its time, with a warning; and after the
+        commit that brought the accept file, when that commit also changed the element's
+        code (a squash merge, or code committed together with the accept)."""
+        baseline, missing = self._place_by_commit(accept)
+        index = self.index
+        brought = self._accept_file_commits.get(accept.path or "")
+        if brought is not None and brought >= index.position(baseline) and index.commit_touches(
+                brought, [accept.element], []):
+            return Baseline(index.shas[brought], accept.accepted_at)
+        if missing is not None:
+            assert accept.commit is not None
+            self.accept_problems.append(AcceptProblem(
+                accept.path or "accept", accept.line_of("commit"), 1,
+                f"the accept of {accept.element} names commit {accept.commit[:12]}, but {missing} (a shallow clone, "
+                f"or a commit rebased away): it counts from its time, {format_time(accept.accepted_at)}",
+                "warning", "commit-not-found",
+            ))
+        return baseline
+
+    def _place_by_commit(self, accept: Accept) -> tuple[Baseline, str | None]:
+        """The baseline an accept's commit gives, and why it could not give one (then the
+        baseline is the accept's time)."""
+        by_time = Baseline(None, accept.accepted_at)
+        if accept.commit is None or self.scan.head is None:
+            return by_time, None
+        index, commit = self.index, accept.commit
+        if index.ordinal(commit) is None and len(commit) < 40:  # abbreviated by hand
+            try:
+                commit = self.revisions.resolve(commit)
+            except RepositoryError:
+                pass
+        if index.ordinal(commit) is not None:
+            return Baseline(commit, accept.accepted_at), None
+        descendants = self.revisions.descendants(commit, self.scan.head)
+        if descendants:
+            found = first_on_line(index.shas, descendants)
+            if found is not None:
+                return Baseline(index.shas[found], accept.accepted_at), None
+        return by_time, "this clone does not have it" if descendants is None else "it is not in the history of HEAD"
+
+    @cached_property
+    def _accept_file_commits(self) -> dict[str, int]:
+        """Committed accept file → the place in history of the commit that last changed it."""
+        if self.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
+            return {}
+        found = {}
+        for path, sha in self.revisions.last_commits(self.accept_folder.folder).items():
+            ci = self.index.ordinal(sha)
+            if ci is not None:
+                found[path] = ci
+        return found
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
@@ -206,7 +290,12 @@ class DriftView:
             stale=[(m, stale[m.id]) for m in memories if m.id in stale],
             documented=sum(1 for e in self.model.elements if e.id in documented),
             commits=len(self.scan.commits),
+            warnings=[] if since else self.accept_warnings(),
         )
+
+    def accept_warnings(self) -> list[str]:
+        """The accept problems, one line each (after ``described`` placed the accepts)."""
+        return AcceptFiles(problems=self.accept_problems).warnings()
 
     @cached_property
     def checker(self) -> StalenessChecker:
@@ -295,11 +384,11 @@ class DriftView:
             owners=self.index.owners, elements=[element_id], **bounds,
         )
 
-    def accept(self, element_id: str, note: str | None) -> datetime:
-        now = self.clock()
-        with self.store.transaction():
-            self.store.db.execute(
-                "INSERT INTO drift_accepts (element_id, at, note) VALUES (?, ?, ?)",
-                (element_id, format_time(now), note),
-            )
-        return now
+    def accept(self, element_id: str, *, reason: str | None, author: str | None) -> Accept:
+        """Record, as a file, that the model's description of an element holds for the
+        code at HEAD (a repository without commits: as of now)."""
+        if self.accept_folder is None:
+            raise RepositoryError("there is no folder for accept files here")
+        accept = Accept(element_id, self.clock(), commit=self.revisions.head() if self.repository.is_git else None,
+                        author=author, reason=reason)
+        return replace(accept, path=self.accept_folder.write(accept))

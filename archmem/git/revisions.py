@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from archmem.errors import RepositoryError
@@ -91,6 +92,24 @@ class Revisions:
     def is_ancestor(self, ancestor: str, rev: str) -> bool:
         """Is ``ancestor`` reachable from ``rev`` (or the same commit)?"""
         return self._git("merge-base", "--is-ancestor", ancestor, rev, check=False).returncode == 0
+
+    def descendants(self, commit: str, head: str) -> set[str] | None:
+        """The commits of ``head``'s history that descend from ``commit``
+        (``--ancestry-path``: empty when ``commit`` is not in that history); None when
+        this clone does not have ``commit`` (a shallow clone, a commit rebased away)."""
+        result = self._git("rev-list", "--ancestry-path", f"{commit}..{head}", check=False)
+        if result.returncode != 0:
+            return None
+        return set(result.stdout.decode().split())
+
+    def first_parent_at(self, moment: datetime) -> str | None:
+        """The newest first-parent commit of HEAD committed at or before ``moment``
+        (None: none was, or there is no commit)."""
+        if self.head() is None:
+            return None
+        result = self._git("rev-list", "-1", "--first-parent", f"--before=@{int(moment.timestamp())}", "HEAD",
+                           check=False)
+        return result.stdout.decode().strip() or None if result.returncode == 0 else None
 
     def merge_base(self, a: str, b: str) -> str:
         """Where ``b`` forked from ``a``: the base of the three-dot diff ``a...b``."""

@@ -22,6 +22,11 @@ would: a fork, a title clash, a duplicate id, conflict markers.
 
 Elements and links are checked for active memories only: a superseded or archived
 memory is history, and a later rename in the model does not make it wrong.
+
+Drift accept files (``archmem.drift.accepts``) are checked too, by the reader drift
+uses: ``unreadable``, ``conflict-markers``, ``schema`` and ``secret`` are errors there,
+``unknown-key`` and ``unknown-element`` warnings (an accept of an element the model no
+longer has is ignored, never wrong).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from archmem.drift.accepts import read_accept_bytes
 from archmem.errors import ArchmemError, SecretFoundError, closest
 from archmem.memory import links as linkrules
 from archmem.memory.file_format import CONFLICT_MARKER, FRONT_MATTER, MAX_FILE_BYTES, MemoryFileError, parse_memory
@@ -78,6 +84,7 @@ class CheckReport:
     files: int = 0
     memories: int = 0
     notes: list[str] = field(default_factory=list)
+    accept_files: int = 0
 
     @property
     def errors(self) -> int:
@@ -93,8 +100,9 @@ class CheckReport:
         return EXIT_ERRORS if self.errors else EXIT_WARNINGS if self.warnings else EXIT_CLEAN
 
     def to_dict(self) -> dict[str, Any]:
-        return {"files": self.files, "memories": self.memories, "errors": self.errors, "warnings": self.warnings,
-                "exit_code": self.exit_code, "problems": [f.to_dict() for f in self.findings], "notes": self.notes}
+        return {"files": self.files, "memories": self.memories, "accept_files": self.accept_files,
+                "errors": self.errors, "warnings": self.warnings, "exit_code": self.exit_code,
+                "problems": [f.to_dict() for f in self.findings], "notes": self.notes}
 
 
 @dataclass
@@ -401,6 +409,30 @@ class _Suggestions:
             return ""
         near = closest(target, self.names)
         return f"; did you mean {', '.join(repr(n) for n in near)}?" if near else ""
+
+
+# ---- drift accept files ---------------------------------------------------------------
+
+
+def check_accept_files(
+    report: CheckReport, files: Iterable[MemoryFileText], model: ArchitectureModel, *, model_found: bool = True
+) -> None:
+    """Add the problems of the drift accept files to ``report`` (see the module doc)."""
+    for file in sorted(files, key=lambda f: f.path):
+        report.accept_files += 1
+        if file.data is None:
+            report.findings.append(Finding(file.path, 1, 1, "error", "unreadable",
+                                           f"cannot read the file: {file.read_error or 'unknown error'}"))
+            continue
+        try:
+            check_no_secret(file.data.decode("utf-8-sig", errors="replace"))
+        except SecretFoundError as exc:
+            report.findings.append(Finding(file.path, exc.line, exc.column, "error", "secret",
+                                           f"looks like a credential ({exc.secret_kind}); remove it, and rotate it "
+                                           "if it was ever committed: git history keeps it"))
+        _, problems = read_accept_bytes(file.path, file.data, model if model_found else None)
+        report.findings += [Finding(p.path, p.line, p.column, p.severity, p.rule, p.message) for p in problems]
+    report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
 
 
 # ---- GitHub Actions -----------------------------------------------------------------

@@ -17,8 +17,9 @@ from datetime import datetime
 from typing import Any
 
 from archmem.clock import format_time, parse_time
-from archmem.errors import InvalidInputError, closest
+from archmem.errors import closest
 from archmem.memory.types import MEMORY_KINDS, Memory
+from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 FRONT_MATTER = "---"
 FIELDS: tuple[str, ...] = (
@@ -33,16 +34,6 @@ MAX_SLUG_CHARS = 48
 MAX_FILE_BYTES = 256 * 1024
 """Content is capped at 20,000 characters; a file far over that is not a memory."""
 
-_PLAIN = re.compile(r"[A-Za-z_./][A-Za-z0-9_./@+#-]*(?: [A-Za-z0-9_./@+#()-]+)*")
-_YAML_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
-_YAML_FLOAT = re.compile(r"\.(?:[0-9][0-9_]*(?:[eE][-+][0-9]+)?|inf|nan)", re.IGNORECASE)
-"""Plain scalars that YAML reads as a number (``.5``, ``.inf``)."""
-_YAML_UNPRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
-"""What JSON leaves raw but YAML refuses (DEL, C1, U+FFFE/F) or reads as a line break,
-folded to a space in a quoted scalar (NEL, U+2028, U+2029): written as escapes."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
-"""Not text (an undecodable byte of a command line, a bad JSON escape): YAML has no
-way to write one, so a value holding one is refused."""
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
 
 
@@ -74,54 +65,30 @@ class ParsedFile:
 
 def render_memory(memory: Memory) -> str:
     """The file for a memory, byte-for-byte the same for the same memory."""
-    out = [FRONT_MATTER, f"id: {_scalar(memory.id)}", f"kind: {memory.kind}"]
+    out = [FRONT_MATTER, f"id: {yaml_scalar(memory.id)}", f"kind: {memory.kind}"]
     if memory.title:
-        out.append(f"title: {_scalar(memory.title)}")
+        out.append(f"title: {yaml_scalar(memory.title)}")
     for key, values in (("elements", memory.elements), ("anchors", memory.anchors)):
         if values:
             out.append(f"{key}:")
-            out.extend(f"  - {_scalar(value)}" for value in values)
+            out.extend(f"  - {yaml_scalar(value)}" for value in values)
     if memory.author:
-        out.append(f"author: {_scalar(memory.author)}")
+        out.append(f"author: {yaml_scalar(memory.author)}")
     if memory.session_id:
-        out.append(f"session: {_scalar(memory.session_id)}")
+        out.append(f"session: {yaml_scalar(memory.session_id)}")
     out.append(f"created: {format_time(memory.created_at)}")
     if memory.confirmed_at is not None:
         out.append(f"confirmed: {format_time(memory.confirmed_at)}")
     if memory.confirmations:
         out.append(f"confirmations: {int(memory.confirmations)}")
     if memory.supersedes:
-        out.append(f"supersedes: {_scalar(memory.supersedes)}")
+        out.append(f"supersedes: {yaml_scalar(memory.supersedes)}")
     if memory.status == "archived":
         out.append("status: archived")
         if memory.status_reason:
-            out.append(f"reason: {_scalar(memory.status_reason)}")
+            out.append(f"reason: {yaml_scalar(memory.status_reason)}")
     out += [FRONT_MATTER, "", memory.content, ""]
     return "\n".join(out)
-
-
-def _scalar(value: str) -> str:
-    """A YAML scalar for a string: plain where YAML reads it back as the same string,
-    else double-quoted (JSON's escapes are YAML's)."""
-    if (
-        _PLAIN.fullmatch(value)
-        and value.lower() not in _YAML_WORDS
-        and not _YAML_FLOAT.match(value)
-        and not value.endswith(":")
-        and ": " not in value
-        and " #" not in value
-    ):
-        return value
-    import json
-
-    surrogate = _SURROGATE.search(value)
-    if surrogate:
-        raise InvalidInputError(
-            f"{value!r} holds U+{ord(surrogate.group()):04X}, a lone surrogate, which is not text "
-            "(an undecodable byte?); nothing was written"
-        )
-    quoted = json.dumps(value, ensure_ascii=False)
-    return _YAML_UNPRINTABLE.sub(lambda match: f"\\u{ord(match.group()):04x}", quoted)
 
 
 def file_name(memory: Memory) -> str:
@@ -227,45 +194,10 @@ def parse_memory(text: str) -> ParsedFile:
 
 
 def _load_front_matter(text: str) -> dict[str, Any]:
-    import yaml
-
     try:
-        data = yaml.load(text, Loader=_loader()) if text.strip() else {}
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 2, mark.column + 1) if mark else (2, 1)
-        context = exc.context_mark
-        where = (f" ({exc.context} at line {context.line + 2}, column {context.column + 1})"
-                 if context is not None and exc.context and context is not mark else "")
-        raise MemoryFileError(f"the front matter is not valid YAML: {exc.problem or exc}{where}", line, column) from None
-    except yaml.YAMLError as exc:
-        raise MemoryFileError(f"the front matter is not valid YAML: {exc}", 2) from None
-    if not isinstance(data, dict):
-        raise MemoryFileError("the front matter must be 'key: value' lines", 2)
-    return {str(key): value for key, value in data.items()}
-
-
-_LOADER: Any = None
-
-
-def _loader() -> Any:
-    """YAML's safe loader (the C one when there), reading times as text: archmem parses
-    them itself, the same way for files as for imports."""
-    global _LOADER
-    if _LOADER is None:
-        import yaml
-
-        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-        class _MemoryLoader(base):  # type: ignore[misc, valid-type]
-            pass
-
-        _MemoryLoader.yaml_implicit_resolvers = {
-            first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-            for first, resolvers in base.yaml_implicit_resolvers.items()
-        }
-        _LOADER = _MemoryLoader
-    return _LOADER
+        return load_mapping(text, first_line=2)
+    except YamlTextError as exc:
+        raise MemoryFileError(f"the front matter {exc.message}", exc.line, exc.column) from None
 
 
 def _text(front: dict[str, Any], key: str, fail: Any) -> str:

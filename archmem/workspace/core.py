@@ -292,7 +292,26 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
     def _sync(self, store: SQLiteStore) -> SyncReport:
         from archmem.memory.sync import sync_from_files
 
-        return sync_from_files(store, self.memory_folder, lambda: self.model_or_empty)
+        report = sync_from_files(store, self.memory_folder, lambda: self.model_or_empty)
+        self._export_index_accepts(store)
+        return report
+
+    accepts_exported: int = 0
+    """Drift accepts an older archmem kept in the index, written as files by this open."""
+
+    accepts_export_error: str | None = None
+    """Why they could not be written yet (they stay in the index for the next open)."""
+
+    def _export_index_accepts(self, store: SQLiteStore) -> None:
+        """Accepts an older archmem recorded in the index become files, once (as its
+        memories did); a failure to write them is said, and never stops the command."""
+        from archmem.drift.accepts import export_index_accepts
+        from archmem.errors import ArchmemError
+
+        try:
+            self.accepts_exported += export_index_accepts(store, self.accept_folder, git=self.repository.is_git)
+        except ArchmemError as exc:
+            self.accepts_export_error = exc.message
 
     last_sync: SyncReport | None = None
 

@@ -7,11 +7,11 @@ from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from archmem.clock import format_time
 from archmem.config import DriftConfig, load_config
 from archmem.errors import ModelNotFoundError, RepositoryError
 
 if TYPE_CHECKING:
+    from archmem.drift.accepts import AcceptFolder
     from archmem.drift.changes import ChangesSince
     from archmem.drift.report import DriftReport
     from archmem.drift.types import Baseline
@@ -71,7 +71,15 @@ class DriftOps:
             store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
             config=self._drift_config, clock=self.clock, deepen=deepen,
             progress=progress or self.history_progress, budget=budget, memory_folder=self.config.store.memories,
+            accept_folder=self.accept_folder,
         )
+
+    @cached_property
+    def accept_folder(self) -> AcceptFolder:
+        """The committed folder of drift accept files (``[store] accepts``)."""
+        from archmem.drift.accepts import AcceptFolder
+
+        return AcceptFolder(self.root, self.config.store.accepts)
 
     @property
     def _drift_config(self) -> DriftConfig:
@@ -79,8 +87,9 @@ class DriftOps:
         the team knows about the code, never a change to it) and generated code too."""
         from archmem.config import GENERATED_GLOBS
 
-        own = [".archmem/**", self.config.store.memories.rstrip("/") + "/**",
-               self.config.store.private_memories.rstrip("/") + "/**", *GENERATED_GLOBS]
+        store = self.config.store
+        own = [".archmem/**", *(folder.rstrip("/") + "/**" for folder in (store.memories, store.private_memories,
+                                                                          store.accepts)), *GENERATED_GLOBS]
         extra = [glob for glob in own if glob not in self.config.drift.ignore]
         return self.config.drift.model_copy(update={"ignore": [*self.config.drift.ignore, *dict.fromkeys(extra)]})
 
@@ -146,15 +155,16 @@ class DriftOps:
                 ) from None
         return Baseline(None, moment)
 
-    def accept_drift(self, element: str, note: str | None = None) -> dict[str, Any]:
-        """Record that the model's description of ELEMENT still holds as of now."""
+    def accept_drift(self, element: str, reason: str | None = None) -> dict[str, Any]:
+        """Record that the model's description of ELEMENT still holds for the code at HEAD:
+        a file in the accept folder, signed by this clone's git user (``cli/<name>``), for
+        the team to commit (``archmem.drift.accepts``)."""
         from archmem.memory.fields import clean_line
         from archmem.memory.secrets import check_fields
 
-        check_fields({"note": note})
-        note = clean_line(note, "note")
+        check_fields({"reason": reason})
+        reason = clean_line(reason, "reason")
         target = self.model.find(element)
         self._for_writing()
-        at = self.drift_view().accept(target.id, note)
-        return {"element": target.id, "accepted_at": format_time(at), "note": note}
-
+        accept = self.drift_view().accept(target.id, reason=reason, author=self.author_for(None))
+        return {**accept.to_dict(), "note": accept.reason}

@@ -24,9 +24,10 @@ class MemoryOps:
     """Writing and reading memories (``archmem/memory/``), signed and embedded here."""
 
     def check(self) -> CheckReport:
-        """Every problem in the memory files (``archmem check``), read from the files
-        themselves: no index is opened or written, so it runs on a fresh clone in CI."""
-        from archmem.memory.check import MemoryFileText, check_memory_files
+        """Every problem in the memory files and the drift accept files (``archmem
+        check``), read from the files themselves: no index is opened or written, so it
+        runs on a fresh clone in CI."""
+        from archmem.memory.check import MemoryFileText, check_accept_files, check_memory_files
 
         folder = self.memory_folder
         files = []
@@ -39,7 +40,16 @@ class MemoryOps:
             model, found = self.model, True
         except ModelNotFoundError:
             model, found = ArchitectureModel(), False
-        return check_memory_files(files, model, model_found=found)
+        report = check_memory_files(files, model, model_found=found)
+        accepts = self.accept_folder
+        texts = []
+        for rel in accepts.files():
+            try:
+                texts.append(MemoryFileText(rel, accepts.read_file(rel)))
+            except OSError as exc:
+                texts.append(MemoryFileText(rel, None, read_error=exc.strerror or str(exc)))
+        check_accept_files(report, texts, model, model_found=found)
+        return report
 
     def remember(
         self,
