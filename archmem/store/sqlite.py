@@ -1,5 +1,7 @@
-"""The SQLite memory store: memories, links, vectors, sessions, audit, on numbered
-migrations, over ``SQLiteConnection`` (WAL, busy timeout, ``BEGIN IMMEDIATE``).
+"""The SQLite memory store: memories, links, vectors, audit, on numbered migrations,
+over ``SQLiteConnection`` (WAL, busy timeout, ``BEGIN IMMEDIATE``). ``SQLiteStore``
+also composes the memory files' write path (``file_index``) and the sessions with
+their usage counts (``sessions``).
 
 Every write runs inside ``transaction()``, so a check and the write it decides (dedup,
 title uniqueness, supersede) see the same database even with other processes writing;
@@ -17,11 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from archmem.clock import format_time, parse_time
-from archmem.memory.types import Link, Memory, Session
+from archmem.memory.types import Link, Memory
 from archmem.store.connection import SQLiteConnection
 from archmem.store.file_index import FILE_FIELDS, MemoryFileIndex
 from archmem.store.files import MemoryFolder
 from archmem.store.migrations import current_version, migrate
+from archmem.store.sessions import SessionLog
 from archmem.store.words import IndexForms
 
 _MEMORY_COLUMNS = (
@@ -49,7 +52,7 @@ _TOTAL = "total"
 _TERM = "term:"
 
 
-class SQLiteStore(MemoryFileIndex, SQLiteConnection):
+class SQLiteStore(MemoryFileIndex, SessionLog, SQLiteConnection):
     """archmem's memory index in one SQLite file (``.archmem/archmem.db`` by default),
     and, given a ``MemoryFolder``, the memory files it mirrors every write to."""
 
@@ -408,82 +411,7 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
         row = self._execute("SELECT version FROM embedding_versions WHERE model = ?", (model,)).fetchone()
         return int(row[0]) if row else 0
 
-    # ---- sessions, exposures, citations -------------------------------------------
-
-    def insert_session(self, session: Session) -> None:
-        with self.transaction():
-            self._execute(
-                "INSERT INTO sessions (id, task, agent, elements, started_at, ended_at, outcome_memory_id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (session.id, session.task, session.agent, json.dumps(session.elements),
-                 format_time(session.started_at), format_time(session.ended_at) if session.ended_at else None,
-                 session.outcome_memory_id),
-            )
-
-    def get_session(self, session_id: str) -> Session | None:
-        row = self._execute(
-            "SELECT id, task, agent, elements, started_at, ended_at, outcome_memory_id FROM sessions WHERE id = ?",
-            (session_id,),
-        ).fetchone()
-        if not row:
-            return None
-        return Session(
-            id=row[0], task=row[1], agent=row[2], elements=json.loads(row[3]), started_at=parse_time(row[4]),
-            ended_at=parse_time(row[5]) if row[5] else None, outcome_memory_id=row[6],
-        )
-
-    def open_sessions(self) -> list[Session]:
-        """Sessions not ended yet, oldest first."""
-        ids = [r[0] for r in self._execute(
-            "SELECT id FROM sessions WHERE ended_at IS NULL ORDER BY started_at, id").fetchall()]
-        return [session for session in map(self.get_session, ids) if session is not None]
-
-    def session_ids(self) -> list[str]:
-        return [r[0] for r in self._execute("SELECT id FROM sessions ORDER BY started_at").fetchall()]
-
-    def end_session(self, session_id: str, ended_at: str, outcome_memory_id: str | None) -> bool:
-        """Mark ended; False when it had already ended (another process won)."""
-        with self.transaction():
-            cursor = self._execute(
-                "UPDATE sessions SET ended_at = ?, outcome_memory_id = ? WHERE id = ? AND ended_at IS NULL",
-                (ended_at, outcome_memory_id, session_id),
-            )
-        return cursor.rowcount == 1
-
-    def record_usage(self, table: str, session_id: str, memory_ids: Iterable[str], at: str) -> list[str]:
-        """Record exposures or citations once per (session, memory). A citation bumps the
-        memory's counter at once; an exposure counts when its session ends
-        (``count_exposures``): a session that never ends says nothing about a memory."""
-        if table not in ("exposures", "citations"):
-            raise ValueError(table)
-        new: list[str] = []
-        with self.transaction():
-            for memory_id in dict.fromkeys(memory_ids):
-                cursor = self._execute(
-                    f"INSERT OR IGNORE INTO {table} (session_id, memory_id, at) VALUES (?, ?, ?)",
-                    (session_id, memory_id, at),
-                )
-                if cursor.rowcount:
-                    if table == "citations":
-                        self._execute("UPDATE memories SET citations = citations + 1 WHERE id = ?", (memory_id,))
-                    new.append(memory_id)
-        return new
-
-    def count_exposures(self, session_id: str) -> int:
-        """Add one exposure to every memory this (ending) session was shown."""
-        with self.transaction():
-            cursor = self._execute(
-                "UPDATE memories SET exposures = exposures + 1 "
-                "WHERE id IN (SELECT memory_id FROM exposures WHERE session_id = ?)",
-                (session_id,),
-            )
-        return cursor.rowcount
-
-    def usage(self, table: str, session_id: str) -> list[str]:
-        if table not in ("exposures", "citations"):
-            raise ValueError(table)
-        rows = self._execute(f"SELECT memory_id FROM {table} WHERE session_id = ? ORDER BY at", (session_id,))
-        return [r[0] for r in rows.fetchall()]
+    # ---- the whole store ----------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
         """What the store holds, in a few aggregate queries (for ``archmem status``)."""
