@@ -1,7 +1,7 @@
-"""The SQLite memory store: memories, links, vectors, audit, on numbered migrations,
+"""The SQLite memory store: memories, vectors, audit, on numbered migrations,
 over ``SQLiteConnection`` (WAL, busy timeout, ``BEGIN IMMEDIATE``). ``SQLiteStore``
-also composes the memory files' write path (``file_index``) and the sessions with
-their usage counts (``sessions``).
+also composes the memory files' write path (``file_index``), the links between
+memories (``links``) and the sessions with their usage counts (``sessions``).
 
 Every write runs inside ``transaction()``, so a check and the write it decides (dedup,
 title uniqueness, supersede) see the same database even with other processes writing;
@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from archmem.clock import format_time, parse_time
-from archmem.memory.types import Link, Memory
+from archmem.memory.types import Memory
 from archmem.store.connection import SQLiteConnection
 from archmem.store.file_index import FILE_FIELDS, MemoryFileIndex
 from archmem.store.files import MemoryFolder
+from archmem.store.links import LinkTable
 from archmem.store.migrations import current_version, migrate
 from archmem.store.sessions import SessionLog
 from archmem.store.words import IndexForms
@@ -52,7 +53,7 @@ _TOTAL = "total"
 _TERM = "term:"
 
 
-class SQLiteStore(MemoryFileIndex, SessionLog, SQLiteConnection):
+class SQLiteStore(MemoryFileIndex, LinkTable, SessionLog, SQLiteConnection):
     """archmem's memory index in one SQLite file (``.archmem/archmem.db`` by default),
     and, given a ``MemoryFolder``, the memory files it mirrors every write to."""
 
@@ -315,64 +316,6 @@ class SQLiteStore(MemoryFileIndex, SessionLog, SQLiteConnection):
             found = {row[0]: int(row[1]) for row in rows}
             stats.update((_TERM + form, found.get(form, 0)) for form in chunk)
         return {term: stats[_TERM + forms[term]] for term in terms}
-
-    # ---- links --------------------------------------------------------------------
-
-    def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
-        """Set a memory's links; each comes with its normalized target key."""
-        with self.transaction():
-            self._execute("DELETE FROM links WHERE source_id = ?", (source_id,))
-            for position, (link, key) in enumerate(links):
-                self._execute(
-                    "INSERT INTO links (source_id, position, target_text, target_key, shown, target_kind, target_id) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (source_id, position, link.target_text, key, link.shown, link.target_kind, link.target_id),
-                )
-
-    def links(self, *, source_ids: Iterable[str] | None = None, pending: bool | None = None) -> list[Link]:
-        where, params = [], []
-        if source_ids is not None:
-            ids = list(source_ids)
-            if not ids:
-                return []
-            where.append(f"source_id IN ({', '.join('?' * len(ids))})")
-            params += ids
-        if pending is not None:
-            where.append("target_id IS NULL" if pending else "target_id IS NOT NULL")
-        rows = self._execute(
-            "SELECT source_id, target_text, shown, target_kind, target_id FROM links"
-            + (" WHERE " + " AND ".join(where) if where else "")
-            + " ORDER BY source_id, position",
-            params,
-        ).fetchall()
-        return [
-            Link(source_id=r[0], target_text=r[1], shown=r[2], target_kind=r[3], target_id=r[4]) for r in rows
-        ]
-
-    def links_to(self, target_id: str) -> list[Link]:
-        rows = self._execute(
-            "SELECT source_id, target_text, shown, target_kind, target_id FROM links WHERE target_id = ? "
-            "ORDER BY source_id, position",
-            (target_id,),
-        ).fetchall()
-        return [Link(source_id=r[0], target_text=r[1], shown=r[2], target_kind=r[3], target_id=r[4]) for r in rows]
-
-    def resolve_pending_links(self, target_key: str, target_kind: str, target_id: str) -> int:
-        """Attach the pending links written to ``target_key`` (a title written later)."""
-        with self.transaction():
-            cursor = self._execute(
-                "UPDATE links SET target_kind = ?, target_id = ? WHERE target_key = ? AND target_id IS NULL",
-                (target_kind, target_id, target_key),
-            )
-        return cursor.rowcount
-
-    def retarget_links(self, old_id: str, new_id: str) -> int:
-        """Links to a superseded memory follow it to its successor."""
-        with self.transaction():
-            cursor = self._execute(
-                "UPDATE links SET target_id = ? WHERE target_id = ? AND target_kind = 'memory'", (new_id, old_id)
-            )
-        return cursor.rowcount
 
     # ---- vectors ------------------------------------------------------------------
 
