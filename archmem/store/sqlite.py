@@ -1,7 +1,8 @@
-"""The SQLite memory store: memories, vectors, audit, on numbered migrations,
-over ``SQLiteConnection`` (WAL, busy timeout, ``BEGIN IMMEDIATE``). ``SQLiteStore``
-also composes the memory files' write path (``file_index``), the links between
-memories (``links``) and the sessions with their usage counts (``sessions``).
+"""The SQLite memory store: memories, their word search, audit, on numbered
+migrations, over ``SQLiteConnection`` (WAL, busy timeout, ``BEGIN IMMEDIATE``).
+``SQLiteStore`` also composes the memory files' write path (``file_index``), the links
+between memories (``links``), their vectors (``vectors``) and the sessions with their
+usage counts (``sessions``).
 
 Every write runs inside ``transaction()``, so a check and the write it decides (dedup,
 title uniqueness, supersede) see the same database even with other processes writing;
@@ -26,6 +27,7 @@ from archmem.store.files import MemoryFolder
 from archmem.store.links import LinkTable
 from archmem.store.migrations import current_version, migrate
 from archmem.store.sessions import SessionLog
+from archmem.store.vectors import VectorTable
 from archmem.store.words import IndexForms
 
 _MEMORY_COLUMNS = (
@@ -53,7 +55,7 @@ _TOTAL = "total"
 _TERM = "term:"
 
 
-class SQLiteStore(MemoryFileIndex, LinkTable, SessionLog, SQLiteConnection):
+class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteConnection):
     """archmem's memory index in one SQLite file (``.archmem/archmem.db`` by default),
     and, given a ``MemoryFolder``, the memory files it mirrors every write to."""
 
@@ -316,43 +318,6 @@ class SQLiteStore(MemoryFileIndex, LinkTable, SessionLog, SQLiteConnection):
             found = {row[0]: int(row[1]) for row in rows}
             stats.update((_TERM + form, found.get(form, 0)) for form in chunk)
         return {term: stats[_TERM + forms[term]] for term in terms}
-
-    # ---- vectors ------------------------------------------------------------------
-
-    def vector_hash(self, memory_id: str, model: str) -> str | None:
-        row = self._execute(
-            "SELECT content_hash FROM embeddings WHERE memory_id = ? AND model = ?", (memory_id, model)
-        ).fetchone()
-        return row[0] if row else None
-
-    def put_vector(self, memory_id: str, model: str, vector: bytes, dims: int, content_hash: str, at: str) -> None:
-        with self.transaction():
-            self._execute(
-                "INSERT INTO embeddings (memory_id, model, dims, content_hash, vector, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id, model) DO UPDATE SET "
-                "dims = excluded.dims, content_hash = excluded.content_hash, vector = excluded.vector, "
-                "created_at = excluded.created_at",
-                (memory_id, model, dims, content_hash, vector, at),
-            )
-
-    def vectors(self, model: str, *, status: str | None = "active") -> list[tuple[str, bytes, int]]:
-        """(memory id, little-endian float32 blob, dims) of one embedding model only."""
-        sql = "SELECT e.memory_id, e.vector, e.dims FROM embeddings e JOIN memories m ON m.id = e.memory_id WHERE e.model = ?"
-        params: list[Any] = [model]
-        if status:
-            sql += " AND m.status = ?"
-            params.append(status)
-        return [(r[0], r[1], int(r[2])) for r in self._execute(sql + " ORDER BY m.seq", params).fetchall()]
-
-    def vector_hashes(self, model: str) -> dict[str, str]:
-        """{memory id: hash of the text its vector was made from} for one model."""
-        rows = self._execute("SELECT memory_id, content_hash FROM embeddings WHERE model = ?", (model,)).fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def vector_version(self, model: str) -> int:
-        """Changes whenever a vector of this model is added, replaced or removed (for caches)."""
-        row = self._execute("SELECT version FROM embedding_versions WHERE model = ?", (model,)).fetchone()
-        return int(row[0]) if row else 0
 
     # ---- the whole store ----------------------------------------------------------
 
