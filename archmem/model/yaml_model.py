@@ -31,6 +31,9 @@ unknown keys (with the allowed ones and the closest), wrong types, duplicate ids
 keys or sibling names, wrong nesting, relationships naming unknown elements (with the
 closest ids), and YAML syntax errors. Paths are kept as written; ``archmem.model.paths``
 validates them. Folders (``decisions``) are relative to the model file.
+
+The file and its typed values are read by ``yaml_nodes``; this module gives them
+their meaning.
 """
 
 from __future__ import annotations
@@ -40,14 +43,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node, SequenceNode
 
-from archmem.errors import ModelError, ModelNotFoundError, ModelSyntaxError, SourceLocation, closest
+from archmem.errors import ModelError, ModelNotFoundError, ModelSyntaxError, closest
 from archmem.model.adrs import normalize_format, read_decisions
 from archmem.model.confine import boundary, confine
-from archmem.model.limits import MAX_NESTING, compose_yaml, too_deep
-from archmem.model.types import C4_KINDS, ArchitectureModel, Decision, Element, Location, Relationship
+from archmem.model.limits import MAX_NESTING, too_deep
+from archmem.model.types import C4_KINDS, ArchitectureModel, Decision, Element, Relationship
+from archmem.model.yaml_nodes import Fields, YamlDocument
 
 FORMAT = "archmem-yaml"
 
@@ -72,8 +75,6 @@ _C4_PARENT = {"person": None, "softwareSystem": None, "container": "softwareSyst
 _DEFAULT_CHILD_KIND = {"softwareSystem": "container", "container": "component"}
 _SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_-]*"
 _ID = re.compile(rf"^{_SEGMENT}(?:\.{_SEGMENT})*$")
-_NULL = "tag:yaml.org,2002:null"
-_MERGE = "tag:yaml.org,2002:merge"
 
 
 def parse_yaml_model(path: Path, *, root: Path | None = None) -> ArchitectureModel:
@@ -106,8 +107,7 @@ class _Parser:
     def __init__(self, path: Path, within: Path) -> None:
         self.path = path
         self.within = within
-        self.file = path.resolve().as_posix()
-        self.lines: list[str] = []
+        self.doc = YamlDocument(path)
         self.entries: dict[str, _Entry] = {}
         self.by_tree_path: dict[str, str] = {}
         self.order: list[Element] = []
@@ -117,64 +117,28 @@ class _Parser:
     # ---- the document ------------------------------------------------------------
 
     def parse(self) -> ArchitectureModel:
-        root = self._compose()
-        top = self._mapping(root, "the model", TOP_KEYS)
-        for node in self._items(top, "elements"):
+        root = self.doc.compose(expected=TOP_KEYS)
+        top = self.doc.mapping(root, "the model", TOP_KEYS)
+        for node in self.doc.items(top, "elements"):
             self._element(node, None)
         relationships: list[Relationship] = []
-        for node in self._items(top, "relationships"):
+        for node in self.doc.items(top, "relationships"):
             relationships.append(self._relationship(node, relationships))
         if "decisions" in top:
             self.decision_specs.insert(0, (top["decisions"][1], None))
         decisions = self._decisions()
         return ArchitectureModel(
-            name=self._text(top, "name"),
-            description=self._text(top, "description"),
-            source=self.file,
+            name=self.doc.text(top, "name"),
+            description=self.doc.text(top, "description"),
+            source=self.doc.file,
             format=FORMAT,
-            files=[self.file],
+            files=[self.doc.file],
             elements=self.order,
             relationships=relationships,
             decisions=decisions,
-            properties=self._properties(top),
+            properties=self.doc.properties(top),
             warnings=self.warnings,
         )
-
-    def _compose(self) -> MappingNode:
-        try:
-            data = self.path.read_bytes()
-        except OSError as exc:
-            raise ModelError(f"cannot read model file {self.path}: {exc.strerror or exc}") from None
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            before = data[: exc.start]
-            raise ModelSyntaxError(
-                "the model file is not UTF-8 text",
-                location=SourceLocation(self.file, before.count(b"\n") + 1, exc.start - before.rfind(b"\n")),
-            ) from None
-        self.lines = text.splitlines()
-        try:
-            root = compose_yaml(text, self.file)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            problem = exc.problem or exc.context or "invalid YAML"
-            where = SourceLocation(self.file, mark.line + 1, mark.column + 1) if mark else self._at_start()
-            context = f"{exc.context} at line {exc.context_mark.line + 1}" if exc.context and exc.context_mark else None
-            raise ModelSyntaxError(f"YAML syntax error: {problem}", location=where, hint=context) from None
-        except yaml.reader.ReaderError as exc:
-            prefix = text[: exc.position]
-            line = prefix.count("\n") + 1
-            column = exc.position - (prefix.rfind("\n") + 1) + 1
-            raise ModelSyntaxError(
-                f"YAML syntax error: character {exc.character!r} is not allowed in YAML",
-                location=SourceLocation(self.file, line, column),
-            ) from None
-        except yaml.YAMLError as exc:  # pragma: no cover - every PyYAML error above has a mark
-            raise ModelSyntaxError(f"YAML syntax error: {exc}", location=self._at_start()) from None
-        if root is None:
-            raise ModelSyntaxError("the model file is empty", location=self._at_start(), expected=TOP_KEYS)
-        return root
 
     # ---- elements ------------------------------------------------------------------
 
@@ -182,20 +146,20 @@ class _Parser:
         what = "element" if parent is None else f"child of {parent.element.id!r}"
         depth = parent.depth + 1 if parent is not None else 1
         if depth > MAX_NESTING:
-            raise too_deep("elements", MAX_NESTING, self._loc(node))
-        fields = self._mapping(node, what, ELEMENT_KEYS)
+            raise too_deep("elements", MAX_NESTING, self.doc.at(node))
+        fields = self.doc.mapping(node, what, ELEMENT_KEYS)
         if "id" not in fields:
-            raise ModelSyntaxError(f"{what} has no id", location=self._loc(node), expected=["id"])
+            raise ModelSyntaxError(f"{what} has no id", location=self.doc.at(node), expected=["id"])
         id_node = fields["id"][1]
-        raw_id = self._scalar(id_node, "id") or ""
+        raw_id = self.doc.scalar(id_node, "id") or ""
         if not _ID.match(raw_id):
             raise ModelSyntaxError(
                 f"invalid id {raw_id!r}: use letters, digits, '_' and '-' (dots only to prefix a parent)",
-                location=self._loc(id_node),
+                location=self.doc.at(id_node),
             )
         tree_path = self._tree_path(raw_id, id_node, parent)
         kind = self._kind(fields, node, parent)
-        name = self._text(fields, "name") or raw_id.rsplit(".", 1)[-1]
+        name = self.doc.text(fields, "name") or raw_id.rsplit(".", 1)[-1]
         self._check_unique(raw_id, tree_path, name, id_node, fields.get("name", (None, id_node))[1], parent)
         canonical = f"{kind[0].upper() + kind[1:] if kind in C4_KINDS else 'CustomElement'}://" + ".".join(
             [a.element.name for a in self._lineage(parent)] + [name]
@@ -204,16 +168,16 @@ class _Parser:
             id=raw_id,
             name=name,
             kind=kind,
-            description=self._text(fields, "description"),
-            technology=self._text(fields, "technology"),
-            tags=self._list(fields, "tags", r","),
+            description=self.doc.text(fields, "description"),
+            technology=self.doc.text(fields, "technology"),
+            tags=self.doc.strings(fields, "tags", r","),
             parent=parent.element.id if parent else None,
-            paths=self._list(fields, "paths", r"[,;]"),
-            url=self._text(fields, "url") or None,
-            properties=self._properties(fields),
-            group=self._text(fields, "group") or None,
+            paths=self.doc.strings(fields, "paths", r"[,;]"),
+            url=self.doc.text(fields, "url") or None,
+            properties=self.doc.properties(fields),
+            group=self.doc.text(fields, "group") or None,
             canonical_name=canonical,
-            location=self._location(node),
+            location=self.doc.location(node),
         )
         entry = _Entry(element, tree_path, id_node, depth)
         self.entries[raw_id] = entry
@@ -226,10 +190,10 @@ class _Parser:
             if kind == "person":
                 raise ModelSyntaxError(
                     f"a person has no children ({raw_id!r})",
-                    location=self._loc(key_node),
+                    location=self.doc.at(key_node),
                     hint="model what the person uses as relationships instead",
                 )
-            for child in self._items(fields, "elements"):
+            for child in self.doc.items(fields, "elements"):
                 self._element(child, entry)
 
     def _tree_path(self, raw_id: str, id_node: Node, parent: _Entry | None) -> str:
@@ -238,30 +202,30 @@ class _Parser:
         if parent is None:
             raise ModelSyntaxError(
                 f"invalid id {raw_id!r}: a dotted id names its parent, and top-level elements have none",
-                location=self._loc(id_node),
+                location=self.doc.at(id_node),
             )
         prefix, _, last = raw_id.rpartition(".")
         if prefix not in (parent.element.id, parent.tree_path):
             raise ModelSyntaxError(
                 f"dotted id {raw_id!r} does not start with its parent's id {parent.element.id!r}",
-                location=self._loc(id_node),
+                location=self.doc.at(id_node),
                 expected=[f"{parent.element.id}.{last}", last],
             )
         return f"{parent.tree_path}.{last}"
 
-    def _kind(self, fields: dict[str, tuple[Node, Node]], node: Node, parent: _Entry | None) -> str:
+    def _kind(self, fields: Fields, node: Node, parent: _Entry | None) -> str:
         parent_kind = parent.element.kind if parent else None
         if "kind" in fields:
             kind_node = fields["kind"][1]
-            raw = self._scalar(kind_node, "kind") or ""
+            raw = self.doc.scalar(kind_node, "kind") or ""
             kind = _KINDS.get(raw.strip().lower(), raw.strip())
             if not kind:
-                raise ModelSyntaxError("kind is empty", location=self._loc(kind_node), expected=C4_KINDS)
+                raise ModelSyntaxError("kind is empty", location=self.doc.at(kind_node), expected=C4_KINDS)
             if kind not in C4_KINDS:
                 near = difflib.get_close_matches(kind.lower(), list(_KINDS), n=1, cutoff=0.8)
                 if near:
                     self.warnings.append(
-                        f"{self._loc(kind_node)}: kind {kind!r} is taken as a custom kind; "
+                        f"{self.doc.at(kind_node)}: kind {kind!r} is taken as a custom kind; "
                         f"did you mean {_KINDS[near[0]]!r}?"
                     )
         else:
@@ -270,7 +234,7 @@ class _Parser:
             if default is None:
                 raise ModelSyntaxError(
                     "element has no kind" + (f" (under {parent_kind} {parent.element.id!r})" if parent else ""),
-                    location=self._loc(node),
+                    location=self.doc.at(node),
                     expected=C4_KINDS,
                 )
             kind = default
@@ -281,7 +245,7 @@ class _Parser:
                 found = "at the top level" if parent is None else f"inside {parent_kind} {parent.element.id!r}"
                 raise ModelSyntaxError(
                     f"a {kind} belongs {where}, not {found}",
-                    location=self._loc(kind_node),
+                    location=self.doc.at(kind_node),
                     hint="C4 nests containers in software systems and components in containers",
                 )
         return kind
@@ -293,7 +257,7 @@ class _Parser:
         if clash is not None:
             raise ModelSyntaxError(
                 f"duplicate id {raw_id!r}: already defined at line {clash.node.start_mark.line + 1}",
-                location=self._loc(id_node),
+                location=self.doc.at(id_node),
                 hint="element ids are unique across the whole model",
             )
         parent_id = parent.element.id if parent else None
@@ -302,7 +266,7 @@ class _Parser:
                 raise ModelSyntaxError(
                     f"duplicate name {name!r}: {other.element.id!r} at line "
                     f"{other.node.start_mark.line + 1} has the same name and parent",
-                    location=self._loc(name_node),
+                    location=self.doc.at(name_node),
                 )
 
     def _lineage(self, entry: _Entry | None) -> list[_Entry]:
@@ -317,22 +281,22 @@ class _Parser:
     def _relationship(self, node: Node, earlier: list[Relationship]) -> Relationship:
         """One relationship; like Structurizr, the same source, destination and
         description twice is an error, and so is a repeated relationship id."""
-        fields = self._mapping(node, "relationship", RELATIONSHIP_KEYS)
+        fields = self.doc.mapping(node, "relationship", RELATIONSHIP_KEYS)
         ends: dict[str, str] = {}
         for key in ("source", "destination"):
             if key not in fields:
-                raise ModelSyntaxError(f"relationship has no {key}", location=self._loc(node), expected=[key])
+                raise ModelSyntaxError(f"relationship has no {key}", location=self.doc.at(node), expected=[key])
             ends[key] = self._reference(fields[key][1], f"relationship {key}")
         rel = Relationship(
             source=ends["source"],
             destination=ends["destination"],
-            description=self._text(fields, "description"),
-            technology=self._text(fields, "technology"),
-            tags=self._list(fields, "tags", r","),
-            properties=self._properties(fields),
-            url=self._text(fields, "url") or None,
-            id=self._text(fields, "id") or None,
-            location=self._location(node),
+            description=self.doc.text(fields, "description"),
+            technology=self.doc.text(fields, "technology"),
+            tags=self.doc.strings(fields, "tags", r","),
+            properties=self.doc.properties(fields),
+            url=self.doc.text(fields, "url") or None,
+            id=self.doc.text(fields, "id") or None,
+            location=self.doc.location(node),
         )
         for other in earlier:
             line = other.location.line if other.location else 0
@@ -340,17 +304,17 @@ class _Parser:
                 raise ModelSyntaxError(
                     f"a relationship from {rel.source!r} to {rel.destination!r} described "
                     f"{rel.description!r} already exists (line {line})",
-                    location=self._loc(node),
+                    location=self.doc.at(node),
                 )
             if rel.id and other.id == rel.id:
                 raise ModelSyntaxError(
-                    f"duplicate relationship id {rel.id!r} (first at line {line})", location=self._loc(fields["id"][1])
+                    f"duplicate relationship id {rel.id!r} (first at line {line})", location=self.doc.at(fields["id"][1])
                 )
         return rel
 
     def _reference(self, node: Node, what: str) -> str:
         """An element id from a reference: its id, or its dotted tree path (``shop.api``)."""
-        ref = (self._scalar(node, what) or "").strip()
+        ref = (self.doc.scalar(node, what) or "").strip()
         if ref in self.entries:
             return ref
         if ref in self.by_tree_path:
@@ -359,7 +323,7 @@ class _Parser:
         message = f"{what} {ref!r} is not an element id"
         if candidates:
             message += "; did you mean " + ", ".join(repr(c) for c in candidates) + "?"
-        raise ModelSyntaxError(message, location=self._loc(node))
+        raise ModelSyntaxError(message, location=self.doc.at(node))
 
     def _decisions(self) -> list[Decision]:
         decisions: list[Decision] = []
@@ -372,185 +336,35 @@ class _Parser:
     def _decision_folder(self, node: Node, element: str | None) -> list[Decision]:
         fmt: str | None = None
         if isinstance(node, MappingNode):
-            fields = self._mapping(node, "decisions entry", DECISION_KEYS)
+            fields = self.doc.mapping(node, "decisions entry", DECISION_KEYS)
             if "path" not in fields:
-                raise ModelSyntaxError("decisions entry has no path", location=self._loc(node), expected=["path"])
+                raise ModelSyntaxError("decisions entry has no path", location=self.doc.at(node), expected=["path"])
             path_node = fields["path"][1]
             if "format" in fields:
                 fmt_node = fields["format"][1]
                 try:
-                    fmt = normalize_format(self._scalar(fmt_node, "format") or "")
+                    fmt = normalize_format(self.doc.scalar(fmt_node, "format") or "")
                 except ModelError as exc:
-                    raise ModelSyntaxError(exc.message, location=self._loc(fmt_node)) from None
+                    raise ModelSyntaxError(exc.message, location=self.doc.at(fmt_node)) from None
             if "element" in fields:
                 if element is not None:
                     raise ModelSyntaxError(
                         "decisions inside an element belong to that element; 'element' is not allowed here",
-                        location=self._loc(fields["element"][0]),
+                        location=self.doc.at(fields["element"][0]),
                     )
                 element = self._reference(fields["element"][1], "decisions element")
         else:
             path_node = node
-        folder = self._scalar(path_node, "decisions path") or ""
+        folder = self.doc.scalar(path_node, "decisions path") or ""
         if not folder.strip():
-            raise ModelSyntaxError("decisions path is empty", location=self._loc(path_node))
+            raise ModelSyntaxError("decisions path is empty", location=self.doc.at(path_node))
         target = confine(
             folder.strip(), base=self.path.resolve().parent, within=self.within, what="decisions",
-            location=self._loc(path_node),
+            location=self.doc.at(path_node),
         )
         try:
             return read_decisions(target, fmt, element=element, within=self.within, warn=self.warnings.append)
         except ModelError as exc:
             if exc.location is not None:
                 raise
-            raise ModelError(exc.message, location=self._loc(path_node), hint=exc.hint) from None
-
-    # ---- typed values with marks -------------------------------------------------
-
-    def _mapping(self, node: Node, what: str, allowed: tuple[str, ...]) -> dict[str, tuple[Node, Node]]:
-        """A mapping's fields by key (key node, value node); unknown or repeated keys fail."""
-        fields: dict[str, tuple[Node, Node]] = {}
-        for key, key_node, value_node in self._pairs(node, what, allowed):
-            if key not in allowed:
-                near = closest(key, allowed, n=1)
-                raise ModelSyntaxError(
-                    f"unknown key {key!r} in {what}",
-                    location=self._loc(key_node),
-                    expected=allowed,
-                    hint=f"did you mean {near[0]!r}?" if near else None,
-                )
-            fields[key] = (key_node, value_node)
-        return fields
-
-    def _pairs(self, node: Node, what: str, allowed: tuple[str, ...] = ()) -> list[tuple[str, Node, Node]]:
-        """(key, key node, value node) of a mapping, after ``<<: *anchor`` merges.
-
-        A key written twice fails (PyYAML would silently keep the last); a key that
-        comes from a merge may be overridden, as YAML says.
-        """
-        if not isinstance(node, MappingNode):
-            raise ModelSyntaxError(
-                f"{what} must be a mapping of keys, found {self._describe(node)}",
-                location=self._loc(node),
-                expected=allowed,
-            )
-        seen: dict[str, Node] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, ScalarNode) or key_node.tag == _NULL or not key_node.value:
-                raise ModelSyntaxError(f"{what} has a key that is not a name", location=self._loc(key_node))
-            if key_node.tag == _MERGE:
-                continue
-            if key_node.value in seen:
-                raise ModelSyntaxError(
-                    f"duplicate key {key_node.value!r} in {what} (first at line {seen[key_node.value].start_mark.line + 1})",
-                    location=self._loc(key_node),
-                )
-            seen[key_node.value] = key_node
-        try:
-            yaml.constructor.SafeConstructor().flatten_mapping(node)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or node.start_mark
-            raise ModelSyntaxError(
-                f"YAML merge error: {exc.problem}", location=SourceLocation(self.file, mark.line + 1, mark.column + 1)
-            ) from None
-        return [(str(k.value), k, v) for k, v in node.value]
-
-    def _items(self, fields: dict[str, tuple[Node, Node]], key: str) -> list[Node]:
-        """The items of an optional list field (absent or empty: none)."""
-        if key not in fields:
-            return []
-        node = fields[key][1]
-        if isinstance(node, ScalarNode) and node.tag == _NULL:
-            return []
-        if not isinstance(node, SequenceNode):
-            raise ModelSyntaxError(
-                f"{key} must be a list (items start with '- '), found {self._describe(node)}",
-                location=self._loc(node),
-            )
-        return list(node.value)
-
-    def _scalar(self, node: Node, what: str) -> str | None:
-        """The text exactly as written (``8080``, ``yes`` and ``1.10`` stay strings)."""
-        if not isinstance(node, ScalarNode):
-            raise ModelSyntaxError(f"{what} must be a single value, found {self._describe(node)}", location=self._loc(node))
-        if node.tag == _NULL and node.style is None:
-            return None
-        return str(node.value)
-
-    def _text(self, fields: dict[str, tuple[Node, Node]], key: str) -> str:
-        if key not in fields:
-            return ""
-        return (self._scalar(fields[key][1], key) or "").strip()
-
-    def _list(self, fields: dict[str, tuple[Node, Node]], what: str, separators: str) -> list[str]:
-        """A list of strings, or one string split on ``separators`` (``"a, b"``)."""
-        if what not in fields:
-            return []
-        node = fields[what][1]
-        if isinstance(node, SequenceNode):
-            values = [self._scalar(item, f"an item of {what}") for item in node.value]
-            return [v.strip() for v in values if v and v.strip()]
-        text = self._scalar(node, what) or ""
-        return [part.strip() for part in re.split(separators, text) if part.strip()]
-
-    def _properties(self, fields: dict[str, tuple[Node, Node]]) -> dict[str, str]:
-        """``properties``: names to values, kept as written (``8080`` stays ``"8080"``)."""
-        if "properties" not in fields or _empty(fields["properties"][1]):
-            return {}
-        pairs = self._pairs(fields["properties"][1], "properties")
-        return {key: self._scalar(value, f"property {key!r}") or "" for key, _, value in pairs}
-
-    # ---- marks -----------------------------------------------------------------------
-
-    def _location(self, node: Node) -> Location:
-        return Location(
-            file=self.file,
-            line=node.start_mark.line + 1,
-            column=node.start_mark.column + 1,
-            end_line=self._end_line(node),
-        )
-
-    def _loc(self, node: Node) -> SourceLocation:
-        return SourceLocation(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
-
-    def _at_start(self) -> SourceLocation:
-        return SourceLocation(self.file, 1, 1)
-
-    @staticmethod
-    def _describe(node: Node) -> str:
-        if isinstance(node, MappingNode):
-            return "a mapping"
-        if isinstance(node, SequenceNode):
-            return "a list"
-        if node.tag == _NULL:
-            return "nothing"
-        return f"the value {node.value!r}"
-
-    def _end_line(self, node: Node) -> int:
-        """The last line holding the node's own text (1-based).
-
-        PyYAML's end marks of block collections run on to the next item, so the end is
-        taken from the last leaf; trailing blank and comment lines are not counted.
-        """
-        start = node.start_mark.line
-        while True:
-            if isinstance(node, MappingNode) and node.value and not node.flow_style:
-                node = node.value[-1][1] if not _empty(node.value[-1][1]) else node.value[-1][0]
-            elif isinstance(node, SequenceNode) and node.value and not node.flow_style:
-                node = node.value[-1]
-            else:
-                break
-        line, column = node.end_mark.line, node.end_mark.column
-        index = line if column > 0 else line - 1
-        while index > start and index < len(self.lines) and _is_filler(self.lines[index]):
-            index -= 1
-        return max(index, start) + 1
-
-
-def _empty(node: Node) -> bool:
-    return isinstance(node, ScalarNode) and node.tag == _NULL and node.value == ""
-
-
-def _is_filler(line: str) -> bool:
-    stripped = line.strip()
-    return not stripped or stripped.startswith("#")
+            raise ModelError(exc.message, location=self.doc.at(path_node), hint=exc.hint) from None
