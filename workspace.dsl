@@ -79,7 +79,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 formats = component "archmem YAML" "The archmem YAML model format." {
                     properties {
-                        "archmem.paths" "archmem/model/yaml_model.py"
+                        "archmem.paths" "archmem/model/yaml_model.py, archmem/model/yaml_elements.py, archmem/model/yaml_nodes.py"
                     }
                 }
                 adrs = component "Decision records" "adrtools, MADR and log4brains folders." {

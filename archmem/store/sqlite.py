@@ -1,5 +1,8 @@
-"""The SQLite memory store: memories, links, vectors, sessions, audit, on numbered
+"""The SQLite memory store: memories, their word search, audit, on numbered
 migrations, over ``SQLiteConnection`` (WAL, busy timeout, ``BEGIN IMMEDIATE``).
+``SQLiteStore`` also composes the memory files' write path (``file_index``), the links
+between memories (``links``), their vectors (``vectors``) and the sessions with their
+usage counts (``sessions``).
 
 Every write runs inside ``transaction()``, so a check and the write it decides (dedup,
 title uniqueness, supersede) see the same database even with other processes writing;
@@ -17,11 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from archmem.clock import format_time, parse_time
-from archmem.memory.types import Link, Memory, Session
+from archmem.memory.types import Memory
 from archmem.store.connection import SQLiteConnection
 from archmem.store.file_index import FILE_FIELDS, MemoryFileIndex
 from archmem.store.files import MemoryFolder
+from archmem.store.links import LinkTable
 from archmem.store.migrations import current_version, migrate
+from archmem.store.sessions import SessionLog
+from archmem.store.vectors import VectorTable
 from archmem.store.words import IndexForms
 
 _MEMORY_COLUMNS = (
@@ -49,7 +55,7 @@ _TOTAL = "total"
 _TERM = "term:"
 
 
-class SQLiteStore(MemoryFileIndex, SQLiteConnection):
+class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteConnection):
     """archmem's memory index in one SQLite file (``.archmem/archmem.db`` by default),
     and, given a ``MemoryFolder``, the memory files it mirrors every write to."""
 
@@ -313,177 +319,7 @@ class SQLiteStore(MemoryFileIndex, SQLiteConnection):
             stats.update((_TERM + form, found.get(form, 0)) for form in chunk)
         return {term: stats[_TERM + forms[term]] for term in terms}
 
-    # ---- links --------------------------------------------------------------------
-
-    def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
-        """Set a memory's links; each comes with its normalized target key."""
-        with self.transaction():
-            self._execute("DELETE FROM links WHERE source_id = ?", (source_id,))
-            for position, (link, key) in enumerate(links):
-                self._execute(
-                    "INSERT INTO links (source_id, position, target_text, target_key, shown, target_kind, target_id) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (source_id, position, link.target_text, key, link.shown, link.target_kind, link.target_id),
-                )
-
-    def links(self, *, source_ids: Iterable[str] | None = None, pending: bool | None = None) -> list[Link]:
-        where, params = [], []
-        if source_ids is not None:
-            ids = list(source_ids)
-            if not ids:
-                return []
-            where.append(f"source_id IN ({', '.join('?' * len(ids))})")
-            params += ids
-        if pending is not None:
-            where.append("target_id IS NULL" if pending else "target_id IS NOT NULL")
-        rows = self._execute(
-            "SELECT source_id, target_text, shown, target_kind, target_id FROM links"
-            + (" WHERE " + " AND ".join(where) if where else "")
-            + " ORDER BY source_id, position",
-            params,
-        ).fetchall()
-        return [
-            Link(source_id=r[0], target_text=r[1], shown=r[2], target_kind=r[3], target_id=r[4]) for r in rows
-        ]
-
-    def links_to(self, target_id: str) -> list[Link]:
-        rows = self._execute(
-            "SELECT source_id, target_text, shown, target_kind, target_id FROM links WHERE target_id = ? "
-            "ORDER BY source_id, position",
-            (target_id,),
-        ).fetchall()
-        return [Link(source_id=r[0], target_text=r[1], shown=r[2], target_kind=r[3], target_id=r[4]) for r in rows]
-
-    def resolve_pending_links(self, target_key: str, target_kind: str, target_id: str) -> int:
-        """Attach the pending links written to ``target_key`` (a title written later)."""
-        with self.transaction():
-            cursor = self._execute(
-                "UPDATE links SET target_kind = ?, target_id = ? WHERE target_key = ? AND target_id IS NULL",
-                (target_kind, target_id, target_key),
-            )
-        return cursor.rowcount
-
-    def retarget_links(self, old_id: str, new_id: str) -> int:
-        """Links to a superseded memory follow it to its successor."""
-        with self.transaction():
-            cursor = self._execute(
-                "UPDATE links SET target_id = ? WHERE target_id = ? AND target_kind = 'memory'", (new_id, old_id)
-            )
-        return cursor.rowcount
-
-    # ---- vectors ------------------------------------------------------------------
-
-    def vector_hash(self, memory_id: str, model: str) -> str | None:
-        row = self._execute(
-            "SELECT content_hash FROM embeddings WHERE memory_id = ? AND model = ?", (memory_id, model)
-        ).fetchone()
-        return row[0] if row else None
-
-    def put_vector(self, memory_id: str, model: str, vector: bytes, dims: int, content_hash: str, at: str) -> None:
-        with self.transaction():
-            self._execute(
-                "INSERT INTO embeddings (memory_id, model, dims, content_hash, vector, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (memory_id, model) DO UPDATE SET "
-                "dims = excluded.dims, content_hash = excluded.content_hash, vector = excluded.vector, "
-                "created_at = excluded.created_at",
-                (memory_id, model, dims, content_hash, vector, at),
-            )
-
-    def vectors(self, model: str, *, status: str | None = "active") -> list[tuple[str, bytes, int]]:
-        """(memory id, little-endian float32 blob, dims) of one embedding model only."""
-        sql = "SELECT e.memory_id, e.vector, e.dims FROM embeddings e JOIN memories m ON m.id = e.memory_id WHERE e.model = ?"
-        params: list[Any] = [model]
-        if status:
-            sql += " AND m.status = ?"
-            params.append(status)
-        return [(r[0], r[1], int(r[2])) for r in self._execute(sql + " ORDER BY m.seq", params).fetchall()]
-
-    def vector_hashes(self, model: str) -> dict[str, str]:
-        """{memory id: hash of the text its vector was made from} for one model."""
-        rows = self._execute("SELECT memory_id, content_hash FROM embeddings WHERE model = ?", (model,)).fetchall()
-        return {r[0]: r[1] for r in rows}
-
-    def vector_version(self, model: str) -> int:
-        """Changes whenever a vector of this model is added, replaced or removed (for caches)."""
-        row = self._execute("SELECT version FROM embedding_versions WHERE model = ?", (model,)).fetchone()
-        return int(row[0]) if row else 0
-
-    # ---- sessions, exposures, citations -------------------------------------------
-
-    def insert_session(self, session: Session) -> None:
-        with self.transaction():
-            self._execute(
-                "INSERT INTO sessions (id, task, agent, elements, started_at, ended_at, outcome_memory_id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (session.id, session.task, session.agent, json.dumps(session.elements),
-                 format_time(session.started_at), format_time(session.ended_at) if session.ended_at else None,
-                 session.outcome_memory_id),
-            )
-
-    def get_session(self, session_id: str) -> Session | None:
-        row = self._execute(
-            "SELECT id, task, agent, elements, started_at, ended_at, outcome_memory_id FROM sessions WHERE id = ?",
-            (session_id,),
-        ).fetchone()
-        if not row:
-            return None
-        return Session(
-            id=row[0], task=row[1], agent=row[2], elements=json.loads(row[3]), started_at=parse_time(row[4]),
-            ended_at=parse_time(row[5]) if row[5] else None, outcome_memory_id=row[6],
-        )
-
-    def open_sessions(self) -> list[Session]:
-        """Sessions not ended yet, oldest first."""
-        ids = [r[0] for r in self._execute(
-            "SELECT id FROM sessions WHERE ended_at IS NULL ORDER BY started_at, id").fetchall()]
-        return [session for session in map(self.get_session, ids) if session is not None]
-
-    def session_ids(self) -> list[str]:
-        return [r[0] for r in self._execute("SELECT id FROM sessions ORDER BY started_at").fetchall()]
-
-    def end_session(self, session_id: str, ended_at: str, outcome_memory_id: str | None) -> bool:
-        """Mark ended; False when it had already ended (another process won)."""
-        with self.transaction():
-            cursor = self._execute(
-                "UPDATE sessions SET ended_at = ?, outcome_memory_id = ? WHERE id = ? AND ended_at IS NULL",
-                (ended_at, outcome_memory_id, session_id),
-            )
-        return cursor.rowcount == 1
-
-    def record_usage(self, table: str, session_id: str, memory_ids: Iterable[str], at: str) -> list[str]:
-        """Record exposures or citations once per (session, memory). A citation bumps the
-        memory's counter at once; an exposure counts when its session ends
-        (``count_exposures``): a session that never ends says nothing about a memory."""
-        if table not in ("exposures", "citations"):
-            raise ValueError(table)
-        new: list[str] = []
-        with self.transaction():
-            for memory_id in dict.fromkeys(memory_ids):
-                cursor = self._execute(
-                    f"INSERT OR IGNORE INTO {table} (session_id, memory_id, at) VALUES (?, ?, ?)",
-                    (session_id, memory_id, at),
-                )
-                if cursor.rowcount:
-                    if table == "citations":
-                        self._execute("UPDATE memories SET citations = citations + 1 WHERE id = ?", (memory_id,))
-                    new.append(memory_id)
-        return new
-
-    def count_exposures(self, session_id: str) -> int:
-        """Add one exposure to every memory this (ending) session was shown."""
-        with self.transaction():
-            cursor = self._execute(
-                "UPDATE memories SET exposures = exposures + 1 "
-                "WHERE id IN (SELECT memory_id FROM exposures WHERE session_id = ?)",
-                (session_id,),
-            )
-        return cursor.rowcount
-
-    def usage(self, table: str, session_id: str) -> list[str]:
-        if table not in ("exposures", "citations"):
-            raise ValueError(table)
-        rows = self._execute(f"SELECT memory_id FROM {table} WHERE session_id = ? ORDER BY at", (session_id,))
-        return [r[0] for r in rows.fetchall()]
+    # ---- the whole store ----------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
         """What the store holds, in a few aggregate queries (for ``archmem status``)."""

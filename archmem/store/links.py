@@ -1,0 +1,77 @@
+"""The index's links between memories: each row keeps the literal target text and a
+nullable target, so a link to a title written later resolves when that title appears.
+
+Its own module because links have a life apart from the memories' rows: they are
+replaced whole per source, resolved later, and follow a superseded memory to its
+successor. The grammar is ``archmem.memory.links`` and the resolving
+``archmem.memory.linking``; this only stores the outcome. Table from migration 1;
+mixed into ``SQLiteStore``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from archmem.memory.types import Link
+from archmem.store.connection import SQLiteConnection
+
+_SELECT_LINKS = "SELECT source_id, target_text, shown, target_kind, target_id FROM links"
+
+
+class LinkTable(SQLiteConnection):
+    """Links by source, by target and pending, on the store's connection."""
+
+    def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
+        """Set a memory's links; each comes with its normalized target key."""
+        with self.transaction():
+            self._execute("DELETE FROM links WHERE source_id = ?", (source_id,))
+            for position, (link, key) in enumerate(links):
+                self._execute(
+                    "INSERT INTO links (source_id, position, target_text, target_key, shown, target_kind, target_id) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (source_id, position, link.target_text, key, link.shown, link.target_kind, link.target_id),
+                )
+
+    def links(self, *, source_ids: Iterable[str] | None = None, pending: bool | None = None) -> list[Link]:
+        where, params = [], []
+        if source_ids is not None:
+            ids = list(source_ids)
+            if not ids:
+                return []
+            where.append(f"source_id IN ({', '.join('?' * len(ids))})")
+            params += ids
+        if pending is not None:
+            where.append("target_id IS NULL" if pending else "target_id IS NOT NULL")
+        rows = self._execute(
+            _SELECT_LINKS + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY source_id, position",
+            params,
+        ).fetchall()
+        return [_link(row) for row in rows]
+
+    def links_to(self, target_id: str) -> list[Link]:
+        rows = self._execute(
+            _SELECT_LINKS + " WHERE target_id = ? ORDER BY source_id, position", (target_id,)
+        ).fetchall()
+        return [_link(row) for row in rows]
+
+    def resolve_pending_links(self, target_key: str, target_kind: str, target_id: str) -> int:
+        """Attach the pending links written to ``target_key`` (a title written later)."""
+        with self.transaction():
+            cursor = self._execute(
+                "UPDATE links SET target_kind = ?, target_id = ? WHERE target_key = ? AND target_id IS NULL",
+                (target_kind, target_id, target_key),
+            )
+        return cursor.rowcount
+
+    def retarget_links(self, old_id: str, new_id: str) -> int:
+        """Links to a superseded memory follow it to its successor."""
+        with self.transaction():
+            cursor = self._execute(
+                "UPDATE links SET target_id = ? WHERE target_id = ? AND target_kind = 'memory'", (new_id, old_id)
+            )
+        return cursor.rowcount
+
+
+def _link(row: Sequence[Any]) -> Link:
+    return Link(source_id=row[0], target_text=row[1], shown=row[2], target_kind=row[3], target_id=row[4])
