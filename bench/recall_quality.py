@@ -1,14 +1,15 @@
-"""Recall quality on both labelled sets: nDCG@5, recall@5, precision@5, empty answers.
+"""Recall quality on the labelled sets: nDCG@5, recall@5, precision@5, empty answers.
 
-    python bench/recall_quality.py                      # every variant that can run, both sets
+    python bench/recall_quality.py                      # every variant that can run, every set
     python bench/recall_quality.py --set boutique       # one set (repeatable)
     python bench/recall_quality.py --variant baseline   # one variant (repeatable)
     python bench/recall_quality.py --weights w.toml     # archmem variants with [recall] overrides
     python bench/recall_quality.py --per-task           # also one line per task and variant
 
 The sets are in ``bench/recall_sets.py``: ``shop`` (``bench/recall_data/``, 163 memories on
-``examples/shop``) and ``boutique`` (``bench/recall_data/boutique/``, 144 memories on a
-model of GoogleCloudPlatform/microservices-demo). Each has ``memories.jsonl`` (an
+``examples/shop``), ``boutique`` (``bench/recall_data/boutique/``, 144 memories on a
+model of GoogleCloudPlatform/microservices-demo) and ``heldout`` (``bench/recall_data/heldout/``,
+a model of miniflux/v2 written blind and never tuned on). Each has ``memories.jsonl`` (an
 ``archmem export``, superseded and archived memories included) and ``tasks.json`` (tasks
 with graded relevance: 2 must-see, 1 useful; ``must_not`` ids that must never come back;
 ``no_answer`` tasks whose right answer is nothing). A default is chosen on one set and

@@ -1,4 +1,4 @@
-"""The labelled recall sets (bench/recall_data, bench/recall_data/boutique) are valid: they
+"""The labelled recall sets (bench/recall_data, its boutique and heldout folders) are valid: they
 import, their grades point at real, current memories, and they cover what the benchmark
 claims to measure.
 
@@ -59,6 +59,18 @@ RULES: dict[str, dict[str, Any]] = {
             "na-codeowners": ["code owner", "codeowners"], "na-dark-mode": ["dark mode", "theme"],
             "na-grafana": ["grafana", "dashboard"], "na-wishlist": ["wishlist"], "na-diagram": ["diagram"],
             "na-blog": ["blog"],
+        },
+    },
+    "heldout": {
+        "categories": COMMON | {"multi_hop"},
+        "authors": {"claude-code/noor", "codex/felix", "cursor/ines", "human/dario"},
+        "memories": 100,
+        "no_answer_topics": {
+            "na-issue-form": ["issue form"], "na-security-md": ["security.md", "vulnerabilit"],
+            "na-pr-template": ["pull request template"], "na-devcontainer": ["devcontainer", "vs code"],
+            "na-readme-screenshot": ["screenshot"], "na-codeql": ["codeql"], "na-procfile": ["procfile"],
+            "na-qr-code": ["qr code"], "na-mastodon": ["mastodon"], "na-newsletter": ["newsletter"],
+            "na-chapters": ["chapter"], "na-text-to-speech": ["text to speech", "aloud"],
         },
     },
 }
@@ -292,11 +304,12 @@ def test_no_answer_tasks_have_no_memory_on_their_topic(tasks, memories, rules):
 def test_no_answer_tasks_change_files_of_broad_elements(set_name, tasks, workspace):
     """The trap the second set was built for: a file that only the system (or an element
     owning a third of the repository) owns says little about what the task is."""
-    if set_name != "boutique":
+    system = {"boutique": "boutique", "heldout": "miniflux"}.get(set_name)
+    if system is None:
         pytest.skip("the shop's system owns no files of its own")
     model = workspace.model
     broad = [
         path for task in tasks if task["category"] == "no_answer" for path in task["changed_files"]
-        if [e.id for e in model.elements if e.paths and compile_globs(e.paths)(path)] == ["boutique"]
+        if [e.id for e in model.elements if e.paths and compile_globs(e.paths)(path)] == [system]
     ]
     assert len(broad) >= 5, broad
