@@ -437,7 +437,7 @@ def print_both(results: dict[str, tuple[list[VariantRun], dict[str, dict[str, An
     names = list(dict.fromkeys(name for _, summaries in results.values() for name in summaries))
     if len(results) < 2 or not names:
         return
-    print("\nboth sets: nDCG@5 · R@5 · empty (no_answer) · f-empty (answerable) · superseded shown")
+    print("\nevery set: nDCG@5 · R@5 · empty (no_answer) · f-empty (answerable) · superseded shown")
     for name in names:
         cells = []
         for set_name, (_, summaries) in results.items():
