@@ -59,6 +59,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/__init__.py, archmem/words.py"
                     }
                 }
+                atomicwrite = component "Atomic writes" "One way to replace a file: a hidden temporary file renamed over it." {
+                    properties {
+                        "archmem.paths" "archmem/atomic_write.py"
+                    }
+                }
                 escaping = component "Escaping" "Control characters shown as escapes, Markdown values kept inert, values quoted for TOML and YAML, and the YAML of committed files read back." {
                     properties {
                         "archmem.paths" "archmem/escape.py, archmem/github_steps.py, archmem/yaml_text.py"

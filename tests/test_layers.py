@@ -14,7 +14,7 @@ from .conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "archmem"
 FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.github_steps", "archmem.clock", "archmem.config",
-              "archmem.words", "archmem.yaml_text"}
+              "archmem.words", "archmem.yaml_text", "archmem.atomic_write"}
 LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing",
                   "archmem.git", "archmem.github_api", "archmem.agents")),

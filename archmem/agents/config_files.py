@@ -7,13 +7,12 @@ writes; every parse error at ``file:line:col`` with nothing written.
 from __future__ import annotations
 
 import json
-import os
 import re
-import secrets
 import tomllib
 from pathlib import Path
 from typing import Any
 
+from archmem import atomic_write
 from archmem.errors import ConfigError
 
 
@@ -32,25 +31,10 @@ def read_exact(path: Path, name: str) -> str | None:
         raise ConfigError(f"cannot read {name}: {exc.strerror}") from None
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and move it over ``path``: a
-    reader sees the old file or the new one, never half of one. Follows a symlink (a
-    CLAUDE.md that points at AGENTS.md stays a link) and keeps the file's mode."""
-    target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temporary = target.with_name(f".{target.name}.archmem-{os.getpid()}-{secrets.token_hex(4)}.tmp")
-    mode = target.stat().st_mode & 0o7777 if target.exists() else None
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    """A config file replaced atomically, through a symlink to its target (a CLAUDE.md
+    that points at AGENTS.md stays a link), its mode kept."""
+    atomic_write.write_atomic(path, text, follow_symlinks=True)
+
 
 def short_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)

@@ -300,7 +300,7 @@ class AcceptFolder:
     def write(self, accept: Accept) -> str:
         """Write an accept's file atomically (a new name when another accept holds its
         name); returns its path."""
-        from archmem.agents.config_files import write_atomic
+        from archmem.atomic_write import write_atomic
 
         text = render_accept(accept)
         name = accept_file_name(accept)

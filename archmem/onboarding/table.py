@@ -15,7 +15,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from archmem.agents.config_files import write_atomic
+from archmem.atomic_write import write_atomic
 from archmem.errors import ConfigError
 from archmem.escape import toml_string
 

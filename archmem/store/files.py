@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from archmem.atomic_write import write_atomic
 from archmem.errors import StoreError
 from archmem.memory.types import Memory
 
@@ -110,19 +110,10 @@ class MemoryFolder:
         return rel
 
     def write(self, rel: str, data: bytes) -> FileStat:
-        """Replace a file atomically; the temporary name starts with a dot, so a scan that
-        runs meanwhile never takes it for a memory."""
-        path = self.absolute(rel)
+        """Replace a file atomically (``write_atomic``: a scan that runs meanwhile never
+        takes the hidden temporary file for a memory)."""
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-            try:
-                with temp.open("wb") as handle:
-                    handle.write(data)
-                os.replace(temp, path)
-            except BaseException:
-                temp.unlink(missing_ok=True)
-                raise
+            write_atomic(self.absolute(rel), data, durable=False)
             return self.stat(rel)
         except OSError as exc:
             raise StoreError(f"cannot write the memory file {rel}: {exc.strerror or exc}") from None
