@@ -295,24 +295,55 @@ def _describe(exc: ValidationError, source: str | None) -> str:
     where = source or "configuration"
     lines = [f"{where}: invalid settings"]
     for error in exc.errors():
-        path = ".".join(str(p) for p in error["loc"])
+        loc = [str(p) for p in error["loc"]]
+        path = _dotted(loc)
         if error["type"] == "extra_forbidden":
-            parent, _, key = path.rpartition(".")
-            allowed = _allowed_keys(parent)
-            guess = closest(key, allowed)
+            parents, key = loc[:-1], loc[-1]
+            guess = closest(key, _allowed_keys(parents))
+            line = _line_of_setting(source, parents, key)
             lines.append(
-                f"  unknown setting {path!r}"
-                + (f"; did you mean {', '.join(repr((parent + '.' if parent else '') + g) for g in guess)}?" if guess else "")
+                (f"  line {line}: " if line else "  ") + f"unknown setting {path!r}"
+                + (f"; did you mean {', '.join(repr(_dotted([*parents, g])) for g in guess)}?" if guess else "")
+                + (" (a table of element paths is [paths], at the top level)" if parents and "." in key else "")
             )
         else:
             lines.append(f"  {path}: {error['msg']} (got {error.get('input')!r})")
     return "\n".join(lines)
 
 
-def _allowed_keys(section: str) -> list[str]:
+def _line_of_setting(source: str | None, sections: list[str], key: str) -> int | None:
+    """The line of a config file that gives ``key`` in the table ``sections`` (in
+    pyproject.toml, under ``[tool.archmem...]``); None when it cannot be told."""
+    if source is None:
+        return None
+    try:
+        lines = Path(source).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    prefix = ["tool", "archmem"] if source.endswith("pyproject.toml") else []
+    table = ".".join(prefix + sections)
+    header = re.compile(r"^\s*\[\s*([^\]]*?)\s*\]\s*(?:#.*)?$")
+    given = re.compile(r"^\s*(?:" + re.escape(key) + r"|[\"']" + re.escape(key) + r"[\"'])\s*=")
+    current = ""
+    for number, line in enumerate(lines, 1):
+        found = header.match(line)
+        if found:
+            current = found.group(1).replace(" ", "")
+        elif current == table and given.match(line):
+            return number
+    return None
+
+
+def _dotted(loc: list[str]) -> str:
+    """A setting's path as TOML writes it: a key that holds a dot is quoted."""
+    return ".".join(f'"{part}"' if "." in part or not part else part for part in loc)
+
+
+def _allowed_keys(sections: list[str]) -> list[str]:
     model: type[BaseModel] = Config
-    for part in [p for p in section.split(".") if p]:
-        annotation = model.model_fields[part].annotation
+    for part in sections:
+        field = model.model_fields.get(part)
+        annotation = field.annotation if field is not None else None
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return []
         model = annotation

@@ -83,3 +83,23 @@ def test_bad_environment_value_is_an_error(tmp_path: Path):
     with pytest.raises(ConfigError) as info:
         load_config(tmp_path, env={"ARCHMEM_DRIFT_CHURN_RATIO": "-1"})
     assert "drift.churn_ratio" in str(info.value)
+
+
+def test_an_unknown_key_with_a_dot_is_named_at_its_line_not_a_crash(tmp_path: Path):
+    # element ids hold dots: written under the wrong table they must not crash the message
+    (tmp_path / "archmem.toml").write_text(
+        '[recall]\nhop_weight = 0.5\n\n[conformance]\nbriefings = true\n"shop.web" = ["web/**"]\nbriefing = false\n'
+    )
+    with pytest.raises(ConfigError) as raised:
+        load_config(tmp_path, env={})
+    message = str(raised.value)
+    assert "line 6: unknown setting 'conformance.\"shop.web\"'" in message
+    assert "[paths], at the top level" in message
+    assert "line 7: unknown setting 'conformance.briefing'; did you mean 'conformance.briefings'?" in message
+
+
+def test_an_unknown_key_in_pyproject_is_named_at_its_line(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.archmem.drift]\nmin_line = 5\n')
+    with pytest.raises(ConfigError) as raised:
+        load_config(tmp_path, env={})
+    assert "line 5: unknown setting 'drift.min_line'; did you mean 'drift.min_lines'" in str(raised.value)
