@@ -146,8 +146,10 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
     if "error" not in recall and recall.get("provider_ok") is False:
         steps.append("the embedding provider did not answer: recall falls back to words (see the error above)")
     if "error" not in drift and drift.get("not_measured"):
-        steps.append(f"{plural(drift['not_measured'], 'element')} own no code, so their drift is not measured: "
-                     "`archmem paths suggest` proposes where their code is")
+        one = drift["not_measured"] == 1
+        steps.append(f"{plural(drift['not_measured'], 'element owns', 'elements own')} no code, so "
+                     f"{'its' if one else 'their'} drift is not measured: "
+                     f"`archmem paths suggest` proposes where {'its' if one else 'their'} code is")
     if "error" not in drift and drift["stale_memories"]:
         steps.append(f"{plural(drift['stale_memories'], 'memory', 'memories')} to verify: `archmem review`, "
                      "then confirm or supersede")

@@ -51,6 +51,7 @@ def test_status_and_map_point_at_paths_suggest(tmp_path: Path):
     data = json.loads(run(root, "status", "--json").output)
     assert data["drift"]["score"] is None and data["drift"]["not_measured"] == 8
     assert any("archmem paths suggest" in step for step in data["next"])
+    assert "8 elements own no code, so their drift is not measured" in " ".join(data["next"])
     assert "not measured" in run(root, "status").output
 
     board = json.loads(run(root, "map", "--format", "json").output)
