@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from archmem.clock import format_time
 from archmem.drift.accepts import (
     SUFFIX,
     Accept,
@@ -59,7 +60,7 @@ class AcceptChange:
             "element_found": not self.unknown_element if accept else None, "closest": self.closest,
             "reason": accept.reason if accept else None, "author": accept.author if accept else None,
             "commit": accept.commit if accept else None,
-            "accepted_at": accept.to_dict()["accepted_at"] if accept else None,
+            "accepted_at": format_time(accept.accepted_at) if accept else None,
             "changes": self.changes.to_dict() if self.changes else None,
         }
 
