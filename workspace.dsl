@@ -176,8 +176,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
             }
 
-            review = container "Review" "What a pull request touches, what it makes VERIFY, the memories it changes, and its one comment." "Python, Jinja2" {
-                pullrequest = component "Pull request review" "Elements touched with their pitfalls, memories to verify with the diff since confirmed, memory files in the diff, annotations and the comment." {
+            review = container "Review" "What a pull request touches, what it makes VERIFY, the memories and drift accepts it changes, and its one comment." "Python, Jinja2" {
+                pullrequest = component "Pull request review" "Elements touched with their pitfalls, memories to verify with the diff since confirmed, memory and drift accept files in the diff, annotations and the comment." {
                     properties {
                         "archmem.paths" "archmem/review/**"
                     }
@@ -361,7 +361,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.review.pullrequest -> archmem.adapters.gittools "Runs git through"
         archmem.review.pullrequest -> archmem.adapters.githubapi "Posts the comment with"
         archmem.review.pullrequest -> archmem.domain.codepaths "Maps changed files to elements with"
-        archmem.review.pullrequest -> archmem.drift.driftindex "Asks what is VERIFY with"
+        archmem.review.pullrequest -> archmem.drift.driftindex "Asks what is VERIFY, and reads the drift accept files of a change, with"
         archmem.review.pullrequest -> archmem.memory.memoryfiles "Reads memory files at base and head with"
         archmem.review.pullrequest -> archmem.recall.elementmatch "Ranks elements with"
         archmem.review.pullrequest -> archmem.render.briefing "Renders the comment with"

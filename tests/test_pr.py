@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 from archmem.cli import cli
 from archmem.workspace import Workspace
 
-from .conftest import FrozenClock, commit, git, lines
+from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines
 from .loopback_github import REPOSITORY, TOKEN, FakeGitHub
 
 ROUTER = "services/api/router.go"
@@ -311,6 +311,135 @@ def test_memory_text_cannot_ping_people_or_inject_html_into_the_comment(repo: Pa
     assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
     assert "@everyone" not in text
     assert " [here](" not in text and "\\[here\\](https://evil.example) \\| x." in text  # no link, no cell
+
+
+# ---- drift accept files in the change ---------------------------------------------------
+
+SNEAKY_REASON = "routes only moved; ask @shop-team/admins <img src=x onerror=alert(1)>"
+
+
+@pytest.fixture
+def accepted(repo: Path) -> dict[str, str]:
+    """main rewrote the router (ApiGateway drifted); the branch `accept` holds only the
+    accept file `archmem drift accept` wrote for it, committed. HEAD is the branch."""
+    (repo / ROUTER).write_text(lines(100, "route"))
+    commit(repo, "rewrite the router", "2026-01-15T12:00:00Z")
+    found = {"rewrite": git(repo, "rev-parse", "HEAD").strip()}
+    git(repo, "checkout", "-q", "-b", "accept")
+    git(repo, "config", "user.name", "Sarah Connor")
+    result = am(repo, "drift", "accept", "ApiGateway", "--yes", "--reason", SNEAKY_REASON, "--json")
+    assert result.exit_code == 0, result.output
+    found["file"] = json.loads(result.stdout)["file"]
+    commit(repo, "accept the gateway's description", "2026-01-16T12:00:00Z")
+    found["initial"] = git(repo, "rev-list", "--max-parents=0", "HEAD").strip()
+    return found
+
+
+def test_an_accept_in_the_change_is_listed_with_its_element_reason_and_author_and_is_not_code(repo: Path, accepted):
+    data = json.loads(am(repo, "pr", "--base", "main", "--json").stdout)
+    [change] = data["accept_changes"]
+    assert change["change"] == "added" and change["path"] == accepted["file"]
+    assert (change["element"], change["element_name"], change["element_found"]) == ("shop.api", "ApiGateway", True)
+    assert change["reason"] == SNEAKY_REASON and change["author"] == "cli/Sarah-Connor"
+    assert change["commit"] == accepted["rewrite"]
+    # what the reviewer approves: the gateway's code from its previous baseline to the accept
+    assert (change["changes"]["base"], change["changes"]["head"]) == (accepted["initial"], accepted["rewrite"])
+    assert change["changes"]["files"] == [ROUTER]
+    assert data["files"] == [] and data["elements"] == [] and data["unowned"] == []  # not code, touches no system
+    assert data["counts"]["accept_changes"] == 1 and data["counts"]["changed_files"] == 0
+    assert data["nothing_to_say"] is False  # only an accept file: still something to review
+
+
+def test_the_comment_has_a_section_for_accepts_with_the_reason_disarmed(repo: Path, accepted):
+    text = am(repo, "pr", "--base", "main").stdout
+    assert text.startswith("<!-- archmem:pr-review -->\n## archmem: 1 drift accept in this change\n")
+    assert "This change touches no element's code. 1 drift accept written." in text
+    assert "### Drift accepts in this change" in text
+    assert "From this merge, the element's drift counts from the accepted commit" in text
+    assert (f"- accepted: **ApiGateway** (`shop.api`) by cli/Sarah-Connor at `{accepted['rewrite'][:7]}`: "
+            '"routes only moved; ask @\u200bshop-team/admins &lt;img src=x onerror=alert(1)&gt;"') in text
+    assert f"what it accepts: git diff {accepted['initial'][:7]} {accepted['rewrite'][:7]} of its code" in text
+    assert "@shop-team" not in text and "<img" not in text
+
+
+def test_github_format_puts_a_notice_on_each_accept_file(repo: Path, accepted, tmp_path: Path):
+    summary = tmp_path / "summary.md"
+    result = am(repo, "pr", "--base", "main", "--format", "github", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert result.exit_code == 0, result.output
+    [notice] = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert notice.startswith(f"::notice file={accepted['file']},line=1,title=archmem%3A drift of ApiGateway accepted::"
+                             "ApiGateway (shop.api): drift accepted by cli/Sarah-Connor: routes only moved; ask @\u200b")
+    assert f"its drift counts from commit {accepted['rewrite'][:12]}" in notice and "<img" not in notice
+    assert "1 drift accept file changed" in result.stdout
+    assert "### Drift accepts in this change" in summary.read_text()
+
+
+def test_deleting_an_accept_file_is_reported_as_withdrawn(repo: Path, accepted):
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--ff-only", "accept")
+    git(repo, "checkout", "-q", "-b", "withdraw")
+    (repo / accepted["file"]).unlink()
+    commit(repo, "the router did change: withdraw the accept", "2026-01-20T12:00:00Z")
+    data = json.loads(am(repo, "pr", "--base", "main", "--json").stdout)
+    [change] = data["accept_changes"]
+    assert (change["change"], change["path"], change["element"]) == ("deleted", accepted["file"], "shop.api")
+    assert change["reason"] == SNEAKY_REASON and change["changes"] is None
+    assert change["detail"].startswith("the accept is withdrawn: from this merge, drift of ApiGateway counts from "
+                                       "the model's description again")
+    assert data["files"] == [] and not data["nothing_to_say"]
+    text = am(repo, "pr", "--base", "main").stdout
+    assert "- deleted: **ApiGateway** (`shop.api`) by cli/Sarah-Connor at " in text and "1 drift accept withdrawn" in text
+    assert '" — the accept is withdrawn: from this merge' in text
+
+
+def test_a_malformed_accept_file_is_reported_unreadable_at_its_line(repo: Path, tmp_path: Path):
+    git(repo, "checkout", "-q", "-b", "broken")
+    folder = repo / ".archmem/accepts"
+    folder.mkdir(parents=True)
+    (folder / "broken.yaml").write_text("element: shop.api\naccepted: yesterday\n", encoding="utf-8")
+    (folder / "typo.yaml").write_text("element: shop.apii\naccepted: 2026-02-01T00:00:00Z\n", encoding="utf-8")
+    commit(repo, "accepts by hand", "2026-02-01T12:00:00Z")
+    data = json.loads(am(repo, "pr", "--base", "main", "--json").stdout)
+    by_path = {c["path"]: c for c in data["accept_changes"]}
+    broken, typo = by_path[".archmem/accepts/broken.yaml"], by_path[".archmem/accepts/typo.yaml"]
+    assert broken["change"] == "unreadable" and broken["line"] == 2
+    assert broken["detail"].startswith(".archmem/accepts/broken.yaml:2:1: bad time in 'accepted': 'yesterday'")
+    assert (typo["change"], typo["element_found"], typo["closest"][0]) == ("added", False, "shop.api")
+    assert "which the model does not have; did you mean 'shop.api', " in typo["detail"]
+    assert data["files"] == [] and not data["nothing_to_say"]
+
+    summary = tmp_path / "summary.md"
+    result = am(repo, "pr", "--base", "main", "--format", "github", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    warnings = sorted(line for line in result.stdout.splitlines() if line.startswith("::warning"))
+    assert warnings[0].startswith("::warning file=.archmem/accepts/broken.yaml,line=2,title=archmem%3A a drift accept "
+                                  "that cannot count::.archmem/accepts/broken.yaml:2:1: bad time")
+    assert warnings[1].startswith("::warning file=.archmem/accepts/typo.yaml,line=1,")
+    text = am(repo, "pr", "--base", "main").stdout
+    assert "- unreadable: `.archmem/accepts/broken.yaml` — .archmem/accepts/broken.yaml:2:1: bad time" in text
+    assert "- accepted: **shop.apii** (not in the model)" in text
+
+
+def test_an_edited_or_moved_accept_file_says_what_changed(tmp_path: Path):
+    """Pure: the diff and the two versions come in as values."""
+    from archmem.git.revisions import ChangedFile
+    from archmem.model.dsl import parse_dsl
+    from archmem.review.accept_changes import accept_changes
+
+    (tmp_path / "workspace.dsl").write_text(DRIFT_MODEL, encoding="utf-8")
+    model = parse_dsl(tmp_path / "workspace.dsl")
+    old = "element: ApiGateway\ncommit: abc1234\naccepted: 2026-02-01T00:00:00Z\nreason: tests only\n"
+    files = {("base", ".archmem/accepts/a.yaml"): old, ("head", ".archmem/accepts/a.yaml"): old.replace("tests", "docs"),
+             ("base", ".archmem/accepts/b.yaml"): old, ("head", ".archmem/accepts/c.yaml"): old}
+    changes = accept_changes(
+        [ChangedFile("M", ".archmem/accepts/a.yaml"), ChangedFile("R", ".archmem/accepts/c.yaml", ".archmem/accepts/b.yaml"),
+         ChangedFile("R", "elsewhere/d.yaml", ".archmem/accepts/a.yaml")],
+        folder=".archmem/accepts/", show=lambda rev, path: files.get((rev, path)), base="base", head="head", model=model,
+    )
+    assert [(c.change, c.path, c.accept.element if c.accept else None, c.detail) for c in changes[:2]] == [
+        ("edited", ".archmem/accepts/a.yaml", "shop.api", "changed: reason"),  # a name the model finds: its id
+        ("edited", ".archmem/accepts/c.yaml", "shop.api", "moved from .archmem/accepts/b.yaml"),
+    ]
+    assert (changes[2].change, changes[2].path) == ("deleted", ".archmem/accepts/a.yaml")  # moved out: withdrawn
 
 
 def test_fail_on_stale_gates_on_memories_to_verify(repo: Path, change):

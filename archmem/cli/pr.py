@@ -40,7 +40,8 @@ def pr(
     """What the change BASE...HEAD touches and what to check before merging: the elements
     whose code it changes with their pitfalls and conventions, the memories it makes
     VERIFY (with what changed since each was confirmed), the memories it adds, supersedes
-    or confirms, and the touched elements nobody has written about."""
+    or confirms, the drift accepts it makes or withdraws, and the touched elements nobody
+    has written about."""
     from archmem.cli.github import errors_as_annotations
 
     github = output_format == "github" and not as_json
@@ -70,6 +71,8 @@ def pr(
                    f"{plural(counts['memories_to_verify'], 'memory', 'memories')} to verify "
                    f"({counts['made_verify']} made so by this change), "
                    f"{plural(counts['memory_changes'], 'memory file')} changed"
+                   + (f", {plural(counts['accept_changes'], 'drift accept file')} changed"
+                      if counts["accept_changes"] else "")
                    + (f"; comment {published.action}" if published else ""))
     else:
         click.echo(markdown, nl=False)

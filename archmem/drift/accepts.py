@@ -238,18 +238,30 @@ def read_accept_bytes(
     accept = replace(accept, path=path)
     if model is None:
         return accept, problems
+    found, near = resolve_element(accept, model)
+    if near is not None:
+        problems.append(AcceptProblem(path, accept.line_of("element"), 1,
+                                      unknown_element(accept.element, near) + " (this accept is ignored)",
+                                      "warning", "unknown-element"))
+        return None, problems
+    return found, problems
+
+
+def resolve_element(accept: Accept, model: ArchitectureModel) -> tuple[Accept, list[str] | None]:
+    """The accept with its element as the model's identifier (a name works too, as in
+    memory files), or the accept as it is and the closest identifiers when the model
+    does not have the element."""
     try:
         found = model.find(accept.element)
     except ArchmemError:
-        near = closest(accept.element, [element.id for element in model.elements])
-        hint = f"; did you mean {', '.join(repr(n) for n in near)}?" if near else ""
-        problems.append(AcceptProblem(
-            path, accept.line_of("element"), 1,
-            f"accepts drift of {accept.element!r}, which the model does not have{hint} (this accept is ignored)",
-            "warning", "unknown-element",
-        ))
-        return None, problems
-    return replace(accept, element=found.id), problems
+        return accept, closest(accept.element, [element.id for element in model.elements])
+    return replace(accept, element=found.id), None
+
+
+def unknown_element(element: str, near: list[str]) -> str:
+    """What to say of an accept of an element the model does not have."""
+    hint = f"; did you mean {', '.join(repr(n) for n in near)}?" if near else ""
+    return f"accepts drift of {element!r}, which the model does not have{hint}"
 
 
 # ---- the folder -----------------------------------------------------------------------

@@ -6,7 +6,7 @@ it for VERIFY reasons and ``archmem drift`` for the report.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
@@ -111,12 +111,23 @@ class DriftView:
         describes the code as it is now (HEAD). An accept is placed by its commit
         (``archmem.drift.accepts``). Mapping the element to code is not describing it
         (``archmem.drift.baselines``)."""
+        index = self.index
+        since = dict(self._model_described)
+        for element, accept in self.accepted().items():
+            baseline = since.get(element)
+            if element in since and (baseline is None or index.position(accept) >= index.position(baseline)):
+                since[element] = accept
+        return since
+
+    @cached_property
+    def _model_described(self) -> dict[str, Baseline | None]:
+        """Where the model file alone last described each element (``described`` before
+        the accepts)."""
         now = self.clock()
         index = self.index
         head = Baseline(self.scan.head, now)
         blames: dict[str, tuple[list[BlamedCommit | None] | None, set[int]]] = {}
         since: dict[str, Baseline | None] = {}
-        accepted = self.accepted()
         for element in self.model.elements:
             baseline: Baseline | None = None
             location = element.location
@@ -133,10 +144,6 @@ class DriftView:
                         block = [commits[n - 1] for n in numbers if n <= len(commits)]
                     lines = [Baseline(c.sha, c.time) if c else head for c in block]
                     baseline = max(lines, key=index.position, default=None)
-            if element.id in accepted:
-                accept = accepted[element.id]
-                if baseline is None or index.position(accept) >= index.position(baseline):
-                    baseline = accept
             since[element.id] = baseline
         return since
 
@@ -206,10 +213,15 @@ class DriftView:
         return self._accepted
 
     @cached_property
+    def _placed(self) -> list[tuple[Accept, Baseline]]:
+        """Each accept that counts and where it counts from, placed once (placing one
+        may add a problem)."""
+        return [(accept, self._place(accept)) for accept in self.accept_files.accepts]
+
+    @cached_property
     def _accepted(self) -> dict[str, Baseline]:
         newest: dict[str, Baseline] = {}
-        for accept in self.accept_files.accepts:
-            baseline = self._place(accept)
+        for accept, baseline in self._placed:
             held = newest.get(accept.element)
             if held is None or (self.index.position(baseline), baseline.time) >= (
                     self.index.position(held), held.time):
@@ -382,6 +394,30 @@ class DriftView:
         return changes_since(
             self.revisions, since=since, base=self._base(baseline) if baseline is not None else None, head=head,
             owners=self.index.owners, elements=[element_id], **bounds,
+        )
+
+    def accept_changes(self, path: str, *, without: Collection[str] = (), **bounds: int) -> ChangesSince | None:
+        """What the accept in file ``path`` vouches for: its element's code from the
+        baseline the element has without the accept files ``without`` (those a pull
+        request brings: its previous baseline) to where the accept counts from. None
+        when that file holds no accept that counts, there is no history, or the accept
+        moves the baseline nowhere."""
+        found = next(((accept, placed) for accept, placed in self._placed if accept.path == path), None)
+        if found is None or self.scan.head is None:
+            return None
+        accept, placed = found
+        index = self.index
+        previous = self._model_described.get(accept.element)
+        for other, baseline in self._placed:
+            if (other.element == accept.element and other.path not in without and other.path != path
+                    and (previous is None or index.position(baseline) >= index.position(previous))):
+                previous = baseline
+        end = self._base(placed)
+        if end is None or (previous is not None and index.position(previous) >= index.position(placed)):
+            return None
+        return changes_since(
+            self.revisions, since=previous.time if previous is not None else self.scan.commits[0].time,
+            base=self._base(previous), head=end, owners=self.index.owners, elements=[accept.element], **bounds,
         )
 
     def accept(self, element_id: str, *, reason: str | None, author: str | None) -> Accept:

@@ -1,9 +1,10 @@
 """``archmem pr`` in GitHub Actions: the pull request from the event file, annotations
 where a reviewer looks (the memory files to verify, the changed code of an element with
-pitfalls), the job summary and the step outputs.
+pitfalls, the drift accept files of the change), the job summary and the step outputs.
 
-GitHub shows at most 10 warning annotations per step; the ones past that go to the
-summary, which also holds the whole review with each memory file linked at head.
+GitHub shows at most 10 annotations of a kind per step; archmem prints 10 in all, and
+the ones past that go to the summary, which also holds the whole review with each
+memory file linked at head.
 """
 
 from __future__ import annotations
@@ -72,20 +73,53 @@ def link_base(env: Mapping[str, str], head: str) -> str | None:
 
 @dataclass(frozen=True)
 class Annotation:
-    """A ``::warning`` on line 1 of a file."""
+    """A ``::warning`` (or a ``::notice``) at a line of a file."""
 
     file: str
     title: str
     text: str
+    level: str = "warning"
+    line: int = 1
 
     def command(self) -> str:
-        return (f"::warning file={_escape(self.file, property=True)},line=1,"
+        return (f"::{self.level} file={_escape(self.file, property=True)},line={self.line},"
                 f"title={_escape(self.title[:120], property=True)}::{_escape(self.text)}")
 
 
+def accept_annotations(review: PullRequestReview) -> tuple[list[Annotation], list[Annotation]]:
+    """Each accept file of the change: a warning when it cannot count (unreadable, or an
+    element the model does not have), else a notice of what merging it decides. Values
+    from the file are disarmed as in the comment."""
+    warnings: list[Annotation] = []
+    notices: list[Annotation] = []
+    for item in review.accept_changes:
+        accept = item.accept
+        if item.change == "unreadable" or item.unknown_element:
+            warnings.append(Annotation(item.path, "archmem: a drift accept that cannot count",
+                                       inline(item.detail, 400), line=item.line or 1))
+        elif accept is not None:
+            name = f"{inline(item.element_name, 60)} ({accept.element})"
+            if item.change == "deleted":
+                notices.append(Annotation(item.path, f"archmem: drift accept of {inline(item.element_name, 60)} "
+                                          "withdrawn", f"{name}: {inline(item.detail, 400)}.", "notice"))
+                continue
+            author = inline(accept.author, 80) if accept.author else "an unnamed author"
+            reason = f": {inline(accept.reason, 300)}" if accept.reason else " (no reason given)"
+            edited = f" (accept edited; {inline(item.detail, 200)})" if item.change == "edited" else ""
+            at = f"commit {accept.commit[:12]}" if accept.commit else "the accept's time"
+            notices.append(Annotation(
+                item.path, f"archmem: drift of {inline(item.element_name, 60)} accepted",
+                f"{name}: drift accepted by {author}{reason}{edited}. From this merge its drift counts from {at}: "
+                "what you approve is its code's diff since its previous baseline (see the archmem comment).",
+                "notice", accept.line_of("element"),
+            ))
+    return warnings, notices
+
+
 def annotations(review: PullRequestReview) -> list[Annotation]:
-    """Every warning, most pressing first: memories this change makes VERIFY, elements
-    with pitfalls on their changed code, then memories that were VERIFY already."""
+    """Every annotation, most pressing first: memories this change makes VERIFY, accept
+    files that cannot count, elements with pitfalls on their changed code, memories that
+    were VERIFY already, then a notice per accept the change makes or withdraws."""
     removed = {f.path for f in review.files if f.status == "D"}
     new: list[Annotation] = []
     old: list[Annotation] = []
@@ -113,7 +147,8 @@ def annotations(review: PullRequestReview) -> list[Annotation]:
             f"{element.name}: {', '.join(counts)}" + (f" ({titles})" if titles else "")
             + "; see the archmem comment or the job summary",
         ))
-    return new + elements + old
+    broken, accepts = accept_annotations(review)
+    return new + broken + elements + old + accepts
 
 
 def summary(markdown: str, *, more: list[Annotation], published: Published | None = None,
@@ -123,7 +158,8 @@ def summary(markdown: str, *, more: list[Annotation], published: Published | Non
     body = markdown.replace(MARKER + "\n", "", 1)
     out = [body.rstrip(), ""]
     if more:
-        out += [f"### {plural(len(more), 'more warning')} (GitHub shows {MAX_ANNOTATIONS} per step)", ""]
+        kind = "more warning" if all(a.level == "warning" for a in more) else "more annotation"
+        out += [f"### {plural(len(more), kind)} (GitHub shows {MAX_ANNOTATIONS} per step)", ""]
         out += [f"- `{a.file}`: {inline(a.text, 400)}" for a in more]
         out.append("")
     if published is not None and published.action != "skipped":

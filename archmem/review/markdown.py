@@ -1,9 +1,10 @@
 """The review as Markdown: the pull request comment (``templates/pr.md.j2``), and the
 short body that replaces an earlier comment once there is nothing left to check.
 
-Titles and contents of memories are written by whoever opened the pull request, so they
-are shown as one line each, shortened, with HTML and ``@mentions`` disarmed: a memory
-cannot hide text in a comment or ping a team.
+Titles and contents of memories, and the reasons and authors of drift accepts, are
+written by whoever opened the pull request, so they are shown as one line each,
+shortened, with HTML and ``@mentions`` disarmed: a memory or an accept cannot hide text
+in a comment or ping a team.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from archmem.clock import format_time
+from archmem.drift.changes import ChangesSince
+from archmem.git.revisions import EMPTY_TREE
+from archmem.review.accept_changes import AcceptChange
 from archmem.review.pull_request import PullRequestReview, TouchedElement, VerifyItem
 from archmem.words import plural
 
@@ -70,24 +75,74 @@ def _changed(element: TouchedElement) -> str:
     return f"{plural(len(element.files), 'file')}, +{element.added:,} −{element.deleted:,}"
 
 
+def _stat(changes: ChangesSince | None) -> tuple[list[str], str]:
+    """A diff stat for a code block (cut to ``MAX_STAT_LINES`` files), and its total line."""
+    if changes is None or changes.empty:
+        return [], ""
+    lines = changes.stat.lines
+    files, total = lines[:-1], lines[-1:]
+    stat = [code(line) for line in files[:MAX_STAT_LINES]]
+    if len(files) > MAX_STAT_LINES or changes.stat.omitted:
+        stat.append(f" … and {len(files) - MAX_STAT_LINES + changes.stat.omitted} more files")
+    return stat + total, total[0].strip() if total else ""
+
+
 def _verify(review: PullRequestReview, item: VerifyItem) -> dict[str, Any]:
     memory = item.memory
     changes = item.changes
-    stat: list[str] = []
+    stat, total = _stat(changes)
     summary = ""
-    if changes is not None and not changes.empty:
-        lines = changes.stat.lines
-        files, total = lines[:-1], lines[-1:]
-        stat = [code(line) for line in files[:MAX_STAT_LINES]]
-        if len(files) > MAX_STAT_LINES or changes.stat.omitted:
-            stat.append(f" … and {len(files) - MAX_STAT_LINES + changes.stat.omitted} more files")
-        stat += total
+    if changes is not None and stat:
         since = "its writing" if memory.confirmed_at is None else "it was confirmed"
-        summary = f"what changed since {since} ({changes.since.date()}): {total[0].strip() if total else ''}"
+        summary = f"what changed since {since} ({changes.since.date()}): {total}"
     return {
         "name": _named(review, label(memory.title, memory.content), item.path), "kind": memory.kind.upper(), "id": memory.id,
         "reason": inline(item.reason, 400), "stat": stat, "stat_summary": summary,
     }
+
+
+ACCEPT_WORDS = {"added": "accepted"}
+"""How the comment names a change to an accept file, where it differs from the JSON's."""
+
+
+def _accept(review: PullRequestReview, item: AcceptChange) -> dict[str, Any]:
+    """One accept file of the change, every value from the file disarmed."""
+    accept = item.accept
+    if accept is None:
+        element = f"`{code(item.path)}`"
+    elif item.element_name is None:
+        element = f"**{inline(accept.element, 80)}** (not in the model)"
+    else:
+        at_head = item.path if item.change != "deleted" else None
+        element = f"{_named(review, inline(item.element_name, 80), at_head, show_path=False)} (`{code(accept.element)}`)"
+    who = ""
+    if accept is not None:
+        at = f"`{accept.commit[:7]}`" if accept.commit else format_time(accept.accepted_at)[:10]
+        who = f"by {inline(accept.author, 80) if accept.author else 'an unnamed author'} at {at}"
+    stat, total = _stat(item.changes)
+    summary = ""
+    if item.changes is not None and stat:
+        base = "the start of the history" if item.changes.base == EMPTY_TREE else item.changes.base[:7]
+        summary = f"what it accepts: git diff {base} {item.changes.head[:7]} of its code, {total}"
+    return {
+        "word": ACCEPT_WORDS.get(item.change, item.change), "element": element, "who": who,
+        "reason": inline(accept.reason, 300) if accept is not None and accept.reason else "",
+        "detail": inline(item.detail, 300), "stat": stat, "stat_summary": summary,
+    }
+
+
+def _count_accepts(review: PullRequestReview) -> list[str]:
+    """The lead's words for the accept files of the change."""
+    words = [c.change for c in review.accept_changes]
+    facts = []
+    if words.count("added"):
+        facts.append(f"{plural(words.count('added'), 'drift accept')} written")
+    if words.count("deleted"):
+        facts.append(f"{plural(words.count('deleted'), 'drift accept')} withdrawn")
+    others = len(words) - words.count("added") - words.count("deleted")
+    if others:
+        facts.append(f"{plural(others, 'accept file')} changed")
+    return facts
 
 
 def context(review: PullRequestReview, version: str) -> dict[str, Any]:
@@ -103,6 +158,7 @@ def context(review: PullRequestReview, version: str) -> dict[str, Any]:
     others = len(review.memory_changes) - added
     if others:
         facts.append(f"{plural(others, 'memory file')} changed")
+    facts += _count_accepts(review)
     if review.undocumented:
         facts.append(f"{plural(len(review.undocumented), 'element')} nobody has written about")
     if touched:
@@ -148,6 +204,7 @@ def context(review: PullRequestReview, version: str) -> dict[str, Any]:
         "more_verify": max(0, len(review.verify) - MAX_VERIFY),
         "ranked": ranked,
         "memory_changes": changes,
+        "accept_changes": [_accept(review, c) for c in review.accept_changes],
         "undocumented": [{"name": inline(e.name, 80), "id": code(e.id)} for e in review.undocumented[:MAX_ELEMENTS]],
         "unowned": len(review.unowned),
         "range": f"{ref.base_ref or ref.base[:7]}...{ref.head[:7]}",
@@ -162,8 +219,12 @@ def _headline(review: PullRequestReview) -> str:
         return f"{plural(len(review.verify), 'memory', 'memories')} to verify on the code this change touches"
     if review.touched:
         return "what the team knows about the code this change touches"
+    if review.memory_changes and review.accept_changes:
+        return "memories and drift accepts in this change"
     if review.memory_changes:
         return "memories in this change"
+    if review.accept_changes:
+        return f"{plural(len(review.accept_changes), 'drift accept')} in this change"
     return "nothing to check"
 
 
@@ -182,5 +243,5 @@ def resolved_body(review: PullRequestReview, *, version: str) -> str:
     return (
         f"{MARKER}\n## archmem: nothing to check any more\n\n"
         f"As of {review.ref.head[:7]}, this change touches no element of the model, leaves no memory to verify "
-        f"and changes no memory file.\n\n<sub>archmem {version}</sub>\n"
+        f"and changes no memory file or drift accept.\n\n<sub>archmem {version}</sub>\n"
     )

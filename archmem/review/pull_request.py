@@ -8,6 +8,7 @@ changed" shows them) and the repository at head:
     verify       memories on that code flagged VERIFY at head, each with its reason and
                  what changed since it was confirmed; ``new`` when this change made it so
     memories     memory files the change adds, supersedes, confirms, edits or deletes
+    accepts      drift accept files the change adds, edits or withdraws (deletes)
     undocumented touched elements nobody has written a memory about
 
 Pure: the git questions, recall and drift come in as values and functions.
@@ -28,6 +29,7 @@ from archmem.model.ownership import Ownership, is_code
 from archmem.model.types import ArchitectureModel
 from archmem.recall.elements import owners_of
 from archmem.recall.engine import RecallResult
+from archmem.review.accept_changes import AcceptChange
 from archmem.review.memory_changes import MemoryChange
 
 RANKED_KINDS = ("pitfall", "convention")
@@ -112,10 +114,11 @@ class PullRequestReview:
     ref: PullRequestRef
     merge_base: str
     files: list[ChangedFile] = field(default_factory=list)
-    """The changed files that are code (memory files and ignored paths left out)."""
+    """The changed files that are code (memory files, accept files and ignored paths left out)."""
     elements: list[TouchedElement] = field(default_factory=list)
     verify: list[VerifyItem] = field(default_factory=list)
     memory_changes: list[MemoryChange] = field(default_factory=list)
+    accept_changes: list[AcceptChange] = field(default_factory=list)
     unowned: list[str] = field(default_factory=list)
     """Changed code files no element owns."""
     warnings: list[str] = field(default_factory=list)
@@ -136,8 +139,8 @@ class PullRequestReview:
 
     @property
     def nothing_to_say(self) -> bool:
-        """No element touched, no memory to verify, no memory file changed."""
-        return not (self.elements or self.verify or self.memory_changes)
+        """No element touched, no memory to verify, no memory or accept file changed."""
+        return not (self.elements or self.verify or self.memory_changes or self.accept_changes)
 
     def link(self, path: str) -> str | None:
         if self.link_base is None:
@@ -152,6 +155,7 @@ class PullRequestReview:
             "memories_to_verify": len(self.verify),
             "made_verify": len(self.new_verify),
             "memory_changes": len(self.memory_changes),
+            "accept_changes": len(self.accept_changes),
             "undocumented_elements": len(self.undocumented),
             "pitfalls": sum(e.count("pitfall") for e in self.elements),
             "changed_files": len(self.files),
@@ -166,6 +170,7 @@ class PullRequestReview:
             "elements": [e.to_dict() for e in self.elements],
             "verify": [v.to_dict() for v in self.verify],
             "memory_changes": [c.to_dict() for c in self.memory_changes],
+            "accept_changes": [c.to_dict() for c in self.accept_changes],
             "undocumented": [e.id for e in self.undocumented],
             "unowned": self.unowned,
             "files": [{"status": f.status, "path": f.path, "old_path": f.old_path, "added": f.added,
@@ -222,6 +227,7 @@ def review_pull_request(
     new_commits: set[str],
     memory_path: Callable[[str], str | None],
     memory_changes: Sequence[MemoryChange] = (),
+    accept_changes: Sequence[AcceptChange] = (),
     changes_for: Callable[[Memory], ChangesSince | None] | None = None,
     link_base: str | None = None,
 ) -> PullRequestReview:
@@ -229,7 +235,7 @@ def review_pull_request(
     ``memories`` the active memories at head, ``new_commits`` the commits of
     ``merge_base..head`` (a VERIFY stamped by one of them is new)."""
     review = PullRequestReview(ref=ref, merge_base=merge_base, files=list(code), link_base=link_base,
-                               memory_changes=list(memory_changes))
+                               memory_changes=list(memory_changes), accept_changes=list(accept_changes))
     touched: dict[str, TouchedElement] = {}
     for change in code:
         owners = list(dict.fromkeys(o for path in change.paths for o in owners_of(model, ownership, path)))

@@ -42,6 +42,7 @@ class ReviewOps:
         of a GitHub Actions run (``GITHUB_EVENT_PATH``), else the default branch and HEAD.
         The model, the memories and drift are read at the checkout, which must hold head."""
         from archmem.model.paths import compile_globs
+        from archmem.review.accept_changes import accept_changes, is_accept_file
         from archmem.review.github import link_base, pull_request_from_event, read_event
         from archmem.review.memory_changes import memory_changes
         from archmem.review.pull_request import resolve_change, review_pull_request
@@ -56,8 +57,12 @@ class ReviewOps:
         changed = revisions.changed_files(merge_base, ref.head)
         folder = self.config.store.memories.strip("/") + "/"
         memory_files = [f for f in changed if f.path.startswith(folder) and f.path.endswith(".md")]
+        accepts = self.config.store.accepts
+        accept_files = [f for f in changed if any(is_accept_file(p, accepts) for p in f.paths)]
         ignored = compile_globs(self._drift_config.ignore)
-        code = [f for f in changed if f not in memory_files and not all(ignored(p) for p in f.paths)]
+        code = [f for f in changed if f not in memory_files and f not in accept_files
+                and not all(ignored(p) for p in f.paths)]
+        brought = {p for f in accept_files for p in f.paths}
         return review_pull_request(
             ref, merge_base=merge_base, code=code, model=self.model, ownership=self.ownership,
             recall=lambda task, files: self.recall(task, changed_files=files, limit=60),
@@ -65,6 +70,9 @@ class ReviewOps:
             new_commits=revisions.commits_between(ref.base, checkout or ref.head), memory_path=self.store.path_of,
             memory_changes=memory_changes(memory_files, show=revisions.show, base=merge_base, head=ref.head,
                                           lookup=self.store.get_memory),
+            accept_changes=accept_changes(
+                accept_files, folder=accepts, show=revisions.show, base=merge_base, head=ref.head, model=self.model,
+                changes_for=lambda accept: view.accept_changes(accept.path or "", without=brought, max_diff=0)),
             changes_for=lambda memory: view.memory_changes(memory, max_diff=0),
             link_base=link_base(self.env, ref.head),
         )
