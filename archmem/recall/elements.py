@@ -23,7 +23,7 @@ Anchors are per memory: the engine gives a memory whose anchor is a changed file
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from archmem.config import RecallConfig
@@ -32,10 +32,7 @@ from archmem.model.ownership import Ownership
 from archmem.model.paths import compile_globs
 from archmem.model.types import ArchitectureModel, Element
 from archmem.recall.score import hop_evidence, inherited_evidence, specificity
-from archmem.recall.synonyms import Thesaurus
-
-Forms = Callable[[Iterable[str]], dict[str, str]]
-"""Term → the form the word index keeps it under (its Porter stem)."""
+from archmem.recall.synonyms import Forms, Thesaurus
 
 
 @dataclass
@@ -104,7 +101,8 @@ class ElementIndex:
             self.terms[element_id] = held
         # a person says who, not where: "checkout" must not find the customer who "buys things"
         self.synonym_reachable = {
-            element.id: (set(self.terms[element.id]) if element.kind != "person" else set()) for element in model.elements
+            element.id: set(self.terms[element.id]) if element.kind != "person" else set()
+            for element in model.elements
         }
         self.df: dict[str, int] = {}
         for terms in self.terms.values():
@@ -144,8 +142,9 @@ class ElementIndex:
     def match(self, query: str) -> dict[str, float]:
         """IDF-weighted share of the query's terms each element's text holds; a term the
         element does not hold counts ``synonym_weight`` when a synonym of it is there,
-        unless the element is a person (never more than the synonym itself weighs: "purchase" finds the
-        Checkout Service as surely as a rare word, "service" finds nothing much)."""
+        unless the element is a person, never more than the synonym itself weighs:
+        "purchase" finds the Checkout Service as surely as a rare word would, "service"
+        finds nothing much."""
         tokens = textrules.query_tokens(query)
         if not tokens:
             return {}

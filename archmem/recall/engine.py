@@ -195,11 +195,14 @@ def _lexical(
             if not replaced:
                 continue
             # a memory that says the word itself has it counted already
-            match = f"({' OR '.join(map(thesaurus.fts5_phrase, expansion.mates))}) NOT {thesaurus.fts5_phrase(expansion.entry)}"
+            mates = " OR ".join(map(thesaurus.fts5_phrase, expansion.mates))
+            match = f"({mates}) NOT {thesaurus.fts5_phrase(expansion.entry)}"
             for memory_id, score in store.lexical_search(match, limit=limit, parts_weight=config.parts_weight):
                 bm25[memory_id] = bm25.get(memory_id, 0.0) + synonym_evidence(score, replaced, config.synonym_weight)
                 through.setdefault(memory_id, []).append(thesaurus.written(expansion.entry))
-    relevances = {memory_id: lexical_relevance(score, idfs, config.lexical_exponent) for memory_id, score in bm25.items()}
+    relevances = {
+        memory_id: lexical_relevance(score, idfs, config.lexical_exponent) for memory_id, score in bm25.items()
+    }
     return relevances, through
 
 

@@ -5,8 +5,9 @@ thesaurus (``synonyms.txt`` beside this module: general software and commerce ta
 group a line) and a project's own groups (``[recall] synonyms`` in archmem.toml) let
 recall ask for a word's group mates too, at ``synonym_weight`` of the word itself
 (``archmem.recall.score.synonym_evidence``). One step only: a word reaches the members
-of its own groups, never their other groups, so "drop" (delete) does not drift to
-"traffic" through "load".
+of its own groups, never their other groups: "cache" is in the group of "memoize" and in
+that of "redis", so a task about caching reaches both, but "memoize" never reaches
+"redis".
 
 Entries are analysed as the word index analyses text: lowercased, split into words,
 stop-words dropped, each word in its index form (the Porter stem), so "retries" in a task
@@ -24,7 +25,7 @@ from importlib import resources
 from archmem.memory import text as textrules
 
 Forms = Callable[[Iterable[str]], dict[str, str]]
-"""Term → the form the word index keeps it under."""
+"""Term → the form the word index keeps it under (its Porter stem)."""
 
 Entry = tuple[str, ...]
 """One thesaurus entry as index forms: one word, or a phrase of several."""
