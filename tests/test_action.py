@@ -198,6 +198,7 @@ def test_pr_review_action_comments_annotates_checks_and_maps(repo: Path, change,
         assert post.method == "POST" and "Prefix order" in post.body["body"] and github.problems == []
     assert run.outputs["touched-elements"] == "2" and run.outputs["memories-to-verify"] == "1"
     assert run.outputs["made-verify"] == "1" and run.outputs["comment-url"].endswith("#issuecomment-1001")
+    assert run.outputs["memory-changes"] == "1" and run.outputs["accept-changes"] == "0"
     assert run.outputs["drift-score"] == "50" and run.outputs["documented-elements"] == "2"
     assert run.outputs["coverage"] == "2 of 4 elements documented"
     assert "::warning file=.archmem/memories/prefix-order." in run.stdout

@@ -111,7 +111,7 @@ def test_github_format_annotates_memory_files_and_code_and_links_files_at_head(r
     outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
     assert outputs | {"comment": "", "comment-url": ""} == {
         "touched-elements": "2", "memories-to-verify": "1", "made-verify": "1", "memory-changes": "1",
-        "undocumented-elements": "1", "comment": "", "comment-url": ""}
+        "accept-changes": "0", "undocumented-elements": "1", "comment": "", "comment-url": ""}
     text = summary.read_text()
     assert "<!-- archmem:pr-review -->" not in text
     assert f"(https://github.example/{REPOSITORY}/blob/{change['head']}/.archmem/memories/prefix-order." in text
@@ -363,9 +363,11 @@ def test_the_comment_has_a_section_for_accepts_with_the_reason_disarmed(repo: Pa
 
 
 def test_github_format_puts_a_notice_on_each_accept_file(repo: Path, accepted, tmp_path: Path):
-    summary = tmp_path / "summary.md"
-    result = am(repo, "pr", "--base", "main", "--format", "github", env={"GITHUB_STEP_SUMMARY": str(summary)})
+    summary, output = tmp_path / "summary.md", tmp_path / "outputs"
+    result = am(repo, "pr", "--base", "main", "--format", "github",
+                env={"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(output)})
     assert result.exit_code == 0, result.output
+    assert "accept-changes=1" in output.read_text().splitlines()
     [notice] = [line for line in result.stdout.splitlines() if line.startswith("::")]
     assert notice.startswith(f"::notice file={accepted['file']},line=1,title=archmem%3A drift of ApiGateway accepted::"
                              "ApiGateway (shop.api): drift accepted by cli/Sarah-Connor: routes only moved; ask @\u200b")
