@@ -1,6 +1,6 @@
 """The labelled recall sets and the repositories they are measured in.
 
-Three sets, so that no default is chosen on the data it is reported on:
+Four sets, so that no default is chosen on the data it is reported on:
 
 - ``shop``: ``bench/recall_data/`` on the bundled example (``examples/shop``), copied into
   a temporary folder;
@@ -13,6 +13,8 @@ Three sets, so that no default is chosen on the data it is reported on:
 - ``heldout``: ``bench/recall_data/heldout/``, grounded in miniflux/v2 (a feed reader: a
   domain unlike the two shops), rebuilt from ``files.txt`` in the same way. Written blind
   and never tuned on: it measures whether the defaults generalize.
+- ``healthchecks``: ``bench/recall_data/healthchecks/``, grounded in healthchecks/healthchecks
+  (a cron-job monitor in Django), rebuilt from ``files.txt`` the same way; also written blind.
 
 Each repository is committed once with a fixed date, so two runs are identical.
 """
@@ -88,6 +90,7 @@ SETS: dict[str, LabelledSet] = {
     "shop": LabelledSet("shop", DATA, _copy_shop),
     "boutique": LabelledSet("boutique", DATA / "boutique", _files_tree(DATA / "boutique")),
     "heldout": LabelledSet("heldout", DATA / "heldout", _files_tree(DATA / "heldout")),
+    "healthchecks": LabelledSet("healthchecks", DATA / "healthchecks", _files_tree(DATA / "healthchecks")),
 }
 
 

@@ -73,6 +73,18 @@ RULES: dict[str, dict[str, Any]] = {
             "na-chapters": ["chapter"], "na-text-to-speech": ["text to speech", "aloud"],
         },
     },
+    "healthchecks": {
+        "categories": COMMON | {"multi_hop"},
+        "authors": {"claude-code/lena", "codex/tariq", "cursor/mika", "human/paula"},
+        "memories": 120,
+        "no_answer_topics": {
+            "na-funding": ["funding", "sponsor"], "na-security-policy": ["security.md", "supported versions"],
+            "na-license": ["copyright", "license file"], "na-gitignore": ["gitignore", ".venv"],
+            "na-readme-screenshot": ["screenshot"], "na-pr-template": ["pull request template", "checklist"],
+            "na-android": ["android"], "na-saml": ["saml"], "na-status-page": ["status page"],
+            "na-translate": ["translat", "german"], "na-helm": ["helm", "kubernetes"], "na-graphql": ["graphql"],
+        },
+    },
 }
 KINDS = {"pitfall", "convention", "note", "session_outcome"}
 TASK_FIELDS = {"id", "query", "elements", "changed_files", "category", "relevant", "must_not", "drift_elements", "note"}
@@ -304,7 +316,7 @@ def test_no_answer_tasks_have_no_memory_on_their_topic(tasks, memories, rules):
 def test_no_answer_tasks_change_files_of_broad_elements(set_name, tasks, workspace):
     """The trap the second set was built for: a file that only the system (or an element
     owning a third of the repository) owns says little about what the task is."""
-    system = {"boutique": "boutique", "heldout": "miniflux"}.get(set_name)
+    system = {"boutique": "boutique", "heldout": "miniflux", "healthchecks": "healthchecks"}.get(set_name)
     if system is None:
         pytest.skip("the shop's system owns no files of its own")
     model = workspace.model
