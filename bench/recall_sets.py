@@ -13,6 +13,9 @@ Three sets, so that no default is chosen on the data it is reported on:
 - ``heldout``: ``bench/recall_data/heldout/``, grounded in miniflux/v2 (a feed reader: a
   domain unlike the two shops), rebuilt from ``files.txt`` in the same way. Written blind
   and never tuned on: it measures whether the defaults generalize.
+- ``umami``: ``bench/recall_data/umami/``, grounded in umami-software/umami (web analytics in
+  TypeScript), rebuilt from ``files.txt`` in the same way. Written blind by an independent
+  labeller as the final held-out set: run once, at the end, never tuned on.
 
 Each repository is committed once with a fixed date, so two runs are identical.
 """
@@ -88,6 +91,7 @@ SETS: dict[str, LabelledSet] = {
     "shop": LabelledSet("shop", DATA, _copy_shop),
     "boutique": LabelledSet("boutique", DATA / "boutique", _files_tree(DATA / "boutique")),
     "heldout": LabelledSet("heldout", DATA / "heldout", _files_tree(DATA / "heldout")),
+    "umami": LabelledSet("umami", DATA / "umami", _files_tree(DATA / "umami")),
 }
 
 
