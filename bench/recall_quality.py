@@ -7,13 +7,14 @@
     python bench/recall_quality.py --per-task           # also one line per task and variant
 
 The sets are in ``bench/recall_sets.py``: ``shop`` (``bench/recall_data/``, 163 memories on
-``examples/shop``), ``boutique`` (``bench/recall_data/boutique/``, 144 memories on a
-model of GoogleCloudPlatform/microservices-demo) and ``heldout`` (``bench/recall_data/heldout/``,
-a model of miniflux/v2 written blind and never tuned on). Each has ``memories.jsonl`` (an
-``archmem export``, superseded and archived memories included) and ``tasks.json`` (tasks
-with graded relevance: 2 must-see, 1 useful; ``must_not`` ids that must never come back;
-``no_answer`` tasks whose right answer is nothing). A default is chosen on one set and
-reported on both: a change that helps one and hurts the other is not taken.
+``examples/shop``), ``boutique`` (145 memories on a model of
+GoogleCloudPlatform/microservices-demo), ``miniflux`` (203, miniflux/v2) and
+``healthchecks`` (180, healthchecks/healthchecks), on which defaults are chosen, and
+``umami`` (194, umami-software/umami), the held-out set nobody tunes on. The last three
+were written blind to the recall code. Each has ``memories.jsonl`` (an ``archmem export``,
+superseded and archived memories included) and ``tasks.json`` (tasks with graded
+relevance: 2 must-see, 1 useful; ``must_not`` ids that must never come back;
+``no_answer`` tasks whose right answer is nothing).
 
 Variants:
 

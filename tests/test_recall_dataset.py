@@ -1,5 +1,5 @@
-"""The labelled recall sets (bench/recall_data, its boutique and heldout folders) are valid: they
-import, their grades point at real, current memories, and they cover what the benchmark
+"""The labelled recall sets (bench/recall_data and its boutique, miniflux, healthchecks and
+umami folders) are valid: they import, their grades point at real, current memories, and they cover what the benchmark
 claims to measure.
 
 No recall is run here; bench/recall_quality.py does that.
@@ -61,7 +61,7 @@ RULES: dict[str, dict[str, Any]] = {
             "na-blog": ["blog"],
         },
     },
-    "heldout": {
+    "miniflux": {
         "categories": COMMON | {"multi_hop"},
         "authors": {"claude-code/noor", "codex/felix", "cursor/ines", "human/dario"},
         "memories": 100,
@@ -83,6 +83,18 @@ RULES: dict[str, dict[str, Any]] = {
             "na-readme-screenshot": ["screenshot"], "na-pr-template": ["pull request template", "checklist"],
             "na-android": ["android"], "na-saml": ["saml"], "na-status-page": ["status page"],
             "na-translate": ["translat", "german"], "na-helm": ["helm", "kubernetes"], "na-graphql": ["graphql"],
+        },
+    },
+    "umami": {
+        "categories": COMMON | {"multi_hop"},
+        "authors": {"claude-code/hana", "codex/marek", "cursor/lucia", "human/tomas"},
+        "memories": 120,
+        "no_answer_topics": {
+            "na-bug-form": ["bug report"], "na-feature-form": ["feature request"], "na-issue-chooser": ["forum", "chooser"],
+            "na-stale-issues": ["stale-issues", "pinned label"], "na-readme-screenshot": ["screenshot"],
+            "na-license": ["copyright"], "na-email-digest": ["digest"], "na-slack-alert": ["slack"],
+            "na-heatmap": ["heatmap"], "na-ab-test": ["a/b", "feature flag"], "na-ga-import": ["google analytics"],
+            "na-mobile-sdk": ["ios", "sdk"],
         },
     },
 }
@@ -316,7 +328,7 @@ def test_no_answer_tasks_have_no_memory_on_their_topic(tasks, memories, rules):
 def test_no_answer_tasks_change_files_of_broad_elements(set_name, tasks, workspace):
     """The trap the second set was built for: a file that only the system (or an element
     owning a third of the repository) owns says little about what the task is."""
-    system = {"boutique": "boutique", "heldout": "miniflux", "healthchecks": "healthchecks"}.get(set_name)
+    system = {"boutique": "boutique", "miniflux": "miniflux", "healthchecks": "healthchecks", "umami": "umami"}.get(set_name)
     if system is None:
         pytest.skip("the shop's system owns no files of its own")
     model = workspace.model
