@@ -125,7 +125,7 @@ class RecallConfig(_Section):
     answer_threshold: float = Field(default=0.26, ge=0, le=1)
     """Recall answers nothing unless its most relevant memory reaches this (ranked by
     words alone)."""
-    answer_threshold_hybrid: float = Field(default=0.27, ge=0, le=1)
+    answer_threshold_hybrid: float = Field(default=0.33, ge=0, le=1)
     """The same bar when meaning is mixed in: text never goes below lexical, so the
     relevances of a hybrid recall run higher and its bar is calibrated apart."""
     kind_weights: dict[str, float] = Field(
@@ -430,7 +430,7 @@ broad_word_weight = 0.1
 # the most relevant memory reaches answer_threshold.
 min_relevance = 0.2
 answer_threshold = 0.26
-answer_threshold_hybrid = 0.27
+answer_threshold_hybrid = 0.33
 kind_weights = { pitfall = 3.0, convention = 2.0, note = 1.5, session_outcome = 1.0 }
 # Strengths in [0, 1]: factor = 1 + strength x (raw - 1). Relevance must dominate.
 kind_strength = 0.05
