@@ -122,12 +122,13 @@ class RecallConfig(_Section):
     whole product (the workspace, its systems), its people (persons) and the verbs a task
     names its kind of work with ("add", "fix", "keep")."""
     min_relevance: float = Field(default=0.2, ge=0, le=1)
-    answer_threshold: float = Field(default=0.26, ge=0, le=1)
-    """Recall answers nothing unless its most relevant memory reaches this (ranked by
-    words alone)."""
-    answer_threshold_hybrid: float = Field(default=0.33, ge=0, le=1)
-    """The same bar when meaning is mixed in: text never goes below lexical, so the
-    relevances of a hybrid recall run higher and its bar is calibrated apart."""
+    answer_threshold: float = Field(default=0.2, ge=0, le=1)
+    """Recall answers nothing unless its best relevance, times the share of the task's
+    words some memory holds, reaches this (ranked by words alone)."""
+    answer_threshold_hybrid: float = Field(default=0.26, ge=0, le=1)
+    """The same bar when meaning is mixed in, calibrated apart: text never goes below
+    lexical, so hybrid relevances run higher, and a memory whose meaning matches vouches
+    for the task's words it does not share."""
     kind_weights: dict[str, float] = Field(
         default_factory=lambda: {"pitfall": 3.0, "convention": 2.0, "note": 1.5, "session_outcome": 1.0}
     )
@@ -427,10 +428,11 @@ hop_weight = 0.5
 # verbs a task names its kind of work with (add, fix, keep, ...).
 broad_word_weight = 0.1
 # Below this relevance a memory is not returned at all; and nothing is returned unless
-# the most relevant memory reaches answer_threshold.
+# the best relevance, times the share of the task's words some memory holds (itself or
+# as a synonym), reaches answer_threshold (answer_threshold_hybrid with embeddings).
 min_relevance = 0.2
-answer_threshold = 0.26
-answer_threshold_hybrid = 0.33
+answer_threshold = 0.2
+answer_threshold_hybrid = 0.26
 kind_weights = { pitfall = 3.0, convention = 2.0, note = 1.5, session_outcome = 1.0 }
 # Strengths in [0, 1]: factor = 1 + strength x (raw - 1). Relevance must dominate.
 kind_strength = 0.05

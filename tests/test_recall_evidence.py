@@ -167,6 +167,18 @@ def test_answering_needs_one_memory_over_the_calibrated_bar() -> None:
     assert S.worth_answering([0.31], config, hybrid=True)
 
 
+def test_the_bar_weighs_the_best_relevance_by_how_much_of_the_task_the_memories_know() -> None:
+    config = RecallConfig(answer_threshold=0.2)
+    assert S.worth_answering([S.answer_strength(0.4, 1.0, 0.0)], config)
+    assert not S.worth_answering([S.answer_strength(0.4, 0.45, 0.0)], config)  # most of its words are unknown
+    # what a changed file or a hint says is not weakened by unknown words
+    assert S.worth_answering([S.answer_strength(0.4, 0.0, 0.35)], config)
+    idfs = {"wishlist": 3.0, "keep": 1.0}
+    assert S.known_share(idfs, {"keep"}, set(), 0.7) == pytest.approx(0.25)
+    assert S.known_share(idfs, {"keep"}, {"wishlist"}, 0.7) == pytest.approx((1.0 + 0.7 * 3.0) / 4.0)
+    assert S.known_share({}, set(), set(), 0.7) == 1.0  # no words: nothing is unknown
+
+
 # ---- the whole recall ---------------------------------------------------------------
 
 DSL = """workspace "Online Boutique" {

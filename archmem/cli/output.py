@@ -289,6 +289,8 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
     if result["elements"]:
         shown = ", ".join(f"{e['name']} ({e['score']:.2f})" for e in result["elements"][:5])
         secho(f"elements: {shown}", dim=True)
+    if explain and "known_words" in result:
+        secho(f"task words archmem knows: {result['known_words']:.0%}", dim=True)
 
 
 def _warned() -> set[str]:

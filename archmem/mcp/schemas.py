@@ -61,6 +61,9 @@ class Recalled(BaseModel):
     results: list[RecallItem]
     elements: list[ElementMatch]
     warnings: list[str]
+    known_words: float | None = Field(
+        None, description="The share of the task's words a memory or an element holds (what answering weighs by)."
+    )
 
 
 class BriefingData(BaseModel):

@@ -108,6 +108,8 @@ class ElementIndex:
         for terms in self.terms.values():
             for term in terms:
                 self.df[term] = self.df.get(term, 0) + 1
+        self.vocabulary = frozenset(self.df)
+        """Every word some element is known by (its index form)."""
         self.broad_terms = self._broad_terms()
 
     def _broad_terms(self) -> frozenset[str]:

@@ -24,8 +24,11 @@ from archmem.recall.elements import ElementIndex, ElementMatch, relevant_element
 from archmem.recall.score import (
     ANCHORED,
     Factors,
+    answer_strength,
     idf,
+    known_share,
     lexical_relevance,
+    relevance,
     score_memory,
     semantic_relevance,
     synonym_evidence,
@@ -70,9 +73,13 @@ class RecallResult:
     results: list[dict[str, Any]] = field(default_factory=list)
     elements: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    known_words: float = 1.0
+    """The share of the task's words (IDF-weighted) that some memory holds, itself or as a
+    synonym: what the decision to answer weighs the best relevance by."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "results": self.results, "elements": self.elements, "warnings": self.warnings}
+        return {"mode": self.mode, "results": self.results, "elements": self.elements, "warnings": self.warnings,
+                "known_words": round(self.known_words, 4)}
 
     @property
     def memory_ids(self) -> list[str]:
@@ -97,10 +104,15 @@ def recall(
     matches = relevant_elements(
         ctx.model, index, ctx.ownership, query=query, hints=elements, changed_files=changed_files, config=config,
     )
+    # what hints and changed files alone say (no words): a task's unknown words never weaken it
+    pointed = relevant_elements(
+        ctx.model, index, ctx.ownership, query="", hints=elements, changed_files=changed_files, config=config,
+    ) if elements or changed_files else {}
     anchored = ctx.store.anchored_memory_ids(changed_files) if changed_files else {}
     # a changed file's name says what the change is about ("validation.py")
     words = " ".join([query, *textrules.file_stems(changed_files)]).strip()
-    lexical, through_synonyms = _lexical(ctx.store, words, config.candidates, config, ctx.thesaurus)
+    found_words = _lexical(ctx.store, words, config.candidates, config, ctx.thesaurus)
+    lexical = found_words.relevance
     semantic: SemanticScores | None = None
     mode = "lexical"
     if ctx.semantic is not None and query.strip():
@@ -124,13 +136,22 @@ def recall(
             candidate_ids.update(ctx.store.element_memory_ids(element_id, limit=config.candidates))
     memories = ctx.store.get_memories(candidate_ids)
 
+    # a word of the task is known when a memory or an element of the model holds it; the
+    # broad words ("add", "fix", the product's name) say what kind of work, not what about
+    weights = {
+        form: value * (config.broad_word_weight if form in index.broad_terms else 1.0)
+        for form, value in found_words.idfs.items()
+    }
+    known = known_share(weights, found_words.held | index.vocabulary, found_words.held_as_synonym, config.synonym_weight)
     scored: list[tuple[Factors, Memory, str | None]] = []
+    strengths: list[float] = []
     for memory in memories.values():
         if memory.status != "active":
             continue
         element_score = max((matches[e].score for e in memory.elements if e in matches), default=0.0)
+        pointed_score = max((pointed[e].score for e in memory.elements if e in pointed), default=0.0)
         if memory.id in anchored:
-            element_score = max(element_score, ANCHORED)
+            element_score = pointed_score = ANCHORED
         cosine = semantic.get(memory.id) if semantic is not None else None
         reason = ctx.staleness(memory)
         factors = score_memory(
@@ -147,29 +168,47 @@ def recall(
         )
         if factors.relevance >= config.min_relevance:
             scored.append((factors, memory, reason))
+            # with meaning mixed in, a memory whose meaning matches vouches for words it does not share
+            vouched = max(known, factors.semantic or 0.0)
+            strengths.append(answer_strength(factors.relevance, vouched, relevance(0.0, pointed_score, config)))
     scored.sort(key=lambda item: (-item[0].score, item[1].id))
-    if not worth_answering([factors.relevance for factors, _, _ in scored], config, hybrid=mode == "hybrid"):
+    if not worth_answering(strengths, config, hybrid=mode == "hybrid"):
         scored = []
 
     results = [_memory_result(m, f, reason, via=None, explain=explain) for f, m, reason in scored[:limit]]
     if explain:
         for result in results:
-            result["synonyms"] = through_synonyms.get(result["id"], [])
+            result["synonyms"] = found_words.synonyms.get(result["id"], [])
     results += _neighbours(ctx, results[: config.link_sources], {r["id"] for r in results}, explain)
     element_list = sorted(matches.values(), key=lambda m: (-m.score, m.id))
-    return RecallResult(mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings)
+    return RecallResult(
+        mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings,
+        known_words=known,
+    )
+
+
+@dataclass
+class WordMatch:
+    """What the task's words found: each memory's lexical relevance and the task's words
+    it was found by through a synonym; each task word's IDF, the words some memory holds
+    and those only a synonym of which some memory holds."""
+
+    relevance: dict[str, float] = field(default_factory=dict)
+    synonyms: dict[str, list[str]] = field(default_factory=dict)
+    idfs: dict[str, float] = field(default_factory=dict)
+    held: set[str] = field(default_factory=set)
+    held_as_synonym: set[str] = field(default_factory=set)
 
 
 def _lexical(
     store: Store, query: str, limit: int, config: RecallConfig, thesaurus: Thesaurus | None = None
-) -> tuple[dict[str, float], dict[str, list[str]]]:
-    """({memory id: lexical relevance in [0, 1]} for the query's best BM25 matches, the
-    synonyms of its words counting ``synonym_weight`` of the word they stand for;
-    {memory id: the task's words it was found by through a synonym})."""
-    through: dict[str, list[str]] = {}
+) -> WordMatch:
+    """Lexical relevance in [0, 1] for the query's best BM25 matches, the synonyms of its
+    words counting ``synonym_weight`` of the word they stand for."""
+    found = WordMatch()
     terms = textrules.query_tokens(query)[:MAX_QUERY_TERMS]
     if not terms:
-        return {}, through
+        return found
     # one term per stem: "retry retries" asks about one word, not two
     forms = store.index_forms(terms)
     first_of_form: dict[str, str] = {}
@@ -181,6 +220,8 @@ def _lexical(
     # a term no memory holds weighs in the ceiling as a term one memory holds: rare,
     # not infinitely telling (on a small store the difference would swamp everything)
     idfs = [idf(max(1, counts.get(term, 0)), max(total, 1)) for term in terms]
+    idf_of_form = {forms[term]: value for term, value in zip(terms, idfs)}
+    known = {forms[term] for term in terms if counts.get(term, 0) > 0}
     ranked = terms_worth_ranking(
         counts, total, min_relevance=config.min_relevance, exponent=config.lexical_exponent, cap=RANKED_TERMS
     )
@@ -188,8 +229,8 @@ def _lexical(
     if ranked:
         match = " OR ".join(f'"{term}"' for term in ranked)
         bm25.update(store.lexical_search(match, limit=limit, parts_weight=config.parts_weight))
+    known_through_synonyms: set[str] = set()
     if thesaurus is not None and config.synonym_weight > 0:
-        idf_of_form = {forms[term]: value for term, value in zip(terms, idfs)}
         for expansion in thesaurus.expansions(query):
             replaced = [idf_of_form[form] for form in expansion.entry if form in idf_of_form]
             if not replaced:
@@ -197,13 +238,17 @@ def _lexical(
             # a memory that says the word itself has it counted already
             mates = " OR ".join(map(thesaurus.fts5_phrase, expansion.mates))
             match = f"({mates}) NOT {thesaurus.fts5_phrase(expansion.entry)}"
-            for memory_id, score in store.lexical_search(match, limit=limit, parts_weight=config.parts_weight):
+            hits = store.lexical_search(match, limit=limit, parts_weight=config.parts_weight)
+            for memory_id, score in hits:
                 bm25[memory_id] = bm25.get(memory_id, 0.0) + synonym_evidence(score, replaced, config.synonym_weight)
-                through.setdefault(memory_id, []).append(thesaurus.written(expansion.entry))
-    relevances = {
+                found.synonyms.setdefault(memory_id, []).append(thesaurus.written(expansion.entry))
+            if hits:
+                known_through_synonyms.update(form for form in expansion.entry if form in idf_of_form)
+    found.relevance = {
         memory_id: lexical_relevance(score, idfs, config.lexical_exponent) for memory_id, score in bm25.items()
     }
-    return relevances, through
+    found.idfs, found.held, found.held_as_synonym = idf_of_form, known, known_through_synonyms - known
+    return found
 
 
 def _memory_result(

@@ -138,19 +138,40 @@ def relevance(text: float, element: float, config: RecallConfig) -> float:
     return 1 - (1 - text) * (1 - config.element_weight * element)
 
 
-def worth_answering(relevances: Sequence[float], config: RecallConfig, *, hybrid: bool = False) -> bool:
-    """Whether the store knows anything about the task: its most relevant memory must
-    reach ``answer_threshold`` (``answer_threshold_hybrid`` when meaning was mixed in);
-    the rest are then shown down to ``min_relevance``.
+def known_share(idfs: dict[str, float], known: set[str], through_synonyms: set[str], synonym_weight: float) -> float:
+    """The IDF-weighted share of a task's words that archmem knows: in full when a memory
+    or an element of the model holds the word, ``synonym_weight`` when only a synonym of
+    it is in a memory. A task whose telling words nothing has ever used ("graphql",
+    "wishlist") is most likely about something nobody wrote about, however well its
+    other words match."""
+    total = sum(idfs.values())
+    if total <= 0:
+        return 1.0
+    held = sum(value for form, value in idfs.items() if form in known)
+    held += synonym_weight * sum(value for form, value in idfs.items() if form in through_synonyms)
+    return min(1.0, held / total)
 
-    One bar for both would either cut the tail of good answers or answer tasks nobody
-    wrote about. Each bar is the one that answers the most no-answer tasks with nothing
-    while answering at least nine answerable tasks in ten, pooled over the four tuning
-    sets of bench/recall_quality.py (ties: the fewer answerable tasks left empty). By
-    words alone no bar reaches 90% on the no-answer tasks there (0.26: 86%); with a real
-    embedding model one does (0.33: 91%). See the README's "Recall quality"."""
+
+def answer_strength(relevance: float, known: float, pointed: float) -> float:
+    """How surely a memory answers the task, for the decision to answer at all: its
+    relevance weighed by the share of the task's words archmem knows (``known_share``),
+    but never below what the task's hints, changed files and anchors alone give it
+    (``pointed``): unknown words weaken what words found, not what a file says."""
+    return max(pointed, relevance * known)
+
+
+def worth_answering(strengths: Sequence[float], config: RecallConfig, *, hybrid: bool = False) -> bool:
+    """Whether the store knows anything about the task: the strongest answer
+    (``answer_strength``) must reach ``answer_threshold`` (``answer_threshold_hybrid``
+    when meaning was mixed in); the rest are then shown down to ``min_relevance``.
+
+    Relevance alone could not tell a task nobody wrote about from one worded otherwise.
+    Each bar is the one that answers the most no-answer tasks with nothing while leaving
+    fewer than one answerable task in ten empty, pooled over the tuning sets of
+    bench/recall_quality.py (ties: the fewer answerable tasks left empty); see the
+    README's "Recall quality"."""
     bar = config.answer_threshold_hybrid if hybrid else config.answer_threshold
-    return bool(relevances) and max(relevances) >= bar
+    return bool(strengths) and max(strengths) >= bar
 
 
 def _bounded(raw: float, strength: float) -> float:
