@@ -1,7 +1,7 @@
 """The labelled recall sets and the repositories they are measured in.
 
-Five sets. Defaults are chosen on the first four (each written by a different hand, three
-of them blind to the recall code) and the fifth, ``umami``, is never tuned on:
+Six sets. Defaults are chosen on the first four (each written by a different hand, three
+of them blind to the recall code) and the last two, ``umami`` and ``mealie``, are never tuned on:
 
 - ``shop``: ``bench/recall_data/`` on the bundled example (``examples/shop``), copied into
   a temporary folder;
@@ -19,6 +19,10 @@ of them blind to the recall code) and the fifth, ``umami``, is never tuned on:
 - ``umami``: ``bench/recall_data/umami/``, grounded in umami-software/umami (web analytics in
   TypeScript), rebuilt from ``files.txt`` in the same way. Written blind by an independent
   labeller as the final held-out set: run once, at the end, never tuned on.
+- ``mealie``: ``bench/recall_data/mealie/``, grounded in mealie-recipes/mealie (a self-hosted
+  recipe manager in Python/FastAPI and Nuxt), rebuilt from ``files.txt`` in the same way.
+  Written blind by an independent labeller as a final held-out set: run once, at the end,
+  never tuned on.
 
 Each repository is committed once with a fixed date, so two runs are identical.
 """
@@ -86,7 +90,8 @@ def _placeholder_tree(folder: Path, root: Path) -> None:
             continue
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("placeholder\n", encoding="utf-8")
+        # archmem reads a root pyproject.toml as configuration: its placeholder must be valid TOML
+        path.write_text("# placeholder\n" if name == "pyproject.toml" else "placeholder\n", encoding="utf-8")
     shutil.copyfile(folder / "workspace.dsl", root / "workspace.dsl")
 
 
@@ -96,6 +101,7 @@ SETS: dict[str, LabelledSet] = {
     "miniflux": LabelledSet("miniflux", DATA / "miniflux", _files_tree(DATA / "miniflux")),
     "healthchecks": LabelledSet("healthchecks", DATA / "healthchecks", _files_tree(DATA / "healthchecks")),
     "umami": LabelledSet("umami", DATA / "umami", _files_tree(DATA / "umami")),
+    "mealie": LabelledSet("mealie", DATA / "mealie", _files_tree(DATA / "mealie")),
 }
 
 

@@ -1,5 +1,5 @@
-"""The labelled recall sets (bench/recall_data and its boutique, miniflux, healthchecks and
-umami folders) are valid: they import, their grades point at real, current memories, and they cover what the benchmark
+"""The labelled recall sets (bench/recall_data and its boutique, miniflux, healthchecks,
+umami and mealie folders) are valid: they import, their grades point at real, current memories, and they cover what the benchmark
 claims to measure.
 
 No recall is run here; bench/recall_quality.py does that.
@@ -95,6 +95,18 @@ RULES: dict[str, dict[str, Any]] = {
             "na-license": ["copyright"], "na-email-digest": ["digest"], "na-slack-alert": ["slack"],
             "na-heatmap": ["heatmap"], "na-ab-test": ["a/b", "feature flag"], "na-ga-import": ["google analytics"],
             "na-mobile-sdk": ["ios", "sdk"],
+        },
+    },
+    "mealie": {
+        "categories": COMMON | {"multi_hop"},
+        "authors": {"claude-code/aiko", "codex/bruno", "cursor/zara", "human/oskar"},
+        "memories": 120,
+        "no_answer_topics": {
+            "na-funding": ["sponsor", "funding"], "na-security-md": ["security.md", "supported versions"],
+            "na-license": ["copyright"], "na-maintainers": ["maintainer"], "na-discussion-form": ["feature request"],
+            "na-gitattributes": ["gitattributes"], "na-barcode": ["barcode"], "na-text-to-speech": ["text to speech", "aloud"],
+            "na-graphql": ["graphql"], "na-iphone": ["iphone", "app store"], "na-wine": ["wine"],
+            "na-helm": ["helm", "kubernetes"],
         },
     },
 }
@@ -328,7 +340,8 @@ def test_no_answer_tasks_have_no_memory_on_their_topic(tasks, memories, rules):
 def test_no_answer_tasks_change_files_of_broad_elements(set_name, tasks, workspace):
     """The trap the second set was built for: a file that only the system (or an element
     owning a third of the repository) owns says little about what the task is."""
-    system = {"boutique": "boutique", "miniflux": "miniflux", "healthchecks": "healthchecks", "umami": "umami"}.get(set_name)
+    system = {"boutique": "boutique", "miniflux": "miniflux", "healthchecks": "healthchecks", "umami": "umami",
+              "mealie": "mealie"}.get(set_name)
     if system is None:
         pytest.skip("the shop's system owns no files of its own")
     model = workspace.model
