@@ -9,9 +9,10 @@
 The sets are in ``bench/recall_sets.py``: ``shop`` (``bench/recall_data/``, 163 memories on
 ``examples/shop``), ``boutique`` (145 memories on a model of
 GoogleCloudPlatform/microservices-demo), ``miniflux`` (203, miniflux/v2) and
-``healthchecks`` (180, healthchecks/healthchecks), on which defaults are chosen, and
-``umami`` (194, umami-software/umami), the held-out set nobody tunes on. The last three
-were written blind to the recall code. Each has ``memories.jsonl`` (an ``archmem export``,
+``healthchecks`` (180, healthchecks/healthchecks) and ``umami`` (194,
+umami-software/umami), on which defaults are chosen, and ``mealie`` (187,
+mealie-recipes/mealie), the held-out set nobody tunes on. The last four were written
+blind to the recall code. Each has ``memories.jsonl`` (an ``archmem export``,
 superseded and archived memories included) and ``tasks.json`` (tasks with graded
 relevance: 2 must-see, 1 useful; ``must_not`` ids that must never come back;
 ``no_answer`` tasks whose right answer is nothing).
