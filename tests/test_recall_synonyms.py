@@ -123,6 +123,7 @@ def test_lexical_recall_finds_a_memory_through_a_synonym(tmp_path: Path) -> None
         assert found[0]["synonyms"] == ["purchase", "latency"]  # --explain says how it was found
         shown = CliRunner().invoke(cli, ["recall", "purchase latency", "--explain", "--repo", str(tmp_path / "repo")])
         assert "found through synonyms of: purchase, latency" in shown.output
+        assert "task words archmem knows: " in shown.output
     (tmp_path / "repo" / "archmem.toml").write_text("[recall]\nshipped_synonyms = false\n")
     with Workspace.open(tmp_path / "repo", clock=FrozenClock(), env={}) as ws:
         assert ws.recall("purchase latency").results == []
@@ -204,6 +205,18 @@ def test_persons_and_the_verbs_of_a_task_say_little_about_where() -> None:
     found = index().match("let shoppers keep a wishlist")
     assert found.get("shop.cart", 0) < 0.2  # 0.67 when "shoppers" and "keep" counted in full
     assert index().match("items in the basket")["shop.cart"] > 0.5
+
+
+def test_a_task_whose_telling_words_nothing_holds_gets_nothing(tmp_path: Path) -> None:
+    # "basket" finds the Cart Service and its memory, but "wishlist" and "sharing", the
+    # words that say what the task is about, are in no memory and no element
+    with workspace(tmp_path) as ws:
+        ws.remember("Cart lines are capped at 100 per basket.", kind="convention", elements=["shop.cart"])
+        assert ws.recall("cap the basket lines").results
+        unknown = ws.recall("basket wishlist sharing", explain=True)
+        assert unknown.results == [] and unknown.known_words < 0.5  # by relevance alone it was answered
+        # an element named outright says what the task is about, whatever its words
+        assert ws.recall("basket wishlist sharing", elements=["shop.cart"]).results
 
 
 def test_a_technology_word_counts_half() -> None:
