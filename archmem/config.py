@@ -226,15 +226,7 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
 def line_of_key(path: str | Path | None, key: str) -> int | None:
     """The line of ``path`` (a config file) where ``key`` is given in its ``[paths]``
     table, for messages that point at the line; None when it cannot be told."""
-    if path is None:
-        return None
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    quoted = r"[\"']" + re.escape(key) + r"[\"']"
-    pattern = re.compile(r"^\s*(?:" + re.escape(key) + "|" + quoted + r")\s*=")
-    return next((number for number, line in enumerate(lines, 1) if pattern.match(line)), None)
+    return _line_of_setting(str(path) if path is not None else None, ["paths"], key)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
