@@ -113,20 +113,8 @@ def recall(
     words = " ".join([query, *textrules.file_stems(changed_files)]).strip()
     found_words = _lexical(ctx.store, words, config.candidates, config, ctx.thesaurus)
     lexical = found_words.relevance
-    semantic: SemanticScores | None = None
-    mode = "lexical"
-    if ctx.semantic is not None and query.strip():
-        try:
-            semantic = ctx.semantic.scores(query)
-        except ArchmemError as exc:  # a provider failure never fails a recall
-            warnings.append(f"semantic search unavailable ({exc.message}); ranked by words only")
-        else:
-            if semantic.top(1):
-                mode = "hybrid"
-            else:
-                warnings.append(
-                    f"no memory has a vector of {ctx.semantic.identity} yet; ranked by words only (run: archmem embed)"
-                )
+    semantic = _meaning(ctx, query, warnings)
+    mode = "hybrid" if semantic is not None else "lexical"
 
     candidate_ids = set(lexical) | set(anchored)
     candidate_ids |= {memory_id for memory_id, _ in (semantic.top(config.candidates) if semantic else [])}
@@ -136,13 +124,7 @@ def recall(
             candidate_ids.update(ctx.store.element_memory_ids(element_id, limit=config.candidates))
     memories = ctx.store.get_memories(candidate_ids)
 
-    # a word of the task is known when a memory or an element of the model holds it; the
-    # broad words ("add", "fix", the product's name) say what kind of work, not what about
-    weights = {
-        form: value * (config.broad_word_weight if form in index.broad_terms else 1.0)
-        for form, value in found_words.idfs.items()
-    }
-    known = known_share(weights, found_words.held | index.vocabulary, found_words.held_as_synonym, config.synonym_weight)
+    known = _known_words(found_words, index, config)
     scored: list[tuple[Factors, Memory, str | None]] = []
     strengths: list[float] = []
     for memory in memories.values():
@@ -185,6 +167,36 @@ def recall(
         mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings,
         known_words=known,
     )
+
+
+def _meaning(ctx: RecallContext, query: str, warnings: list[str]) -> SemanticScores | None:
+    """The query's cosines with the memories' vectors, or None (words only) when there is
+    no provider, it fails (a provider failure never fails a recall) or no memory has a
+    vector of its model yet; the last two say so in ``warnings``."""
+    if ctx.semantic is None or not query.strip():
+        return None
+    try:
+        semantic = ctx.semantic.scores(query)
+    except ArchmemError as exc:
+        warnings.append(f"semantic search unavailable ({exc.message}); ranked by words only")
+        return None
+    if not semantic.top(1):
+        warnings.append(
+            f"no memory has a vector of {ctx.semantic.identity} yet; ranked by words only (run: archmem embed)"
+        )
+        return None
+    return semantic
+
+
+def _known_words(found: WordMatch, index: ElementIndex, config: RecallConfig) -> float:
+    """The share of the task's words archmem knows: a word is known when a memory or an
+    element of the model holds it; the broad words ("add", "fix", the product's name) say
+    what kind of work, not what about, and weigh ``broad_word_weight``."""
+    weights = {
+        form: value * (config.broad_word_weight if form in index.broad_terms else 1.0)
+        for form, value in found.idfs.items()
+    }
+    return known_share(weights, found.held | index.vocabulary, found.held_as_synonym, config.synonym_weight)
 
 
 @dataclass
