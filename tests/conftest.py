@@ -40,6 +40,11 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return result.stdout
 
 
+def ranked_ids(result) -> list[str]:
+    """The ids a recall ranked (its [[link]] neighbours left out)."""
+    return [r["id"] for r in result.results if r["via"] is None]
+
+
 def write(root: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         path = root / name

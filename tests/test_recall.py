@@ -13,7 +13,7 @@ from archmem.recall import score as S
 from archmem.recall.engine import RecallContext, recall
 from archmem.workspace import Workspace
 
-from .conftest import ADR, MODEL, FrozenClock, git, write
+from .conftest import ADR, MODEL, FrozenClock, git, write, ranked_ids as results
 
 
 @pytest.fixture
@@ -49,10 +49,6 @@ def seed(ws: Workspace) -> dict[str, str]:
                              kind="convention", elements=["orders"]).id
     ids["style"] = ws.remember("Commit messages say what and why in the imperative mood.", kind="convention").id
     return ids
-
-
-def results(result) -> list[str]:
-    return [r["id"] for r in result.results if r["via"] is None]
 
 
 def test_words_shared_with_a_memory_find_it(ws: Workspace):

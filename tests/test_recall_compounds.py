@@ -18,7 +18,7 @@ from archmem.store import open_store
 from archmem.store.migrations import MIGRATIONS, MIGRATIONS_TABLE
 from archmem.workspace import Workspace
 
-from .conftest import ADR, MODEL, FrozenClock, git, write
+from .conftest import ADR, MODEL, FrozenClock, git, write, ranked_ids as ids
 
 NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
 
@@ -70,10 +70,6 @@ def ws(tmp_path: Path):
     git(root, "commit", "-q", "-m", "initial")
     with Workspace.open(root, clock=FrozenClock(), env={}) as workspace:
         yield workspace
-
-
-def ids(result) -> list[str]:
-    return [r["id"] for r in result.results if r["via"] is None]
 
 
 def test_a_common_verb_inside_an_identifier_does_not_match_a_task(ws: Workspace) -> None:

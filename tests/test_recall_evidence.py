@@ -19,7 +19,7 @@ from archmem.recall.elements import ElementIndex, relevant_elements
 from archmem.store.words import IndexForms
 from archmem.workspace import Workspace
 
-from .conftest import FrozenClock, git, write
+from .conftest import FrozenClock, git, write, ranked_ids as ids
 
 # A shop like the boutique: the system owns the shared files (CI, docs: a third of the
 # repository), one container holds a component, another holds two.
@@ -214,10 +214,6 @@ def ws(tmp_path: Path):
     git(root, "commit", "-q", "-m", "initial")
     with Workspace.open(root, clock=FrozenClock(), env={}) as workspace:
         yield workspace
-
-
-def ids(result) -> list[str]:
-    return [r["id"] for r in result.results if r["via"] is None]
 
 
 def test_a_file_only_the_system_owns_brings_nothing(ws: Workspace) -> None:
