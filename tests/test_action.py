@@ -41,8 +41,8 @@ def test_every_workflow_passes_actionlint(workflow: Path):
 
 def test_action_declares_the_documented_inputs_and_outputs():
     action = yaml.safe_load(ACTION.read_text())
-    assert set(action["inputs"]) == {"model", "fail-on", "python-version", "working-directory", "archmem-version",
-                                     "archmem-spec"}
+    assert set(action["inputs"]) == {"model", "fail-on", "python-version", "working-directory", "sarif",
+                                     "archmem-version", "archmem-spec"}
     assert set(action["outputs"]) == {"drift-score", "total-elements", "drifted-elements", "missing-elements",
                                       "stale-memories", "documented-elements"}
     assert action["runs"]["using"] == "composite"
@@ -91,7 +91,7 @@ def run_action(action_file: Path, inputs: dict[str, str], workspace: Path, tmp: 
     (tmp / "runner").mkdir(exist_ok=True)
     stdout, steps = "", {}
     for number, step in enumerate(action["runs"]["steps"]):
-        if "run" not in step:
+        if "run" not in step or not condition(step.get("if"), values):
             continue
         output = tmp / f"output-{number}.txt"
         step_env = base_env | {"GITHUB_OUTPUT": str(output)}
@@ -109,6 +109,15 @@ def run_action(action_file: Path, inputs: dict[str, str], workspace: Path, tmp: 
                              summary.read_text() if summary.exists() else "", steps)
     outputs = {name: expand(spec["value"]) for name, spec in (action.get("outputs") or {}).items()}
     return ActionRun(0, outputs, stdout, summary.read_text() if summary.exists() else "", steps)
+
+
+def condition(text: str | None, inputs: dict[str, str]) -> bool:
+    """A step's ``if:`` of the one form the actions use, ``inputs.NAME == 'value'``."""
+    if text is None:
+        return True
+    match = re.fullmatch(r"inputs\.([\w-]+) == '([^']*)'", text.strip())
+    assert match, f"run_action cannot evaluate if: {text}"
+    return inputs[match[1]] == match[2]
 
 
 def run_steps(inputs: dict[str, str], workspace: Path, tmp: Path) -> tuple[int, dict[str, str], str, str]:
@@ -316,3 +325,35 @@ def test_a_fresh_clone_reports_what_the_working_clone_reports(repo: Path, tmp_pa
     assert working == cloned
     assert working[0]["stale-memories"] == "2" and working[0]["documented-elements"] == "3"
     assert [line.split("**")[1] for line in working[2]] == ["Prefix order", "Cents"]  # in the order written
+
+
+# ---- SARIF to code scanning --------------------------------------------------------------
+
+
+def test_with_sarif_the_actions_write_sarif_for_the_upload_step_and_without_write_none(repo: Path, change,
+                                                                                         tmp_path: Path):
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed (dev extra)")
+    schema = json.loads((REPO_ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    event = event_file(tmp_path, change["base"], change["head"])
+    for action_file, expected in ((ACTION, {"drift.sarif"}), (PR_ACTION, {"conformance.sarif", "drift.sarif",
+                                                                         "check.sarif"})):
+        run = run_action(action_file, {"sarif": "true", "comment": "false"} if action_file == PR_ACTION
+                         else {"sarif": "true"}, repo, tmp_path, pr_env(tmp_path, event))
+        assert run.code == 0, run.stdout
+        folder = Path(run.steps["sarif"]["folder"])
+        assert {p.name for p in folder.iterdir()} == expected
+        categories = set()
+        for path in folder.iterdir():
+            log = json.loads(path.read_text())
+            jsonschema.Draft4Validator(schema).validate(log)
+            categories.add(log["runs"][0]["automationDetails"]["id"])
+        assert categories == {f"archmem/{name.removesuffix('.sarif')}/" for name in expected}  # one category each
+        for path in folder.iterdir():
+            path.unlink()
+        for file in (ACTION, PR_ACTION):
+            [upload] = [s for s in yaml.safe_load(file.read_text())["runs"]["steps"]
+                        if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
+            assert upload["if"] == "inputs.sarif == 'true'"
+            assert upload["with"]["sarif_file"] == "${{ steps.sarif.outputs.folder }}"
+    quiet = run_action(ACTION, {}, repo, tmp_path, pr_env(tmp_path, event))
+    assert quiet.code == 0 and "sarif" not in quiet.steps and not any(folder.iterdir())
