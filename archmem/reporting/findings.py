@@ -18,8 +18,6 @@ from archmem.drift.report import DriftReport
 from archmem.memory.check import RULES as CHECK_RULES
 from archmem.memory.check import CheckReport
 
-LEVELS = ("error", "warning", "note")
-
 
 @dataclass(frozen=True)
 class Rule:
