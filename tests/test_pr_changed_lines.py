@@ -55,3 +55,16 @@ def test_the_element_annotation_marks_the_first_changed_lines_of_its_file(repo: 
     assert result.exit_code == 0, result.output
     [annotation] = [line for line in result.stdout.splitlines() if line.startswith(f"::warning file={ROUTER}")]
     assert annotation.startswith(f"::warning file={ROUTER},line=20,endLine=22,title=archmem%3A ApiGateway::")
+
+
+def test_many_paths_are_filtered_after_one_whole_diff(repo: Path, monkeypatch):
+    import archmem.git.revisions as revisions
+
+    base = git(repo, "rev-parse", "HEAD").strip()
+    edit(repo / ROUTER, {5: "five"})
+    edit(repo / "services/orders/app.py", {7: "seven"})
+    commit(repo, "two edits", "2026-01-02T00:00:00Z")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    asked = Revisions(repo).changed_lines(base, head, [ROUTER])
+    monkeypatch.setattr(revisions, "_MAX_PATHSPECS", 0)  # past the limit: no pathspecs on git's command line
+    assert Revisions(repo).changed_lines(base, head, [ROUTER]) == asked == {ROUTER: [(5, 5)]}

@@ -16,7 +16,7 @@ from archmem.cli import cli
 from .conformance_repos import UNDECLARED_MARK, shop
 from .conftest import DRIFT_MODEL, commit, git, write
 from .test_conformance import RULES, line_of
-from .test_pr import ROUTER, change, remember  # noqa: F401  (the pull request fixture)
+from .test_pr import ROUTER, change  # noqa: F401  (the pull request fixture)
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed (dev extra)")
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))

@@ -162,8 +162,9 @@ class Revisions:
         before the cut. Deleted files are left out: no line of them is left to point at."""
         if paths is not None and not paths:
             return {}
+        named = paths is not None and len(paths) <= _MAX_PATHSPECS  # else the whole diff, filtered (ARG_MAX)
         out = self._git("diff", "-U0", "--src-prefix=a/", "--dst-prefix=b/", *_DIFF, base, head, "--",
-                        *_literal(paths or [])).stdout
+                        *(_literal(paths or []) if named else [])).stdout
         found: dict[str, list[tuple[int, int]]] = {}
         ranges: list[tuple[int, int]] | None = None
         for raw in out.split(b"\n"):
@@ -175,6 +176,9 @@ class Revisions:
                 if hunk:
                     start, count = int(hunk[1]), int(hunk[2] if hunk[2] is not None else 1)
                     ranges.append((max(start, 1), max(start, 1)) if count == 0 else (start, start + count - 1))
+        if paths is not None and not named:
+            wanted = set(paths)
+            found = {path: ranges for path, ranges in found.items() if path in wanted}
         return found
 
     def last_commits(self, folder: str) -> dict[str, str]:
@@ -223,6 +227,7 @@ class Revisions:
         return Bounded(lines[:max_lines], len(lines) - max_lines)
 
 
+_MAX_PATHSPECS = 1000
 _HUNK = re.compile(rb"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
 

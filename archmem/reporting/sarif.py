@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from archmem.reporting.findings import Finding, Findings, Location
+from archmem.reporting.findings import Finding, Findings, Location, Rule
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT = "archmemFinding/v1"
@@ -42,7 +42,7 @@ def sarif_log(findings: Findings, *, version: str) -> dict[str, Any]:
     }
 
 
-def _rule(rule: Any) -> dict[str, Any]:
+def _rule(rule: Rule) -> dict[str, Any]:
     return {
         "id": rule.id,
         "name": rule.name,
