@@ -147,3 +147,25 @@ def test_code_quality_has_gitlabs_fields(git_repo, command: str):
         assert isinstance(issue["location"]["path"], str) and issue["location"]["lines"]["begin"] >= 1
         assert issue["check_name"].startswith(f"archmem/{command}/")
     assert len({i["fingerprint"] for i in issues}) == len(issues)
+
+
+def test_a_small_repository_with_one_undeclared_import(git_repo):
+    """The issue's check: one undeclared import is one SARIF result at its file and line;
+    drift and check of the same repository are valid SARIF too."""
+    model = ("name: Shop\nelements:\n  - id: shop\n    kind: softwareSystem\n    name: Shop\n    elements:\n"
+             "      - id: api\n        kind: container\n        name: Api\n        paths: [src/shop/api/**]\n"
+             "      - id: db\n        kind: container\n        name: Db\n        paths: [src/shop/db/**]\n")
+    root = git_repo({
+        "archmem.yaml": model, "src/shop/__init__.py": "", "src/shop/api/__init__.py": "",
+        "src/shop/db/__init__.py": "", "src/shop/db/tables.py": "ORDERS = 'orders'\n",
+        "src/shop/api/api.py": '"""The API."""\nimport json\n\nfrom shop.db.tables import ORDERS\n',
+    })
+    [finding] = results(sarif(root, "conformance"))
+    assert finding["ruleId"] == "archmem/conformance/undeclared-dependency"
+    assert where(finding) == ("src/shop/api/api.py", 4)
+    assert "Api → Db is not in the model" in finding["message"]["text"]
+    assert results(sarif(root, "drift")) == [] and results(sarif(root, "check")) == []
+    code, out = run(root, "conformance", "--format", "codequality")
+    [issue] = json.loads(out)
+    assert issue["location"] == {"path": "src/shop/api/api.py", "lines": {"begin": 4}}
+    assert issue["fingerprint"] == finding["partialFingerprints"]["archmemFinding/v1"]
