@@ -63,8 +63,8 @@ RULES: dict[str, tuple[str, str]] = {
     "dangling-link": ("warning", "A [[link]] that names no active memory, element or decision."),
     "ambiguous-link": ("warning", "A [[title]] link that two active memories hold."),
 }
-"""Every rule above: its usual severity (``schema`` is a warning once) and what it means for
-whoever fixes it (CI reports name them)."""
+"""Every rule above: its usual severity (a finding carries its own: ``schema`` is a warning
+for a derived status) and what it means for whoever fixes it (CI reports name them)."""
 
 
 @dataclass(frozen=True)
