@@ -18,6 +18,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/cli/**, archmem/__main__.py"
                     }
                 }
+                reports = component "CI reports" "SARIF 2.1.0 for code scanning and GitLab Code Quality from conformance, drift and check: their findings as one list with stable fingerprints, one module per format." "JSON" {
+                    properties {
+                        "archmem.paths" "archmem/reporting/**"
+                    }
+                }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
                     properties {
                         "archmem.paths" "archmem/mcp/**"
@@ -258,6 +263,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.cli -> archmem.drift.driftindex "Writes drift as GitHub output with"
         archmem.interfaces.cli -> archmem.conformance.checker "Writes conformance as GitHub output with"
         archmem.interfaces.mcp -> archmem.adapters.store "Reports store failures with"
+        archmem.interfaces.cli -> archmem.interfaces.reports "Prints SARIF and Code Quality reports (--format sarif, codequality) with"
+        archmem.interfaces.reports -> archmem.drift.driftindex "Reads the drift report of"
+        archmem.interfaces.reports -> archmem.memory.teamfiles "Reads archmem check's findings and rules of"
         archmem.interfaces.cli -> archmem.memory.teamfiles "Merges memory files (archmem merge-file) with"
         archmem.interfaces.cli -> archmem.adapters.gittools "Runs git merge-file through"
         archmem.adapters.install -> archmem.adapters.gittools "Sets the merge driver in git config through"

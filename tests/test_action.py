@@ -15,7 +15,6 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from archmem import __version__
 from archmem.cli import cli
 
 from .conftest import REPO_ROOT, commit, git, lines
@@ -26,25 +25,35 @@ ACTION = REPO_ROOT / "actions" / "drift" / "action.yml"
 PR_ACTION = REPO_ROOT / "actions" / "pr-review" / "action.yml"
 WORKFLOW = REPO_ROOT / "examples" / "github" / "archmem-drift.yml"
 PR_WORKFLOW = REPO_ROOT / "examples" / "github" / "archmem-pr.yml"
+README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 needs_actionlint = pytest.mark.skipif(shutil.which("actionlint") is None, reason="actionlint is not installed (dev extra)")
 
 
+WORKFLOWS = sorted([*(REPO_ROOT / "examples" / "github").glob("*.yml"), *(REPO_ROOT / ".github" / "workflows").glob("*.yml")])
+
+
 @needs_actionlint
-@pytest.mark.parametrize("workflow", [WORKFLOW, PR_WORKFLOW], ids=["drift", "pr"])
-def test_example_workflow_passes_actionlint(workflow: Path):
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=[w.name for w in WORKFLOWS])
+def test_every_workflow_passes_actionlint(workflow: Path):
     result = subprocess.run(["actionlint", str(workflow)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_action_declares_the_documented_inputs_and_outputs():
     action = yaml.safe_load(ACTION.read_text())
-    assert set(action["inputs"]) == {"model", "fail-on", "python-version", "working-directory", "archmem-spec"}
+    assert set(action["inputs"]) == {"model", "fail-on", "python-version", "working-directory", "sarif",
+                                     "archmem-version", "archmem-spec"}
     assert set(action["outputs"]) == {"drift-score", "total-elements", "drifted-elements", "missing-elements",
                                       "stale-memories", "documented-elements"}
     assert action["runs"]["using"] == "composite"
     # inputs reach scripts only through env, never pasted into the script (no injection)
     for step in action["runs"]["steps"]:
         assert "${{" not in step.get("run", "")
+
+
+PREINSTALLED = {"archmem-spec": "archmem"}
+"""The archmem these tests run is installed already (the dev install): the install step
+leaves it. tests/test_release.py runs the default, an install from the action's checkout."""
 
 
 @dataclass
@@ -64,7 +73,7 @@ def run_action(action_file: Path, inputs: dict[str, str], workspace: Path, tmp: 
     whose values become `steps.<id>.outputs.*`, one GITHUB_STEP_SUMMARY. `uses:` steps
     (setup-python, cache, upload-artifact) are the runner's business and are skipped."""
     action = yaml.safe_load(action_file.read_text())
-    values = {name: spec.get("default", "") for name, spec in action["inputs"].items()} | inputs
+    values = {name: spec.get("default", "") for name, spec in action["inputs"].items()} | PREINSTALLED | inputs
     summary = tmp / "summary.md"
     context = {"github.action_path": str(action_file.parent), "github.token": "", "github.job": "test",
                "runner.os": "Linux"} | {f"inputs.{k}": v for k, v in values.items()}
@@ -82,7 +91,7 @@ def run_action(action_file: Path, inputs: dict[str, str], workspace: Path, tmp: 
     (tmp / "runner").mkdir(exist_ok=True)
     stdout, steps = "", {}
     for number, step in enumerate(action["runs"]["steps"]):
-        if "run" not in step:
+        if "run" not in step or not condition(step.get("if"), values):
             continue
         output = tmp / f"output-{number}.txt"
         step_env = base_env | {"GITHUB_OUTPUT": str(output)}
@@ -100,6 +109,15 @@ def run_action(action_file: Path, inputs: dict[str, str], workspace: Path, tmp: 
                              summary.read_text() if summary.exists() else "", steps)
     outputs = {name: expand(spec["value"]) for name, spec in (action.get("outputs") or {}).items()}
     return ActionRun(0, outputs, stdout, summary.read_text() if summary.exists() else "", steps)
+
+
+def condition(text: str | None, inputs: dict[str, str]) -> bool:
+    """A step's ``if:`` of the one form the actions use, ``inputs.NAME == 'value'``."""
+    if text is None:
+        return True
+    match = re.fullmatch(r"inputs\.([\w-]+) == '([^']*)'", text.strip())
+    assert match, f"run_action cannot evaluate if: {text}"
+    return inputs[match[1]] == match[2]
 
 
 def run_steps(inputs: dict[str, str], workspace: Path, tmp: Path) -> tuple[int, dict[str, str], str, str]:
@@ -144,6 +162,8 @@ def test_action_fails_on_threshold_and_takes_model_and_working_directory(drifted
 # ---- the pull request review action ------------------------------------------------------
 
 PINNED = re.compile(r"uses: ([\w.-]+/[\w./-]+)@([0-9a-f]{40}) # v\d+\.\d+\.\d+$")
+PLACEHOLDER = re.compile(r'uses: your-org/archmem/actions/(drift|pr-review)@([0-9a-f]{40}) # your-org and this SHA: '
+                         r'see "Adopting the Action" in archmem\'s README')
 
 
 def test_pr_review_action_pins_its_actions_and_keeps_inputs_out_of_scripts():
@@ -151,7 +171,7 @@ def test_pr_review_action_pins_its_actions_and_keeps_inputs_out_of_scripts():
     action = yaml.safe_load(text)
     assert set(action["inputs"]) >= {"comment", "fail-on", "fail-on-stale", "model", "working-directory",
                                      "archmem-version"}
-    assert action["inputs"]["archmem-version"]["default"] == __version__  # a release installs its own version
+    assert action["inputs"]["archmem-version"]["default"] == ""  # its own checkout, whatever a package index has
     uses = [line.strip().removeprefix("- ") for line in text.splitlines() if line.strip().startswith(("uses:", "- uses:"))]
     assert uses and all(PINNED.fullmatch(line) for line in uses), uses
     for step in action["runs"]["steps"]:
@@ -160,6 +180,14 @@ def test_pr_review_action_pins_its_actions_and_keeps_inputs_out_of_scripts():
         lines_ = [line.strip().removeprefix("- ") for line in workflow.read_text().splitlines()]
         third_party = [line for line in lines_ if line.startswith("uses: actions/")]
         assert third_party and all(PINNED.fullmatch(line) for line in third_party), third_party
+        ours = [line for line in lines_ if line.startswith("uses: ") and not line.startswith("uses: actions/")]
+        assert ours and all(PLACEHOLDER.fullmatch(line) for line in ours), ours  # the README explains the two
+    for action_file in (ACTION, PR_ACTION):  # one install step, in one script
+        [install] = [step for step in yaml.safe_load(action_file.read_text())["runs"]["steps"]
+                     if step.get("name") == "Install archmem"]
+        assert install["run"] == 'bash "$ACTION_PATH/../install-archmem.sh"'
+        assert install["env"]["ACTION_PATH"] == "${{ github.action_path }}"
+    assert "#### Adopting the Action" in README
     example = yaml.safe_load(PR_WORKFLOW.read_text())
     assert example[True] == {"push": {"branches": ["main"]}, "pull_request": None}  # yaml reads `on` as True
     assert example["permissions"] == {"contents": "read"} and "concurrency" in example
@@ -168,14 +196,17 @@ def test_pr_review_action_pins_its_actions_and_keeps_inputs_out_of_scripts():
 
 
 @needs_actionlint
-def test_a_workflow_using_the_action_locally_passes_actionlint(tmp_path: Path):
+def test_workflows_using_the_actions_locally_pass_actionlint(tmp_path: Path):
     shutil.copytree(REPO_ROOT / "actions", tmp_path / "actions")
     workflows = tmp_path / ".github" / "workflows"
     workflows.mkdir(parents=True)
     git(tmp_path, "init", "-q")
-    local = PR_WORKFLOW.read_text().replace("archmem/archmem/actions/pr-review@main", "./actions/pr-review")
+    local = re.sub(r"your-org/archmem/actions/pr-review@[0-9a-f]{40}", "./actions/pr-review", PR_WORKFLOW.read_text())
     assert "uses: ./actions/pr-review" in local
     (workflows / "archmem.yml").write_text(local)
+    drift = re.sub(r"your-org/archmem/actions/drift@[0-9a-f]{40}", "./actions/drift", WORKFLOW.read_text())
+    assert "uses: ./actions/drift" in drift
+    (workflows / "archmem-drift.yml").write_text(drift)
     result = subprocess.run(["actionlint"], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     (workflows / "archmem.yml").write_text(local.replace("fail-on-stale:", "fail-on-stael:"))
@@ -294,3 +325,35 @@ def test_a_fresh_clone_reports_what_the_working_clone_reports(repo: Path, tmp_pa
     assert working == cloned
     assert working[0]["stale-memories"] == "2" and working[0]["documented-elements"] == "3"
     assert [line.split("**")[1] for line in working[2]] == ["Prefix order", "Cents"]  # in the order written
+
+
+# ---- SARIF to code scanning --------------------------------------------------------------
+
+
+def test_with_sarif_the_actions_write_sarif_for_the_upload_step_and_without_write_none(repo: Path, change,
+                                                                                         tmp_path: Path):
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed (dev extra)")
+    schema = json.loads((REPO_ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    event = event_file(tmp_path, change["base"], change["head"])
+    for action_file, expected in ((ACTION, {"drift.sarif"}), (PR_ACTION, {"conformance.sarif", "drift.sarif",
+                                                                         "check.sarif"})):
+        run = run_action(action_file, {"sarif": "true", "comment": "false"} if action_file == PR_ACTION
+                         else {"sarif": "true"}, repo, tmp_path, pr_env(tmp_path, event))
+        assert run.code == 0, run.stdout
+        folder = Path(run.steps["sarif"]["folder"])
+        assert {p.name for p in folder.iterdir()} == expected
+        categories = set()
+        for path in folder.iterdir():
+            log = json.loads(path.read_text())
+            jsonschema.Draft4Validator(schema).validate(log)
+            categories.add(log["runs"][0]["automationDetails"]["id"])
+        assert categories == {f"archmem/{name.removesuffix('.sarif')}/" for name in expected}  # one category each
+        for path in folder.iterdir():
+            path.unlink()
+        for file in (ACTION, PR_ACTION):
+            [upload] = [s for s in yaml.safe_load(file.read_text())["runs"]["steps"]
+                        if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
+            assert upload["if"] == "inputs.sarif == 'true'"
+            assert upload["with"]["sarif_file"] == "${{ steps.sarif.outputs.folder }}"
+    quiet = run_action(ACTION, {}, repo, tmp_path, pr_env(tmp_path, event))
+    assert quiet.code == 0 and "sarif" not in quiet.steps and not any(folder.iterdir())

@@ -106,7 +106,7 @@ def test_github_format_annotates_memory_files_and_code_and_links_files_at_head(r
     warnings = [line for line in result.stdout.splitlines() if line.startswith("::warning")]
     assert warnings[0].startswith("::warning file=.archmem/memories/prefix-order.")
     assert "title=archmem%3A verify Prefix order::Prefix order [pitfall], this change makes it VERIFY" in warnings[0]
-    assert warnings[1] == (f"::warning file={ROUTER},line=1,title=archmem%3A ApiGateway::ApiGateway: 1 pitfall, "
+    assert warnings[1] == (f"::warning file={ROUTER},line=1,endLine=100,title=archmem%3A ApiGateway::ApiGateway: 1 pitfall, "
                            "1 memory to verify (Prefix order); see the archmem comment or the job summary")
     outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
     assert outputs | {"comment": "", "comment-url": ""} == {

@@ -154,5 +154,8 @@ def test_a_stream_set_to_ascii_gets_utf8_bytes_and_no_traceback():
     stream.write("a · b\x1b[2J\n")
     stream.flush()
     assert raw.getvalue() == "a · b\\u001b[2J\n".encode()
+    stream.write(b"bytes \xc2\xb7\x1b[2J\n")  # click echoes a completion script as bytes: escaped as text
+    stream.flush()
+    assert raw.getvalue().endswith("bytes ·\\u001b[2J\n".encode())
     with pytest.raises(TypeError):
-        stream.write(b"bytes")  # type: ignore[arg-type]
+        stream.write(7)  # type: ignore[arg-type]

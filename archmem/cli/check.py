@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from archmem.cli import cli, emit_json, json_option, workspace_options
+from archmem.cli.reports import REPORT_FORMATS, REPORT_HELP, emit_report
 
 if TYPE_CHECKING:
     from archmem.memory.check import CheckReport
@@ -14,8 +15,8 @@ if TYPE_CHECKING:
 
 
 @cli.command("check")
-@click.option("--format", "output_format", type=click.Choice(["text", "github"]), default="text",
-              show_default=True, help="github: ::error / ::warning annotations on the memory files.")
+@click.option("--format", "output_format", type=click.Choice(["text", "github", *REPORT_FORMATS]), default="text",
+              show_default=True, help=f"github: ::error / ::warning annotations on the memory files; {REPORT_HELP}.")
 @workspace_options
 @json_option
 @click.pass_context
@@ -36,6 +37,10 @@ def check(ctx: click.Context, workspace: Workspace, output_format: str, as_json:
     report = workspace.check()
     if as_json:
         emit_json(report.to_dict())
+    elif output_format in REPORT_FORMATS:
+        from archmem.reporting.findings import check_findings
+
+        emit_report(check_findings(report), output_format)
     elif output_format == "github":
         from archmem.memory.check import annotations
 

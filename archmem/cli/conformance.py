@@ -1,5 +1,5 @@
-"""``archmem conformance``: the code's imports against the model, as text, JSON or
-GitHub Actions output."""
+"""``archmem conformance``: the code's imports against the model, as text, JSON, GitHub
+Actions output, SARIF or GitLab Code Quality."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from archmem.cli import cli, emit_json, json_option, workspace_options
+from archmem.cli.reports import REPORT_FORMATS, REPORT_HELP, emit_report
 
 if TYPE_CHECKING:
     from archmem.conformance.types import ConformanceReport, Dependency
@@ -18,8 +19,9 @@ FAIL_ON = ("undeclared", "rules", "cycles", "any")
 
 
 @cli.command("conformance")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
-              show_default=True, help="github: annotations on the import lines, step outputs, job summary.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "github", *REPORT_FORMATS]),
+              default="text", show_default=True,
+              help=f"github: annotations on the import lines, step outputs, job summary; {REPORT_HELP}.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), multiple=True,
               help="Exit 1 when there is any of these (repeatable): undeclared, rules, cycles, any.")
 @click.option("--all-sites", is_flag=True, help="List every import site in text output, not a few per dependency.")
@@ -33,6 +35,10 @@ def conformance(
     report = workspace.conformance()
     if as_json or output_format == "json":
         emit_json(report.to_dict())
+    elif output_format in REPORT_FORMATS:
+        from archmem.reporting.findings import conformance_findings
+
+        emit_report(conformance_findings(report), output_format)
     elif output_format == "github":
         from archmem.conformance.github import write_github
 

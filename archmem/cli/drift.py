@@ -9,6 +9,7 @@ import click
 
 from archmem.cli import cli, emit_json, json_option, read_only, workspace_options
 from archmem.cli.output import terminal
+from archmem.cli.reports import REPORT_FORMATS, REPORT_HELP, emit_report
 
 if TYPE_CHECKING:
     from archmem.workspace import Workspace
@@ -18,8 +19,9 @@ if TYPE_CHECKING:
 @click.option("--since", "since_ref", default=None,
               help="Count drift from this commit, tag, branch or date (2025-01-01) instead.")
 @click.option("--fail-on", type=click.IntRange(1), default=None, help="Exit 1 when this many elements drifted or more.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "github"]), default="text",
-              show_default=True, help="github: job summary, step outputs and annotations.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json", "github", *REPORT_FORMATS]),
+              default="text", show_default=True,
+              help=f"github: job summary, step outputs and annotations; {REPORT_HELP}.")
 @click.option("--deepen", is_flag=True, help="Fetch the full history first when this is a shallow clone.")
 @workspace_options
 @read_only
@@ -40,6 +42,12 @@ def drift(
         report = workspace.drift_report(since_ref=since_ref, deepen=deepen)
     if as_json or output_format == "json":
         emit_json(report.to_dict())
+    elif output_format in REPORT_FORMATS:
+        from archmem.reporting.findings import drift_findings
+
+        findings = drift_findings(report, workspace.root, memory_path=workspace.store.path_of,
+                                  changed=workspace.drift_changed_files(report))
+        emit_report(findings, output_format)
     elif output_format == "github":
         from archmem.drift.github import write_github
 

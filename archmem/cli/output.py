@@ -37,9 +37,11 @@ class SafeStream:
     def errors(self) -> str:
         return getattr(self.inner, "errors", None) or "strict"
 
-    def write(self, text: str) -> int:
+    def write(self, text: str | bytes) -> int:
+        if isinstance(text, (bytes, bytearray)):  # click echoes bytes (a completion script) to a stream without a buffer
+            return self.write(bytes(text).decode("utf-8", "replace")) and len(text)
         if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+            raise TypeError(f"write() argument must be str or bytes, not {type(text).__name__}")
         out = terminal_output(text, styled=self._styled)
         try:
             self.inner.write(out)

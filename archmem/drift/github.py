@@ -47,13 +47,8 @@ def annotations(report: DriftReport, root: Path) -> list[str]:
                     f"update the model or run archmem drift accept {element.id}")
         else:
             text = f"{element.name}'s code is gone: its last file was removed in {stamp.commit[:7]}"
-        where = ""
-        if element.file:
-            try:
-                file = Path(element.file).resolve().relative_to(root.resolve()).as_posix()
-            except ValueError:
-                file = element.file
-            where = f" file={_escape(file, property=True)},line={element.line or 1}"
+        file = element.model_file(root)
+        where = f" file={_escape(file, property=True)},line={element.line or 1}" if file else ""
         lines.append(f"::warning{where},title={_escape('archmem drift', property=True)}::{_escape(text)}")
     if not report.no_commits:  # accept files that did not count, or counted from their time
         lines += [f"::warning title={_escape('archmem drift', property=True)}::{_escape(text)}"

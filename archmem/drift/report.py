@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from archmem.clock import format_time
@@ -47,6 +48,16 @@ class ElementDrift:
     def not_measured(self) -> bool:
         """It should own code, but no paths say which, so its drift is unknown."""
         return self.status == "no_paths" and self.external is None
+
+    def model_file(self, root: Path) -> str | None:
+        """The model file that describes it, relative to ``root`` (as it is when the
+        model lies outside the repository); None when not known."""
+        if not self.file:
+            return None
+        try:
+            return Path(self.file).resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            return self.file
 
     def to_dict(self) -> dict[str, Any]:
         return {

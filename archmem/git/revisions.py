@@ -10,6 +10,7 @@ change (colours, external diff, textconv, path quoting, rename detection) are pi
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -153,6 +154,33 @@ class Revisions:
         self._changed[(base, head)] = found
         return found
 
+    def changed_lines(
+        self, base: str, head: str, paths: list[str] | None = None
+    ) -> dict[str, list[tuple[int, int]]]:
+        """File at head (of ``paths``, default all) → the line ranges (first, last; 1-based)
+        its hunks of ``git diff base head`` cover; a hunk that only deletes marks the line
+        before the cut. Deleted files are left out: no line of them is left to point at."""
+        if paths is not None and not paths:
+            return {}
+        named = paths is not None and len(paths) <= _MAX_PATHSPECS  # else the whole diff, filtered (ARG_MAX)
+        out = self._git("diff", "-U0", "--src-prefix=a/", "--dst-prefix=b/", *_DIFF, base, head, "--",
+                        *(_literal(paths or []) if named else [])).stdout
+        found: dict[str, list[tuple[int, int]]] = {}
+        ranges: list[tuple[int, int]] | None = None
+        for raw in out.split(b"\n"):
+            if raw.startswith(b"+++ "):
+                name = _diff_path(raw[4:])
+                ranges = found.setdefault(name[2:], []) if name is not None and name.startswith("b/") else None
+            elif raw.startswith(b"@@ ") and ranges is not None:
+                hunk = _HUNK.match(raw)
+                if hunk:
+                    start, count = int(hunk[1]), int(hunk[2] if hunk[2] is not None else 1)
+                    ranges.append((max(start, 1), max(start, 1)) if count == 0 else (start, start + count - 1))
+        if paths is not None and not named:
+            wanted = set(paths)
+            found = {path: ranges for path, ranges in found.items() if path in wanted}
+        return found
+
     def last_commits(self, folder: str) -> dict[str, str]:
         """File below ``folder`` → the newest first-parent commit of HEAD that changed it
         (one ``git log`` for the whole folder)."""
@@ -197,6 +225,35 @@ class Revisions:
         if len(lines) <= max_lines:
             return Bounded(lines)
         return Bounded(lines[:max_lines], len(lines) - max_lines)
+
+
+_MAX_PATHSPECS = 1000
+_HUNK = re.compile(rb"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
+
+
+def _diff_path(raw: bytes) -> str | None:
+    """The path of a ``+++`` line: verbatim, or C-quoted (``"b/tab\\there"``, octal bytes)
+    when it holds a quote, a backslash or a control character; None for /dev/null."""
+    raw = raw.rstrip(b"\r").removesuffix(b"\t")  # git ends a name holding a space with a tab
+    if raw == b"/dev/null":
+        return None
+    if not raw.startswith(b'"'):
+        return raw.decode("utf-8", errors="surrogateescape")
+    body, out, i = raw[1:-1], bytearray(), 0
+    while i < len(body):
+        if body[i:i + 1] == b"\\" and i + 1 < len(body):
+            octal = body[i + 1:i + 4]
+            if len(octal) == 3 and all(48 <= c <= 55 for c in octal):
+                out.append(int(octal, 8))
+                i += 4
+                continue
+            out.append(_ESCAPES.get(body[i + 1:i + 2], body[i + 1]))
+            i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return out.decode("utf-8", errors="surrogateescape")
 
 
 def _literal(paths: list[str]) -> list[str]:

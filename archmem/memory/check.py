@@ -45,6 +45,27 @@ from archmem.model.types import ArchitectureModel
 
 EXIT_CLEAN, EXIT_WARNINGS, EXIT_ERRORS = 0, 1, 2
 
+RULES: dict[str, tuple[str, str]] = {
+    "unreadable": ("error", "A memory or accept file that cannot be read: not UTF-8, too large, or unreadable."),
+    "conflict-markers": ("error",
+        "Conflict markers a merge left in the file; resolve the merge (archmem's merge driver helps)."),
+    "secret": ("error", "A credential in the file; remove it, and rotate it if it was ever pushed."),
+    "schema": ("error",
+        "Front matter that is not a memory (YAML, a field, a value), or a derived status written in a file."),
+    "unknown-key": ("warning",
+        "A front-matter key archmem does not know; it is dropped when archmem rewrites the file."),
+    "duplicate-id": ("error", "Two files hold one memory id; keep one."),
+    "fork": ("error", "Two live memories supersede one memory; supersede one by the other."),
+    "supersede-cycle": ("error", "A chain of supersedes that comes back to itself."),
+    "missing-supersedes": ("warning", "supersedes names a memory no file holds."),
+    "title-clash": ("error", "Two active memories with one title; supersede one or retitle it."),
+    "unknown-element": ("error", "An element the model does not have (the message names the closest)."),
+    "dangling-link": ("warning", "A [[link]] that names no active memory, element or decision."),
+    "ambiguous-link": ("warning", "A [[title]] link that two active memories hold."),
+}
+"""Every rule above: its usual severity (a finding carries its own: ``schema`` is a warning
+for a derived status) and what it means for whoever fixes it (CI reports name them)."""
+
 
 @dataclass(frozen=True)
 class MemoryFileText:

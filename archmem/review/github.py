@@ -73,16 +73,19 @@ def link_base(env: Mapping[str, str], head: str) -> str | None:
 
 @dataclass(frozen=True)
 class Annotation:
-    """A ``::warning`` (or a ``::notice``) at a line of a file."""
+    """A ``::warning`` (or a ``::notice``) at a line of a file, or at lines ``line`` to
+    ``end_line``."""
 
     file: str
     title: str
     text: str
     level: str = "warning"
     line: int = 1
+    end_line: int | None = None
 
     def command(self) -> str:
-        return (f"::{self.level} file={_escape(self.file, property=True)},line={self.line},"
+        end = f",endLine={self.end_line}" if self.end_line is not None and self.end_line > self.line else ""
+        return (f"::{self.level} file={_escape(self.file, property=True)},line={self.line}{end},"
                 f"title={_escape(self.title[:120], property=True)}::{_escape(self.text)}")
 
 
@@ -142,10 +145,11 @@ def annotations(review: PullRequestReview) -> list[Annotation]:
         if element.verify:
             counts.append(plural(element.verify, "memory", "memories") + " to verify")
         titles = "; ".join(label(m["title"], m["content"], 60) for m in pitfalls[:3])
+        first, last = (review.changed_lines.get(files[0]) or [(1, 1)])[0]  # the change's first hunk in the file
         elements.append(Annotation(
             files[0], f"archmem: {element.name}",
             f"{element.name}: {', '.join(counts)}" + (f" ({titles})" if titles else "")
-            + "; see the archmem comment or the job summary",
+            + "; see the archmem comment or the job summary", line=first, end_line=last,
         ))
     broken, accepts = accept_annotations(review)
     return new + broken + elements + old + accepts

@@ -124,6 +124,8 @@ class PullRequestReview:
     warnings: list[str] = field(default_factory=list)
     link_base: str | None = None
     """``{server}/{owner}/{repo}/blob/{head}/`` when the repository is on GitHub."""
+    changed_lines: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    """Code file → the line ranges at head its hunks cover (where annotations point)."""
 
     @property
     def touched(self) -> list[TouchedElement]:
@@ -230,12 +232,14 @@ def review_pull_request(
     accept_changes: Sequence[AcceptChange] = (),
     changes_for: Callable[[Memory], ChangesSince | None] | None = None,
     link_base: str | None = None,
+    changed_lines: Mapping[str, list[tuple[int, int]]] | None = None,
 ) -> PullRequestReview:
     """The review of one change; see the module doc. ``code`` are the changed code files,
     ``memories`` the active memories at head, ``new_commits`` the commits of
     ``merge_base..head`` (a VERIFY stamped by one of them is new)."""
     review = PullRequestReview(ref=ref, merge_base=merge_base, files=list(code), link_base=link_base,
-                               memory_changes=list(memory_changes), accept_changes=list(accept_changes))
+                               memory_changes=list(memory_changes), accept_changes=list(accept_changes),
+                               changed_lines=dict(changed_lines or {}))
     touched: dict[str, TouchedElement] = {}
     for change in code:
         owners = list(dict.fromkeys(o for path in change.paths for o in owners_of(model, ownership, path)))

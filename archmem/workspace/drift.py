@@ -132,6 +132,23 @@ class DriftOps:
         self.__dict__["drift"] = view
         return view.report(since=since)
 
+    def drift_changed_files(self, report: DriftReport) -> dict[str, list[str]]:
+        """Element id (drifted or missing) or memory id (VERIFY) → the files whose change
+        since the model described it (or it was confirmed) counts: where a CI report
+        points besides the model and the memory file."""
+        if report.no_commits:
+            return {}
+        view = self.__dict__.get("drift") or self.drift_view()
+        found: dict[str, list[str]] = {}
+        for element in report.elements:
+            if element.status in ("drifted", "missing"):
+                changes = view.element_changes(element.id, max_stat=0, max_diff=0)
+                found[element.id] = changes.files if changes is not None else []
+        for memory, _ in report.stale:
+            changes = view.memory_changes(memory, max_stat=0, max_diff=0)
+            found[memory.id] = changes.files if changes is not None else []
+        return found
+
     def element_changes(self, element: str) -> tuple[str, ChangesSince | None]:
         """An element's id, and what changed in its code since the model described it
         (``drift accept`` shows it before resetting that baseline)."""

@@ -75,6 +75,7 @@ class ReviewOps:
                 changes_for=lambda accept: view.accept_changes(accept.path or "", without=brought, max_diff=0)),
             changes_for=lambda memory: view.memory_changes(memory, max_diff=0),
             link_base=link_base(self.env, ref.head),
+            changed_lines=revisions.changed_lines(merge_base, ref.head, [f.path for f in code if f.status != "D"]),
         )
 
     def review_markdown(self, review: PullRequestReview) -> str:
