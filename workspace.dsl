@@ -143,9 +143,14 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/recall/score.py"
                     }
                 }
-                elementmatch = component "Element relevance" "Hints, changed files and task words matched to elements." {
+                elementmatch = component "Element relevance" "Hints, changed files, named elements and task words matched to elements; evidence spread along the model." {
                     properties {
-                        "archmem.paths" "archmem/recall/elements.py"
+                        "archmem.paths" "archmem/recall/elements.py, archmem/recall/named.py, archmem/recall/graph.py"
+                    }
+                }
+                decision = component "Answer decision" "Whether recall stands behind an answer, offers it as weak, or says nothing: a fitted model over the evidence." {
+                    properties {
+                        "archmem.paths" "archmem/recall/decision.py"
                     }
                 }
                 engine = component "Recall engine" "Candidates from BM25, elements and vectors; link neighbours; explanations." {
@@ -323,6 +328,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.recall -> archmem.foundation "Reads settings and values of"
         archmem.recall.engine -> archmem.recall.scoring "Scores with"
         archmem.recall.engine -> archmem.recall.elementmatch "Finds relevant elements with"
+        archmem.recall.engine -> archmem.recall.decision "Decides whether to answer with"
         archmem.recall.engine -> archmem.memory.textrules "Tokenizes queries with"
         archmem.recall.engine -> archmem.domain.codepaths "Maps changed files to elements with"
         archmem.recall.engine -> archmem.adapters.store "Searches"

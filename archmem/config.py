@@ -75,6 +75,12 @@ class DriftConfig(_Section):
     )
 
 
+ANSWER_MODEL: dict[str, float] = {
+    "bias": -2.4901, "strength": 1.8608, "relevance": 2.7254, "lexical": 1.5107, "pointed": -0.188, "named": -0.6119, "known": 3.3365, "gap": 0.7359,
+}
+"""The decision's coefficients (fitted on the labelled sets by bench/recall_quality.py --fit)."""
+
+
 class RecallConfig(_Section):
     """The ranking numbers (DESIGN.md "Recall"); archmem/recall/score.py applies them.
 
@@ -115,16 +121,35 @@ class RecallConfig(_Section):
     element_weight: float = Field(default=0.8, ge=0, le=1)
     related_element_score: float = Field(default=0.7, ge=0, le=1)
     """What a child inherits of a relevant parent, times its share of the parent's code."""
-    hop_weight: float = Field(default=0.5, ge=0, le=1)
+    graph: Literal["rules", "pagerank"] = "rules"
+    """How evidence spreads along the model from the elements a task points at: fixed
+    rules (a child inherits its share, a partner gets ``hop_weight``) or a personalized
+    PageRank from them (archmem/recall/graph.py)."""
+    graph_alpha: float = Field(default=0.5, gt=0, lt=1)
+    graph_weight: float = Field(default=0.5, ge=0, le=1)
+    hop_weight: float = Field(default=0.0, ge=0, le=1)
     """An element one declared relationship away from a relevant one counts this much."""
+    named_element_weight: float = Field(default=0.3, ge=0, le=1)
+    """An element the task names by identifier or name counts this much, as ``--element``
+    counts 1: a name is a pointer, not a word among others."""
+    named_title_weight: float = Field(default=1.0, ge=0, le=1)
+    """A memory whose title the task writes out counts this much element evidence, as a
+    changed file it anchors counts 1."""
     broad_word_weight: float = Field(default=0.1, ge=0, le=1)
     """Broad words count this much in matching a task to elements: the words naming the
     whole product (the workspace, its systems), its people (persons) and the verbs a task
     names its kind of work with ("add", "fix", "keep")."""
     min_relevance: float = Field(default=0.2, ge=0, le=1)
-    answer_threshold: float = Field(default=0.2, ge=0, le=1)
-    """Recall answers nothing unless its best relevance, times the share of the task's
-    words some memory holds, reaches this (ranked by words alone)."""
+    answer_model: dict[str, float] = Field(default_factory=lambda: dict(ANSWER_MODEL))
+    """The coefficients of the decision to answer (archmem/recall/decision.py): a logistic
+    model over the evidence of the best candidates, fitted by bench/recall_quality.py."""
+    answer_confidence: float = Field(default=0.85, ge=0, le=1)
+    """Recall stands behind its answer from this confidence on (ranked by words alone)."""
+    weak_confidence: float = Field(default=0.5, ge=0, le=1)
+    """From this confidence up to ``answer_confidence`` the best candidates are shown apart,
+    as weak; below it, nothing."""
+    weak_limit: int = Field(default=5, ge=0)
+    """How many weak candidates are shown at most."""
     answer_threshold_hybrid: float = Field(default=0.26, ge=0, le=1)
     """The same bar when meaning is mixed in, calibrated apart: text never goes below
     lexical, so hybrid relevances run higher, and a memory whose meaning matches vouches
@@ -414,16 +439,20 @@ element_weight = 0.8
 # A child of a relevant element inherits this much, times its share of the parent's code;
 # an element one declared relationship away gets hop_weight of the evidence.
 related_element_score = 0.7
-hop_weight = 0.5
+hop_weight = 0.0
 # Broad words weigh this much when a task is matched to elements: the words naming the
 # whole product (the workspace, its systems), the people it serves (its persons) and the
 # verbs a task names its kind of work with (add, fix, keep, ...).
 broad_word_weight = 0.1
-# Below this relevance a memory is not returned at all; and nothing is returned unless
-# the best relevance, times the share of the task's words some memory holds (itself or
-# as a synonym), reaches answer_threshold (answer_threshold_hybrid with embeddings).
+# Below this relevance a memory is not returned at all. Whether recall answers is decided
+# from the evidence of its best candidates (a fitted model, answer_model): from
+# answer_confidence it answers, from weak_confidence it shows its best candidates apart
+# as weak (at most weak_limit), below that nothing. With embeddings, one bar decides:
+# answer_threshold_hybrid.
 min_relevance = 0.2
-answer_threshold = 0.2
+answer_confidence = 0.85
+weak_confidence = 0.5
+weak_limit = 5
 answer_threshold_hybrid = 0.26
 kind_weights = { pitfall = 3.0, convention = 2.0, note = 1.5, session_outcome = 1.0 }
 # Strengths in [0, 1]: factor = 1 + strength x (raw - 1). Relevance must dominate.

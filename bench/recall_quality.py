@@ -477,6 +477,86 @@ def run_set(labelled: LabelledSet, chosen: list[str], weights: dict[str, Any] | 
     return runs
 
 
+def rank_undecided(labelled: LabelledSet, setting: dict[str, Any]) -> list[Any]:
+    """Every task of a set ranked with ``setting`` and the decision off (``recall_loo``)."""
+    from recall_loo import task_run
+
+    memories, tasks = labelled.memories(), labelled.tasks()
+    lines = [json.dumps(m, ensure_ascii=False) for m in memories]
+    memory_ids = {m["id"] for m in memories}
+    Workspace = _workspace_class()
+    config = recall_config_toml({**setting, "answer_confidence": 0.0, "weak_confidence": 0.0})
+    runs = []
+    with labelled.repository(config) as root, Workspace.open(root, clock=lambda: NOW, env={}) as ws:
+        ws.import_memories(lines, source="memories.jsonl")
+        for task in tasks:
+            result = ws.recall(task["query"], elements=task.get("elements", []),
+                               changed_files=task.get("changed_files", []), limit=K).to_dict()
+            runs.append(task_run(task, result, memory_ids))
+    return runs
+
+
+def main_loo(set_names: list[str], output: Path) -> int:
+    """Leave one repository out (the default): see ``bench/recall_loo.py``."""
+    from recall_loo import GRAPH_GRID, GRID, choose_all, key, leave_one_out, settings
+
+    grid = settings(GRID) + settings(GRAPH_GRID)
+    print(f"leave one repository out: {len(set_names)} sets, {len(grid)} ranking settings, "
+          "the decision to answer fitted per fold")
+    runs: dict[str, dict[str, list[Any]]] = {}
+    started = time.perf_counter()
+    cache = os.environ.get("ARCHMEM_LOO_CACHE")  # reuse rankings while only the decision changes
+    if cache and Path(cache).exists():
+        import pickle
+
+        runs = pickle.loads(Path(cache).read_bytes())
+    for setting in grid:
+        if key(setting) in runs and all(name in runs[key(setting)] for name in set_names):
+            continue
+        runs[key(setting)] = {name: rank_undecided(SETS[name], setting) for name in set_names}
+        print(f"  ranked {setting} ({time.perf_counter() - started:.0f} s)", flush=True)
+    if cache:
+        import pickle
+
+        Path(cache).write_bytes(pickle.dumps(runs))
+    baseline = {}
+    for name in set_names:
+        summary = summarize(SETS[name].tasks(), run_baseline(SETS[name].memories(), SETS[name].tasks()).rows)
+        baseline[name] = summary
+    methods = {}
+    for method, part in (("rules", GRID), ("pagerank", GRAPH_GRID)):
+        chosen = {key(setting) for setting in settings(part)}
+        print(f"\n{method}: held out, each set scored with what the others chose:")
+        methods[method] = leave_one_out({k: v for k, v in runs.items() if k in chosen}, set_names)
+        s = methods[method]["summary"]
+        print(f"  {method}: held-out mean nDCG@5 {s['mean_ndcg@5']:.3f}, worst {s['worst_ndcg@5']:.3f}")
+    winner = max(methods, key=lambda m: (methods[m]["summary"]["mean_ndcg@5"], m == "rules"))
+    print(f"\nspreading evidence along the model: {winner} wins held out")
+    runs = {k: v for k, v in runs.items() if k in {key(s) for s in settings(GRID if winner == "rules" else GRAPH_GRID)}}
+    result = methods[winner]
+    s = result["summary"]
+    base_mean = sum(b["ndcg@5"] for b in baseline.values()) / len(baseline)
+    print(f"\nheld-out mean nDCG@5 {s['mean_ndcg@5']:.3f} (plain BM25 {base_mean:.3f}), worst "
+          f"{s['worst_ndcg@5']:.3f} ({s['worst_set']}); no-answer tasks with nothing in results "
+          f"{s['mean_empty']:.2f}; answerable tasks shown nothing {s['mean_nothing']:.3f} "
+          f"(nothing in results {s['mean_no_results']:.3f}); no-answer tasks shown nothing at all "
+          f"{s['mean_quiet_no_answer']:.2f}; must_not shown {s['must_not']:.0f}")
+    print("plain BM25 per set: " + ", ".join(f"{n} {b['ndcg@5']:.3f}" for n, b in baseline.items()))
+    final = choose_all(runs, set_names)
+    print(f"\nthe defaults, chosen on all {len(set_names)} sets: {final.setting}, answer_confidence = "
+          f"{final.answer_at}, weak_confidence = {final.weak_at}")
+    print(f"answer_model = {json.dumps(final.model)}")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps({
+        "now": f"{NOW:%Y-%m-%dT%H:%M:%SZ}", "k": K, "mode": "leave-one-repository-out", "sets": set_names,
+        "summary": s, "folds": result["folds"], "methods": {m: r["summary"] for m, r in methods.items()}, "baseline": {n: b["ndcg@5"] for n, b in baseline.items()},
+        "defaults": {"setting": final.setting, "answer_confidence": final.answer_at,
+                     "weak_confidence": final.weak_at, "answer_model": final.model},
+    }, indent=1) + "\n", encoding="utf-8")
+    print(f"\nwrote {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", action="append", choices=list(SETS), dest="sets",
@@ -489,7 +569,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-task", action="store_true", help="print every task's top 5 per variant")
     parser.add_argument("--output", type=Path, default=DATA / "last_results.json",
                         help="where to write the results (default: %(default)s)")
+    parser.add_argument("--per-set", action="store_true",
+                        help="score every set with the current defaults (tuning figures) instead of leaving "
+                             "one repository out")
     args = parser.parse_args(argv)
+    if not args.per_set and not args.variant and not args.weights:
+        return main_loo(args.sets or list(SETS), args.output)
 
     weights = load_weights(args.weights) if args.weights else None
     chosen = args.variant or list(VARIANTS)

@@ -102,6 +102,10 @@ SETS: dict[str, LabelledSet] = {
     "healthchecks": LabelledSet("healthchecks", DATA / "healthchecks", _files_tree(DATA / "healthchecks")),
     "umami": LabelledSet("umami", DATA / "umami", _files_tree(DATA / "umami")),
     "mealie": LabelledSet("mealie", DATA / "mealie", _files_tree(DATA / "mealie")),
+    "signal": LabelledSet("signal", DATA / "signal", _files_tree(DATA / "signal")),
+    "vaultwarden": LabelledSet("vaultwarden", DATA / "vaultwarden", _files_tree(DATA / "vaultwarden")),
+    "feast": LabelledSet("feast", DATA / "feast", _files_tree(DATA / "feast")),
+    "kavita": LabelledSet("kavita", DATA / "kavita", _files_tree(DATA / "kavita")),
 }
 
 

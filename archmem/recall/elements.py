@@ -31,6 +31,8 @@ from archmem.memory import text as textrules
 from archmem.model.ownership import Ownership
 from archmem.model.paths import compile_globs
 from archmem.model.types import ArchitectureModel, Element
+from archmem.recall.graph import element_graph, spread
+from archmem.recall.named import Names
 from archmem.recall.score import hop_evidence, inherited_evidence, specificity
 from archmem.recall.synonyms import Forms, Thesaurus
 
@@ -111,6 +113,10 @@ class ElementIndex:
         self.vocabulary = frozenset(self.df)
         """Every word some element is known by (its index form)."""
         self.broad_terms = self._broad_terms()
+        self.names = Names(model)
+        """The identifiers and names a task can point at an element with."""
+        self.graph = element_graph(model)
+        """The identifiers and names a task can point at an element with."""
 
     def _broad_terms(self) -> frozenset[str]:
         """Words that say little about *where* a task is: the words of the workspace's
@@ -247,9 +253,11 @@ def relevant_elements(
     query: str,
     hints: Sequence[str] = (),
     changed_files: Sequence[str] = (),
+    named: dict[str, str] | None = None,
     config: RecallConfig | None = None,
 ) -> dict[str, ElementMatch]:
-    """Every element with a non-zero relevance to the task, with why."""
+    """Every element with a non-zero relevance to the task, with why. ``named``: the
+    elements the task names outright (``archmem.recall.named``), each with how."""
     config = config or RecallConfig()
     extents = Extents(model, ownership)
     matches: dict[str, ElementMatch] = {}
@@ -271,6 +279,10 @@ def relevant_elements(
         lift(hinted, 1.0, "hinted")
         for ancestor in model.ancestors(hinted):
             lift(ancestor.id, config.related_element_score * extents.specificity(ancestor.id), f"holds {hinted}")
+    for element_id, how in (named or {}).items():
+        lift(element_id, config.named_element_weight, how)
+        for ancestor in model.ancestors(element_id):
+            lift(ancestor.id, config.related_element_score * extents.specificity(ancestor.id), f"holds {element_id}")
     if ownership is not None:
         for path in changed_files:
             for owner in owners_of(model, ownership, path):
@@ -279,6 +291,11 @@ def relevant_elements(
     for element_id, score in index.match(query).items():
         lift(element_id, score * extents.specificity(element_id), "matches the task")
     direct = {element_id: match.score for element_id, match in matches.items()}
+    if config.graph == "pagerank" and direct:
+        for element_id, score in spread(index.graph, direct, alpha=config.graph_alpha,
+                                        weight=config.graph_weight).items():
+            lift(element_id, score, "near the task in the model")
+        return matches
     for element_id, score in direct.items():
         for child in model.children(element_id):
             share = extents.share(child.id, element_id)

@@ -20,7 +20,9 @@ from archmem.memory import text as textrules
 from archmem.memory.types import Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
+from archmem.recall.decision import Decision, Evidence, confidence, decide
 from archmem.recall.elements import ElementIndex, ElementMatch, relevant_elements
+from archmem.recall.named import titles_named
 from archmem.recall.score import (
     ANCHORED,
     Factors,
@@ -75,11 +77,18 @@ class RecallResult:
     warnings: list[str] = field(default_factory=list)
     known_words: float = 1.0
     """The share of the task's words (IDF-weighted) that some memory holds, itself or as a
-    synonym: what the decision to answer weighs the best relevance by."""
+    synonym: one of the things the decision to answer weighs."""
+    weak: list[dict[str, Any]] = field(default_factory=list)
+    """Candidates recall does not stand behind, shown apart when it is unsure."""
+    decision: str = "answer"
+    confidence: float = 1.0
+    evidence: Evidence | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "results": self.results, "elements": self.elements, "warnings": self.warnings,
-                "known_words": round(self.known_words, 4)}
+        return {"mode": self.mode, "results": self.results, "weak": self.weak, "elements": self.elements,
+                "warnings": self.warnings, "known_words": round(self.known_words, 4), "decision": self.decision,
+                "confidence": round(self.confidence, 4),
+                "evidence": self.evidence.to_dict() if self.evidence else None}
 
     @property
     def memory_ids(self) -> list[str]:
@@ -101,13 +110,17 @@ def recall(
         ctx.model, ctx.store.index_forms, broad_weight=config.broad_word_weight,
         thesaurus=ctx.thesaurus, synonym_weight=config.synonym_weight,
     )
+    named = index.names.elements(query)
     matches = relevant_elements(
-        ctx.model, index, ctx.ownership, query=query, hints=elements, changed_files=changed_files, config=config,
+        ctx.model, index, ctx.ownership, query=query, hints=elements, changed_files=changed_files, named=named,
+        config=config,
     )
-    # what hints and changed files alone say (no words): a task's unknown words never weaken it
+    # what hints, changed files and names alone say (no words): a task's unknown words never weaken it
+    # (an element the task names counts there as --element does, whatever it weighs in ranking)
     pointed = relevant_elements(
-        ctx.model, index, ctx.ownership, query="", hints=elements, changed_files=changed_files, config=config,
-    ) if elements or changed_files else {}
+        ctx.model, index, ctx.ownership, query="", hints=[*elements, *named], changed_files=changed_files,
+        config=config,
+    ) if elements or changed_files or named else {}
     anchored = ctx.store.anchored_memory_ids(changed_files) if changed_files else {}
     # a changed file's name says what the change is about ("validation.py")
     words = " ".join([query, *textrules.file_stems(changed_files)]).strip()
@@ -123,15 +136,22 @@ def recall(
             # an element's memories tie on element relevance; the most recent come first
             candidate_ids.update(ctx.store.element_memory_ids(element_id, limit=config.candidates))
     memories = ctx.store.get_memories(candidate_ids)
+    # a title the task writes out names its memory (it shares the words, so it is a candidate)
+    titled = set(titles_named(query, ((m.id, m.title) for m in memories.values() if m.title))) \
+        if config.named_title_weight > 0 else set()
 
     known = _known_words(found_words, index, config)
     scored: list[tuple[Factors, Memory, str | None]] = []
     strengths: list[float] = []
+    pointers: list[float] = []
     for memory in memories.values():
         if memory.status != "active":
             continue
         element_score = max((matches[e].score for e in memory.elements if e in matches), default=0.0)
         pointed_score = max((pointed[e].score for e in memory.elements if e in pointed), default=0.0)
+        if memory.id in titled:
+            element_score = max(element_score, config.named_title_weight)
+            pointed_score = max(pointed_score, config.named_title_weight)
         if memory.id in anchored:
             element_score = pointed_score = ANCHORED
         cosine = semantic.get(memory.id) if semantic is not None else None
@@ -152,12 +172,23 @@ def recall(
             scored.append((factors, memory, reason))
             # with meaning mixed in, a memory whose meaning matches vouches for words it does not share
             vouched = max(known, factors.semantic or 0.0)
-            strengths.append(answer_strength(factors.relevance, vouched, relevance(0.0, pointed_score, config)))
+            pointers.append(relevance(0.0, pointed_score, config))
+            strengths.append(answer_strength(factors.relevance, vouched, pointers[-1]))
     scored.sort(key=lambda item: (-item[0].score, item[1].id))
-    if not worth_answering(strengths, config, hybrid=mode == "hybrid"):
-        scored = []
+    evidence = _evidence(scored, strengths, pointers, known, named=bool(named or titled))
+    if mode == "hybrid":
+        # calibrated on words alone; with meaning mixed in the one bar stays until a real model is measured
+        verdict: Decision = "answer" if worth_answering(strengths, config, hybrid=True) else "nothing"
+        sure = 1.0 if verdict == "answer" else 0.0
+    else:
+        sure = confidence(evidence, config.answer_model)
+        verdict = decide(sure, answer_at=config.answer_confidence, weak_at=config.weak_confidence,
+                         has_candidates=bool(scored))
+    shown = scored[:limit] if verdict == "answer" else []
+    weak_shown = scored[:min(limit, config.weak_limit)] if verdict == "weak" else []
 
-    results = [_memory_result(m, f, reason, via=None, explain=explain) for f, m, reason in scored[:limit]]
+    results = [_memory_result(m, f, reason, via=None, explain=explain) for f, m, reason in shown]
+    weak = [_memory_result(m, f, reason, via=None, explain=explain) for f, m, reason in weak_shown]
     if explain:
         for result in results:
             result["synonyms"] = found_words.synonyms.get(result["id"], [])
@@ -165,7 +196,20 @@ def recall(
     element_list = sorted(matches.values(), key=lambda m: (-m.score, m.id))
     return RecallResult(
         mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings,
-        known_words=known,
+        known_words=known, weak=weak, decision=verdict, confidence=sure, evidence=evidence,
+    )
+
+
+def _evidence(scored: list[tuple[Factors, Memory, str | None]], strengths: list[float], pointers: list[float],
+              known: float, *, named: bool) -> Evidence:
+    """What the decision to answer weighs (``archmem.recall.decision.Evidence``)."""
+    if not scored:
+        return Evidence(known=known, named=1.0 if named else 0.0)
+    scores = [f.score for f, _, _ in scored]
+    return Evidence(
+        strength=max(strengths), relevance=max(f.relevance for f, _, _ in scored),
+        lexical=max(f.lexical for f, _, _ in scored), pointed=max(pointers), named=1.0 if named else 0.0,
+        known=known, gap=scores[0] - (scores[1] if len(scores) > 1 else 0.0),
     )
 
 
