@@ -258,6 +258,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.cli -> archmem.drift.driftindex "Writes drift as GitHub output with"
         archmem.interfaces.cli -> archmem.conformance.checker "Writes conformance as GitHub output with"
         archmem.interfaces.mcp -> archmem.adapters.store "Reports store failures with"
+        archmem.interfaces.cli -> archmem.recall.engine "Shows linked neighbours under the result that named them with"
+        archmem.interfaces.mcp -> archmem.recall.engine "Shows linked neighbours under the result that named them with"
         archmem.interfaces.cli -> archmem.memory.teamfiles "Merges memory files (archmem merge-file) with"
         archmem.interfaces.cli -> archmem.adapters.gittools "Runs git merge-file through"
         archmem.adapters.install -> archmem.adapters.gittools "Sets the merge driver in git config through"

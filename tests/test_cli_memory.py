@@ -124,7 +124,8 @@ def test_recall_command_text_json_and_explain(repo: Path):
     assert data["mode"] == "lexical"
     first = data["results"][0]
     assert set(first) >= {"id", "title", "kind", "content", "elements", "author", "created_at", "confirmed_at",
-                          "score", "verify", "verify_reason", "via", "factors"}
+                          "score", "verify", "verify_reason", "factors"}
+    assert [(r["kind"], r["via"]["title"]) for r in data["linked"]] == [("decision", "Header limits")]
     empty = am(repo, "recall", "kubernetes ingress certificates")
     assert empty.exit_code == 0 and "Nothing archmem knows is relevant" in empty.output
     bad = am(repo, "recall", "x", "--limit", "0")

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from archmem.memory.types import MemoryKind
+from archmem.recall.engine import neighbours_by_source
 from archmem.words import plural
 from archmem.workspace import Workspace
 
@@ -259,13 +260,10 @@ def recall(
 
 def recall_text(result: dict[str, Any]) -> str:
     lines = [f"warning: {w}" for w in result["warnings"]]
-    ranked = [r for r in result["results"] if r["via"] is None]
+    ranked = result["results"]
     if not ranked:
         lines.append("Nothing archmem knows is relevant to this task.")
-    neighbours: dict[str, list[dict[str, Any]]] = {}
-    for item in result["results"]:
-        if item["via"] is not None:
-            neighbours.setdefault(item["via"]["id"], []).append(item)
+    neighbours = neighbours_by_source(result)
     for position, item in enumerate(ranked, start=1):
         name = item["title"] or item["id"]
         where = ", ".join(item["elements"]) or "project-wide"
@@ -277,15 +275,16 @@ def recall_text(result: dict[str, Any]) -> str:
         if item["verify"]:
             lines.append(f"   verify: {item['verify_reason']}")
         for other in neighbours.get(item["id"], []):
-            lines.append(f"   via [[{name}]] -> {other['kind']} {other['title'] or other['id']}: "
-                         + " ".join((other.get("content") or "").split())[:300])
+            said = " ".join((other.get("content") or "").split())[:300]
+            lines.append(f"   via [[{name}]] -> {other['kind']} {other['title'] or other['id']}"
+                         + (f": {said}" if said else ""))
         if "factors" in item:
             lines.append("   " + " · ".join(f"{k} {v:.3f}" for k, v in item["factors"].items() if v is not None))
         if item.get("synonyms"):
             lines.append(f"   found through synonyms of: {', '.join(item['synonyms'])}")
-    if result["elements"]:
-        shown_elements = [f"{e['name']} ({e['id']}, {e['score']:.2f})" for e in result["elements"][:5]]
-        lines.append("elements: " + ", ".join(shown_elements))
+    scored = [e for e in result["elements"] if e["score"] is not None]  # the others came along through a link
+    if scored:
+        lines.append("elements: " + ", ".join(f"{e['name']} ({e['id']}, {e['score']:.2f})" for e in scored[:5]))
     return "\n".join(lines)
 
 
