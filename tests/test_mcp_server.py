@@ -144,6 +144,13 @@ def error_text(result: CallToolResult) -> str:
     return result.content[0].text
 
 
+def error_data(result: CallToolResult) -> dict[str, Any]:
+    """A tool error's data: in ``_meta``, never in the structured content (which a
+    client checks against the tool's output schema)."""
+    assert result.is_error and result.structured_content is None and result.meta is not None
+    return result.meta["archmem/error"]
+
+
 # ---- the tools ----------------------------------------------------------------------
 
 
@@ -187,7 +194,7 @@ def test_a_whole_session_lands_in_the_store(server: Connected, request: pytest.F
     recalled = server.ok("recall", {"query": "tax rounding", "session_id": session_id, "explain": True})
     top = recalled["results"][0]
     assert top["title"] == "Tax rounding" and top["verify"] is True and "drifted" in top["verify_reason"]
-    assert "factors" in top and any(r["via"] for r in recalled["results"])
+    assert "factors" in top and recalled["linked"] and all(r["via"] for r in recalled["linked"])
     assert recalled["elements"][0]["id"] == "shop.orders.pricing"
 
     written = server.ok("remember", {
@@ -283,10 +290,9 @@ def test_mistakes_are_tool_errors_and_the_server_answers_the_next_call(server: C
         assert "\n" not in result.content[0].text.split("\n  hint:")[0], result.content[0].text  # one line
         still_answers()
     secret = server.call("remember", {"content": "AKIA" + "Z7QW4RTX9MBN2KLP", "kind": "note"})
-    assert secret.structured_content["error"] == "secret_found" and "AKIA" not in error_text(secret)
-    assert server.call("remember", {"content": "x", "kind": "note", "elements": ["gatway"]}).structured_content[
-        "candidates"]
-    wrong = server.call("recall", {"query": "tax", "limit": 0}).structured_content
+    assert error_data(secret)["error"] == "secret_found" and "AKIA" not in error_text(secret)
+    assert error_data(server.call("remember", {"content": "x", "kind": "note", "elements": ["gatway"]}))["candidates"]
+    wrong = error_data(server.call("recall", {"query": "tax", "limit": 0}))
     assert wrong["error"] == "invalid_input" and wrong["problems"] == [
         {"argument": "limit", "problem": "input should be greater than or equal to 1 (got 0)"}]
 

@@ -3,8 +3,8 @@
 The SDK publishes each model as the tool's ``outputSchema`` and checks every
 successful answer against it; clients check it too. The models name the fields an
 agent reads (types, enums, what may be null) and leave room for more: a field archmem
-adds later is not a broken answer. Error answers (``isError``) carry the error as data
-instead (``{"error", "message", …}``) and are checked against nothing.
+adds later is not a broken answer. Error answers (``isError``) carry no structured
+content (clients would check it against these), and the error as data in ``_meta``.
 """
 
 from __future__ import annotations
@@ -18,14 +18,23 @@ from archmem.memory.types import Memory, MemoryKind
 ElementStatus = Literal["in_sync", "drifted", "missing", "no_paths"]
 
 
+class Via(BaseModel):
+    id: str
+    title: str | None
+
+
 class ElementMatch(BaseModel):
     """An element a task is about, as recall scores it."""
 
     id: str
     name: str
     kind: str
-    score: float
+    score: float | None = Field(description="Null for an element that came along through a [[link]] (via).")
     reasons: list[str]
+
+
+class RecalledElement(ElementMatch):
+    via: Via | None = Field(None, description="The result whose [[link]] named it.")
 
 
 class FoundElement(ElementMatch):
@@ -36,7 +45,9 @@ class FoundElement(ElementMatch):
     memories: int = Field(description="How many active memories it holds.")
 
 
-class RecallItem(BaseModel):
+class MemoryFields(BaseModel):
+    """What recall says of a memory, ranked or linked."""
+
     id: str
     title: str | None
     kind: MemoryKind
@@ -44,22 +55,45 @@ class RecallItem(BaseModel):
     elements: list[str]
     anchors: list[str]
     author: str | None
+    private: bool = False
     created_at: str
     confirmed_at: str | None
-    score: float | None = Field(description="Null for a result that came along through a [[link]] (via).")
     verify: bool = Field(description="The code under it moved since it was confirmed: check it before relying on it.")
     verify_reason: str | None
-    via: dict[str, Any] | None = Field(description="Came along through a [[link]] of this higher result.")
+
+
+class RecallItem(MemoryFields):
+    score: float
     factors: dict[str, float | None] | None = Field(None, description="Every factor of the score (explain: true).")
     synonyms: list[str] | None = Field(
         None, description="The task's words this memory was found by through a synonym (explain: true)."
     )
 
 
+class LinkedMemory(MemoryFields):
+    via: Via = Field(description="The result whose [[link]] brought it along.")
+
+
+class LinkedDecision(BaseModel):
+    id: str
+    title: str
+    kind: Literal["decision"]
+    content: str = Field(description="Its status and file.")
+    elements: list[str]
+    status: str | None
+    path: str
+    verify: bool
+    verify_reason: str | None
+    via: Via = Field(description="The result whose [[link]] brought it along.")
+
+
 class Recalled(BaseModel):
     mode: str = Field(description="lexical (words only) or hybrid (words and meaning).")
-    results: list[RecallItem]
-    elements: list[ElementMatch]
+    results: list[RecallItem] = Field(description="The ranked memories, best first, at most limit.")
+    linked: list[LinkedMemory | LinkedDecision] = Field(
+        description="Memories and decisions (ADRs) a result [[links]], outside the limit."
+    )
+    elements: list[RecalledElement]
     warnings: list[str]
     known_words: float | None = Field(
         None, description="The share of the task's words a memory or an element holds (what answering weighs by)."

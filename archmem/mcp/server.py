@@ -5,8 +5,8 @@ for the server's life. A tool answers with structured content (the JSON the CLI'
 ``--json`` prints, declared as its output schema in ``archmem.mcp.schemas``) and a short
 text; a user's mistake (an unknown element, a title clash, a secret, an unknown session,
 content over 20,000 characters) is a tool error (``isError``) whose text is the CLI's
-message, ``str(ArchmemError)``, and whose structured content is
-``ArchmemError.to_dict()``. Wrong, missing or unknown arguments are tool errors too, in
+message, ``str(ArchmemError)``, with no structured content (clients check that against
+the output schema of a success) and ``ArchmemError.to_dict()`` in ``_meta``. Wrong, missing or unknown arguments are tool errors too, in
 the same short form (``archmem.mcp.protocol``). The server never dies on bad input, and
 a line that is no MCP message (malformed JSON, a batch, an ``id`` of null) is answered
 with its JSON-RPC error (``archmem.mcp.stdio``).
@@ -270,6 +270,8 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
     from mcp.server.mcpserver import Context
     from mcp_types import CallToolResult, TextContent
 
+    from archmem.mcp.protocol import tool_error
+
     signature = inspect.signature(function, eval_str=True)
     parameters = list(signature.parameters.values())[1:]
     takes_author = "author" in signature.parameters
@@ -285,18 +287,11 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
         try:
             answer = await host.run(function, **arguments)
         except ArchmemError as exc:
-            return CallToolResult(
-                content=[TextContent(type="text", text=printable(str(exc)))], structured_content=exc.to_dict(),
-                is_error=True,
-            )
+            return tool_error(printable(str(exc)), exc.to_dict())
         except Exception as exc:  # a bug must not take the server down
             log.exception("%s failed unexpectedly", function.__name__)
             message = f"archmem failed unexpectedly ({type(exc).__name__}: {exc}); the server keeps running"
-            return CallToolResult(
-                content=[TextContent(type="text", text=message)],
-                structured_content={"error": "internal", "message": message},
-                is_error=True,
-            )
+            return tool_error(message, {"error": "internal", "message": message})
         text = printable(answer.text)  # shown to a person by some clients: no raw control character
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=answer.data)
 

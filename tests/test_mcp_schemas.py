@@ -1,0 +1,124 @@
+"""Every MCP tool's answers match the output schema it declares, as a client that
+validates them (the TypeScript SDK, the MCP Inspector) checks them: each tool's success
+and error paths, over a real stdio session with ``python -m archmem mcp`` on the demo,
+through ``jsonschema`` and the schema ``tools/list`` published."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+jsonschema = pytest.importorskip("jsonschema")
+
+from mcp_types import CallToolResult  # noqa: E402
+
+from .test_mcp_server import Connected, build_demo, stdio_server  # noqa: E402
+
+SUCCESSES: dict[str, list[dict[str, Any]]] = {
+    "start_session": [{"task": "change how tax is rounded", "agent": "schema/test", "elements": ["PricingEngine"]},
+                      {"task": "x"}],
+    "remember": [
+        {"content": "Schema probe: the gateway's header limit is set in [[API Gateway]], see [[ADR-2]].",
+         "kind": "pitfall", "title": "Schema probe gateway headers", "elements": ["API Gateway"],
+         "anchors": ["services/gateway/router.go"], "author": "schema/test"},
+        {"content": "Schema probe note with a [[Pending title]] link.", "kind": "note"},
+        {"content": "Schema probe note with a [[Pending title]] link.", "kind": "note"},  # restated: deduplicated
+    ],
+    "recall": [
+        {"query": "gateway header size"},  # a decision (ADR) comes along through a [[link]]
+        {"query": "gateway header size", "explain": True, "limit": 1},
+        {"query": "tax rounding", "elements": ["PricingEngine"], "changed_files": ["services/orders/pricing/tax.py"]},
+        {"query": "Schema probe gateway headers"},  # the probe memory links an element
+        {"query": "configure kubernetes ingress"},  # nothing
+    ],
+    "supersede": [{"memory": "Schema probe gateway headers",
+                   "content": "Schema probe: the header limit is 16KB since v2 of [[API Gateway]]."}],
+    "confirm_memory": [{"memory": "Flat tax rate"}],
+    "archive": [{"memory": "Schema probe gateway headers", "reason": "schema probe done"}],
+    "end_session": [{"session_id": "{session}", "used_memories": ["Tax rounding", "No such memory"],
+                     "outcome": "Schema probe outcome."}],
+    "brief": [{"task": "gateway header size"}, {"elements": ["PricingEngine"], "budget": 1500}, {}],
+    "find_elements": [{"task": "speed up checkout"}, {"task": "configure kubernetes ingress"}],
+    "knowledge_map": [{}],
+    "review_queue": [{}],
+    "drift": [{}, {"element": "PricingEngine"}, {"memory": "Tax rounding"}],
+    "history": [{"memory": "Schema probe gateway headers"}, {"memory": "Tax rounding"}],
+}
+
+ERRORS: dict[str, list[dict[str, Any]]] = {
+    "start_session": [{}, {"task": "x", "elements": ["Gatway"]}],
+    "recall": [{}, {"query": "tax", "limit": 0}, {"query": "tax", "session_id": "s-nope"},
+               {"query": "tax", "element": "API Gateway"}],
+    "remember": [{"content": "x", "kind": "note", "element": "API Gateway"}, {"content": "x", "kind": "gotcha"},
+                 {"content": "The key is AKIA" + "Z7QW4RTX9MBN2KLP for staging.", "kind": "note"},
+                 {"content": "Prices are cached.", "kind": "note", "elements": ["PricingEngin"]}],
+    "supersede": [{"memory": "no such memory", "content": "x"}, {"memory": "Tax rounding"}],
+    "confirm_memory": [{"memory": "no such memory"}],
+    "archive": [{"memory": "no such memory", "reason": "x"}],
+    "end_session": [{"session_id": "s-nope", "used_memories": []}],
+    "brief": [{"elements": ["Gatway"]}, {"task": "x", "budget": 10}],
+    "find_elements": [{"task": "  "}, {"task": "x", "limit": 0}],
+    "knowledge_map": [{"verbose": True}],
+    "review_queue": [{"verbose": True}],
+    "drift": [{"element": "Gatway"}, {"memory": "no such memory"}],
+    "history": [{"memory": "no such memory"}, {}],
+}
+
+
+def check_against(schema: dict[str, Any], result: CallToolResult, call: str) -> None:
+    """What a validating client does: structured content, when there is any, must match
+    the output schema (on an error too: the TypeScript SDK checks it there as well)."""
+    if result.structured_content is None:
+        assert result.is_error, f"{call}: a success without structured content"
+        return
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(result.structured_content), key=str)
+    assert not errors, f"{call}: " + "; ".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory):
+    root = build_demo(tmp_path_factory)
+    connected = Connected(stdio_server(root, root.parent / "server.log"))
+    connected.root = root
+    yield connected
+    connected.close()
+
+
+def test_every_tool_answers_as_its_output_schema_says(session: Connected):
+    tools = {tool.name: tool for tool in session.run(session.client.list_tools()).tools}
+    assert set(SUCCESSES) == set(tools) == set(ERRORS), "every tool has success and error cases here"
+    for tool in tools.values():
+        jsonschema.Draft202012Validator.check_schema(tool.output_schema)
+    session_id = session.ok("start_session", {"task": "schema probe"})["session_id"]
+    for name, calls in SUCCESSES.items():
+        for arguments in calls:
+            arguments = {k: (session_id if v == "{session}" else v) for k, v in arguments.items()}
+            result = session.call(name, arguments)
+            assert not result.is_error, f"{name}({arguments}): {result.content[0].text}"
+            check_against(tools[name].output_schema, result, f"{name}({arguments})")
+    for name, calls in ERRORS.items():
+        for arguments in calls:
+            result = session.call(name, arguments)
+            assert result.is_error, f"{name}({arguments}) should be a tool error"
+            check_against(tools[name].output_schema, result, f"{name}({arguments})")
+            assert "Traceback" not in result.content[0].text
+
+
+def test_a_decision_that_comes_along_is_answered(session: Connected):
+    """The demo's "gateway header size": ADR-2 comes along through a [[link]]."""
+    recalled = session.ok("recall", {"query": "gateway header size"})
+    assert any(item["kind"] == "decision" for item in recalled["linked"]), recalled["linked"]
+    assert all(item["kind"] != "decision" for item in recalled["results"])
+
+
+def test_a_tool_error_keeps_its_data_outside_the_structured_content(session: Connected):
+    """The error as data stays available (``_meta``), where no client checks it against
+    the success schema."""
+    wrong = session.call("recall", {"query": "tax", "limit": 0})
+    assert wrong.is_error and wrong.structured_content is None
+    assert wrong.meta is not None and wrong.meta["archmem/error"]["problems"] == [
+        {"argument": "limit", "problem": "input should be greater than or equal to 1 (got 0)"}]
+    unknown = session.call("remember", {"content": "x", "kind": "note", "elements": ["gatway"]})
+    assert unknown.meta is not None and unknown.meta["archmem/error"]["candidates"]
