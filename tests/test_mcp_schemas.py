@@ -14,6 +14,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from mcp_types import CallToolResult  # noqa: E402
 
+from .conftest import git  # noqa: E402
 from .test_mcp_server import Connected, build_demo, stdio_server  # noqa: E402
 
 SUCCESSES: dict[str, list[dict[str, Any]]] = {
@@ -122,3 +123,24 @@ def test_a_tool_error_keeps_its_data_outside_the_structured_content(session: Con
         {"argument": "limit", "problem": "input should be greater than or equal to 1 (got 0)"}]
     unknown = session.call("remember", {"content": "x", "kind": "note", "elements": ["gatway"]})
     assert unknown.meta is not None and unknown.meta["archmem/error"]["candidates"]
+
+
+def test_a_repository_with_nothing_yet_answers_as_the_schemas_say(tmp_path):
+    """No model, no memories, no commits: every tool answers as its schema says."""
+    root = tmp_path / "empty"
+    root.mkdir()
+    git(root, "init", "-q")
+    connected = Connected(stdio_server(root, tmp_path / "server.log"))
+    try:
+        tools = {tool.name: tool for tool in connected.run(connected.client.list_tools()).tools}
+        for name, arguments in [("recall", {"query": "tax rounding"}), ("brief", {"task": "tax rounding"}),
+                                ("brief", {}), ("find_elements", {"task": "checkout"}), ("knowledge_map", {}),
+                                ("review_queue", {}), ("drift", {}), ("start_session", {"task": "first steps"}),
+                                ("remember", {"content": "The first memory of an empty repository.", "kind": "note"}),
+                                ("recall", {"query": "first memory empty repository"})]:
+            result = connected.call(name, arguments)
+            # the map and drift need a model: they say so, as tool errors
+            assert result.is_error is (name in ("knowledge_map", "drift")), f"{name}: {result.content[0].text}"
+            check_against(tools[name].output_schema, result, f"{name}({arguments})")
+    finally:
+        connected.close()
