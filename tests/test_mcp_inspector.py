@@ -88,3 +88,20 @@ def test_reading_tools_pass_the_clients_schema_check(demo: Path, tool: str, argu
     code, answer = call(demo, tool, arguments)
     assert code == 0 and not answer["result"].get("isError"), answer
     assert answer["result"]["structuredContent"]
+
+
+def test_the_surface_an_agent_pays_for_and_reads(demo: Path):
+    """tools/list within 16 KB, the resource templates, one memory and one element read
+    through them, and the tool that reads one memory, as the Inspector sees them."""
+    code, listed = inspect(demo, "tools/list")
+    assert code == 0 and len(json.dumps(listed["result"], separators=(",", ":")).encode()) <= 16 * 1024
+    assert "show_memory" in {tool["name"] for tool in listed["result"]["tools"]}
+    code, templates = inspect(demo, "resources/templates/list")
+    assert {t["uriTemplate"] for t in templates["result"]["resourceTemplates"]} == {
+        "archmem://memory/{id}", "archmem://element/{id}"}
+    code, memory = inspect(demo, "resources/read", "--uri", "archmem://memory/m-prc-tax-rounding")
+    assert code == 0 and memory["result"]["contents"][0]["text"].startswith("# Tax rounding")
+    code, element = inspect(demo, "resources/read", "--uri", "archmem://element/shop.orders.pricing")
+    assert code == 0 and "Tax rounding" in element["result"]["contents"][0]["text"]
+    code, shown = call(demo, "show_memory", {"memory": "Tax rounding"})
+    assert code == 0 and shown["result"]["structuredContent"]["id"] == "m-prc-tax-rounding"

@@ -5,6 +5,11 @@ through ``jsonschema`` and the schema ``tools/list`` published."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +19,9 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from mcp_types import CallToolResult  # noqa: E402
 
-from .conftest import git  # noqa: E402
+from archmem.mcp.schemas import OUTPUTS  # noqa: E402
+
+from .conftest import REPO_ROOT, git  # noqa: E402
 from .test_mcp_server import Connected, build_demo, stdio_server  # noqa: E402
 
 SUCCESSES: dict[str, list[dict[str, Any]]] = {
@@ -45,6 +52,7 @@ SUCCESSES: dict[str, list[dict[str, Any]]] = {
     "knowledge_map": [{}],
     "review_queue": [{}],
     "drift": [{}, {"element": "PricingEngine"}, {"memory": "Tax rounding"}],
+    "show_memory": [{"memory": "Schema probe gateway headers"}, {"memory": "m-prc-tax-rounding-old"}],
     "history": [{"memory": "Schema probe gateway headers"}, {"memory": "Tax rounding"}],
 }
 
@@ -64,18 +72,22 @@ ERRORS: dict[str, list[dict[str, Any]]] = {
     "knowledge_map": [{"verbose": True}],
     "review_queue": [{"verbose": True}],
     "drift": [{"element": "Gatway"}, {"memory": "no such memory"}],
+    "show_memory": [{"memory": "no such memory"}, {"id": "m-prc-tax-rounding"}],
     "history": [{"memory": "no such memory"}, {}],
 }
 
 
 def check_against(schema: dict[str, Any], result: CallToolResult, call: str) -> None:
     """What a validating client does: structured content, when there is any, must match
-    the output schema (on an error too: the TypeScript SDK checks it there as well)."""
+    the output schema (on an error too: the TypeScript SDK checks it there as well) —
+    the one published and the full model's, down to what each field nests."""
     if result.structured_content is None:
         assert result.is_error, f"{call}: a success without structured content"
         return
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(result.structured_content), key=str)
-    assert not errors, f"{call}: " + "; ".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+    full = OUTPUTS[call.split("(")[0]].model_json_schema()
+    for checked in (schema, full):
+        errors = sorted(jsonschema.Draft202012Validator(checked).iter_errors(result.structured_content), key=str)
+        assert not errors, f"{call}: " + "; ".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
 
 
 @pytest.fixture(scope="module")
@@ -144,3 +156,45 @@ def test_a_repository_with_nothing_yet_answers_as_the_schemas_say(tmp_path):
             check_against(tools[name].output_schema, result, f"{name}({arguments})")
     finally:
         connected.close()
+
+
+def raw_session(root: Path, *requests: dict[str, Any]) -> list[str]:
+    """The lines ``python -m archmem mcp`` answers to an initialize and ``requests``."""
+    hello = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
+    lines = [hello, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *requests]
+    done = subprocess.run([sys.executable, "-m", "archmem", "mcp"], input="".join(json.dumps(m) + "\n" for m in lines),
+                          capture_output=True, text=True, timeout=120, cwd=root,
+                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    return done.stdout.splitlines()
+
+
+def test_tools_list_costs_an_agent_at_most_16_kb(session: Connected):
+    """Every session pays for ``tools/list`` in tokens: at most 16 KB on the wire."""
+    assert session.root is not None
+    answers = raw_session(session.root, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    listed = next(line for line in answers if json.loads(line).get("id") == 1)
+    assert len(listed.encode("utf-8")) <= 16 * 1024, f"tools/list is {len(listed.encode('utf-8'))} bytes"
+
+
+def test_compact_schemas_accept_and_refuse_what_the_full_ones_do():
+    """Published schemas leave out pydantic's titles and write ``X | None`` as a type
+    list; a null stays allowed in an enum, and a property named ``title`` stays."""
+    from archmem.mcp.schemas import compact_schema
+
+    full = {"type": "object", "title": "Thing", "properties": {
+        "title": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None, "title": "Title"},
+        "kind": {"anyOf": [{"enum": ["a", "b"], "type": "string"}, {"type": "null"}], "title": "Kind"},
+        "via": {"anyOf": [{"$ref": "#/$defs/Via"}, {"type": "null"}]},
+        "tags": {"items": {"type": "string"}, "type": "array", "title": "Tags"},
+    }, "required": ["title"], "$defs": {"Via": {"properties": {"id": {"type": "string", "title": "Id"}},
+                                               "required": ["id"], "type": "object", "title": "Via"}}}
+    compact = compact_schema(full)
+    assert "title" in compact["properties"] and compact["required"] == ["title"]
+    assert "title" not in json.dumps(compact).replace('"title": {', "").replace('["title"]', "")
+    for value in [{"title": None}, {"title": "x", "kind": None}, {"title": "x", "kind": "a", "via": {"id": "m"}},
+                  {"title": "x", "via": None, "tags": []}]:
+        assert jsonschema.Draft202012Validator(compact).is_valid(value), value
+    for value in [{}, {"title": 1}, {"title": "x", "kind": "c"}, {"title": "x", "via": {}}, {"title": "x", "tags": [1]}]:
+        assert not jsonschema.Draft202012Validator(full).is_valid(value), value
+        assert not jsonschema.Draft202012Validator(compact).is_valid(value), value

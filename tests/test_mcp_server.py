@@ -42,9 +42,10 @@ TOOLS = {
     "supersede": ["memory", "content"],
     "archive": ["memory", "reason"],
     "drift": [],
+    "show_memory": ["memory"],
     "history": ["memory"],
 }
-READ_ONLY = {"recall", "brief", "find_elements", "knowledge_map", "review_queue", "drift", "history"}
+READ_ONLY = {"recall", "brief", "find_elements", "knowledge_map", "review_queue", "drift", "show_memory", "history"}
 
 
 class Connected:
@@ -169,9 +170,13 @@ def test_tools_schemas_and_descriptions_teach_the_habits(server: Connected):
     assert "start_session" in server.client.instructions and "used_memories" in server.client.instructions
     for name, tool in tools.items():  # what a client shows and may rely on, on every tool
         hints = tool.annotations
-        assert tool.title and hints is not None and hints.title == tool.title, name
-        assert hints.read_only_hint is (name in READ_ONLY), name
-        assert hints.destructive_hint is (name == "archive") and hints.idempotent_hint is not None, name
+        # each hint said where it differs from MCP's default (not read-only, destructive, not
+        # idempotent, open world) and means something (destructive, idempotent: not read-only)
+        assert tool.title and hints is not None, name
+        assert bool(hints.read_only_hint) is (name in READ_ONLY), name
+        if name not in READ_ONLY:
+            assert hints.destructive_hint is (name == "archive"), name
+            assert bool(hints.idempotent_hint) is (name == "archive"), name
         assert hints.open_world_hint is False, name
         assert tool.output_schema and tool.output_schema["type"] == "object", name
     kinds = ["pitfall", "convention", "note", "session_outcome"]
@@ -407,7 +412,8 @@ def test_resources_and_the_start_task_prompt(in_memory: Connected):
     knowledge = in_memory.run(in_memory.client.read_resource("archmem://map")).contents[0].text
     assert "of 13 elements documented" in knowledge
     prompts = in_memory.run(in_memory.client.list_prompts()).prompts
-    assert [(p.name, [(a.name, a.required) for a in p.arguments]) for p in prompts] == [("start_task", [("task", True)])]
+    assert [(p.name, [(a.name, a.required) for a in p.arguments]) for p in prompts] == [
+        ("start_task", [("task", True), ("elements", False)])]
     message = in_memory.run(in_memory.client.get_prompt("start_task", {"task": "change how tax is rounded"}))
     text = message.messages[0].content.text
     assert text.startswith("We are going to work on: change how tax is rounded")

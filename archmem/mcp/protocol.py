@@ -31,6 +31,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
 
+from archmem.mcp.schemas import compact_schema, published_output
+
 log = logging.getLogger("archmem.mcp")
 
 INVALID_PARAMS = -32602
@@ -45,6 +47,7 @@ class ArchmemServer(MCPServer):
         self.arguments: dict[str, list[str]] = {}
         """Per tool, the argument names it takes (filled as tools are added)."""
         self._prepare = prepare
+        self._published: list[Any] | None = None
 
     def ready(self) -> None:
         """Run ``prepare`` (register the tools, warm up) once, at the first need."""
@@ -53,8 +56,15 @@ class ArchmemServer(MCPServer):
             prepare(self)
 
     async def list_tools(self) -> Any:
+        """The tools as published (``archmem.mcp.schemas``: compact schemas), once."""
         self.ready()
-        return await super().list_tools()
+        if self._published is None:
+            self._published = [
+                tool.model_copy(update={"input_schema": compact_schema(tool.input_schema),
+                                        "output_schema": published_output(tool.output_schema)})
+                for tool in await super().list_tools()
+            ]
+        return self._published
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
         self.ready()
