@@ -130,6 +130,9 @@ def test_limit_is_a_cap_on_results_which_hold_memories_only(ws: Workspace):
         assert not {r["id"] for r in data["linked"]} & element_ids
         gateway = [e for e in data["elements"] if e["id"] == "gateway"]
         assert len(gateway) == 1 and gateway[0]["via"]["id"] == data["results"][0]["id"]
+    # a briefing shows a linked element under the memory that links it, with its description
+    briefing = ws.brief("custom headers rule stripped").markdown
+    assert "→ **ApiGateway** Routes requests and checks tokens" in briefing
 
 
 def test_explain_factors_multiply_to_the_score(ws: Workspace):
