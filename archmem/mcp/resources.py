@@ -114,12 +114,13 @@ RESOURCES: list[tuple[str, str, str, Callable[..., str]]] = [
     ("archmem://overview", "overview", "Project overview (archmem)", overview_resource),
     ("archmem://map", "knowledge-map", "Knowledge map (archmem)", map_resource),
 ]
-"""Static resources and templates alike: (URI or URI template, name, title, read)."""
+"""The resources: (URI, name, title, read)."""
 
 TEMPLATES: list[tuple[str, str, str, Callable[..., str]]] = [
     ("archmem://memory/{id}", "memory", "A memory (archmem)", memory_resource),
     ("archmem://element/{id}", "element", "An element and its memories (archmem)", element_resource),
 ]
+"""The resource templates: (URI template, name, title, read of its ``id``)."""
 
 COMPLETIONS: dict[tuple[str, str], Callable[[Workspace, str], tuple[list[str], int]]] = {
     ("archmem://memory/{id}", "id"): complete_memories,

@@ -6,8 +6,9 @@ for the server's life. A tool answers with structured content (the JSON the CLI'
 text; a user's mistake (an unknown element, a title clash, a secret, an unknown session,
 content over 20,000 characters) is a tool error (``isError``) whose text is the CLI's
 message, ``str(ArchmemError)``, with no structured content (clients check that against
-the output schema of a success) and ``ArchmemError.to_dict()`` in ``_meta``. Wrong, missing or unknown arguments are tool errors too, in
-the same short form (``archmem.mcp.protocol``). The server never dies on bad input, and
+the output schema of a success) and ``ArchmemError.to_dict()`` in ``_meta``. Wrong,
+missing or unknown arguments are tool errors too, in the same short form
+(``archmem.mcp.protocol``). The server never dies on bad input, and
 a line that is no MCP message (malformed JSON, a batch, an ``id`` of null) is answered
 with its JSON-RPC error (``archmem.mcp.stdio``).
 
