@@ -271,6 +271,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.cli -> archmem.interfaces.reports "Prints SARIF and Code Quality reports (--format sarif, codequality) with"
         archmem.interfaces.reports -> archmem.drift.driftindex "Reads the drift report of"
         archmem.interfaces.reports -> archmem.memory.teamfiles "Reads archmem check's findings and rules of"
+        archmem.interfaces.cli -> archmem.recall.engine "Shows linked neighbours under the result that named them with"
+        archmem.interfaces.mcp -> archmem.recall.engine "Shows linked neighbours under the result that named them with"
         archmem.interfaces.cli -> archmem.memory.teamfiles "Merges memory files (archmem merge-file) with"
         archmem.interfaces.cli -> archmem.adapters.gittools "Runs git merge-file through"
         archmem.adapters.install -> archmem.adapters.gittools "Sets the merge driver in git config through"

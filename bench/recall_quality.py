@@ -31,7 +31,7 @@ Variants:
   them is an archmem dependency);
 - ``unstemmed``: archmem lexical over a word index without stemming.
 
-Metrics use the top 5 results whose ``via`` is null (link neighbours are extra):
+Metrics use the top 5 results (the link neighbours in ``linked`` are extra):
 
 - nDCG@5, gain 2^grade - 1, over answerable tasks;
 - recall@5: share of the graded memories (grade 1 or 2) among the top 5; must@5 the same
@@ -274,8 +274,8 @@ def _run_archmem(run: VariantRun, root: Path, lines: list[str], tasks: list[dict
             for warning in result.get("warnings", []):
                 if warning not in run.warnings:
                     run.warnings.append(warning)
-            ranked = [r["id"] for r in result["results"] if r.get("via") is None and r["id"] in memory_ids]
-            extra = [r["id"] for r in result["results"] if r.get("via") is not None]
+            ranked = [r["id"] for r in result["results"] if r["id"] in memory_ids]
+            extra = [r["id"] for r in result["linked"]]
             run.rows[task["id"]] = score_task(task, ranked, extra, inactive)
         run.seconds = time.perf_counter() - started
     run.mode = "+".join(sorted(modes))

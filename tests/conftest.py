@@ -41,8 +41,8 @@ def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
 
 
 def ranked_ids(result) -> list[str]:
-    """The ids a recall ranked (its [[link]] neighbours left out)."""
-    return [r["id"] for r in result.results if r["via"] is None]
+    """The ids a recall ranked (its [[link]] neighbours are in ``linked``)."""
+    return [r["id"] for r in result.results]
 
 
 def write(root: Path, files: dict[str, str]) -> None:

@@ -124,7 +124,14 @@ def test_recall_command_text_json_and_explain(repo: Path):
     assert data["mode"] == "lexical"
     first = data["results"][0]
     assert set(first) >= {"id", "title", "kind", "content", "elements", "author", "created_at", "confirmed_at",
-                          "score", "verify", "verify_reason", "via", "factors"}
+                          "score", "verify", "verify_reason", "factors"}
+    assert [(r["kind"], r["via"]["title"]) for r in data["linked"]] == [("decision", "Header limits")]
+    for n in range(6):  # more memories than the limit, each linking a decision, an element and a memory
+        am(repo, "remember", f"Custom headers rule {n}: see [[ADR-17]], [[ApiGateway]] and [[Header limits]].",
+           "--kind", "note", "--title", f"Header rule {n}", "--element", "orders")
+    capped = json.loads(am(repo, "recall", "custom headers rule", "--limit", "5", "--json").output)
+    assert 0 < len(capped["results"]) <= 5 and not {r["id"] for r in capped["results"]} & {"gateway", "orders", "17"}
+    assert {r["kind"] for r in capped["linked"]} <= {"decision", "pitfall", "convention", "note", "session_outcome"}
     empty = am(repo, "recall", "kubernetes ingress certificates")
     assert empty.exit_code == 0 and "Nothing archmem knows is relevant" in empty.output
     bad = am(repo, "recall", "x", "--limit", "0")

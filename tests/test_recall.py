@@ -9,6 +9,7 @@ import pytest
 
 from archmem.config import RecallConfig
 from archmem.errors import UnknownNameError
+from archmem.memory.types import MEMORY_KINDS
 from archmem.recall import score as S
 from archmem.recall.engine import RecallContext, recall
 from archmem.workspace import Workspace
@@ -97,26 +98,49 @@ def test_superseded_and_archived_never_come_back(ws: Workspace):
     assert len(found) == len(set(found))
 
 
-def test_links_bring_neighbours_marked_via_outside_the_limit(ws: Workspace):
+def test_links_bring_neighbours_in_a_list_of_their_own(ws: Workspace):
     ids = seed(ws)
     result = ws.recall("custom headers stripped", limit=1)
-    ranked = [r for r in result.results if r["via"] is None]
-    via = [r for r in result.results if r["via"] is not None]
-    assert [r["id"] for r in ranked] == [ids["headers"]]
-    assert {(r["kind"], r["id"]) for r in via} == {("decision", "17"), ("note", ids["tokens"])}
-    assert all(r["via"]["id"] == ids["headers"] for r in via)
+    assert [r["id"] for r in result.results] == [ids["headers"]]
+    assert {(r["kind"], r["id"]) for r in result.linked} == {("decision", "17"), ("note", ids["tokens"])}
+    assert all(r["via"] == {"id": ids["headers"], "title": "Header limits"} for r in result.linked)
+    assert sorted(result.memory_ids) == sorted([ids["headers"], ids["tokens"]])  # what a session was shown
     # a neighbour already ranked is not repeated
     both = ws.recall("custom headers stripped and session tokens expire", limit=2)
-    assert [r["id"] for r in both.results].count(ids["tokens"]) == 1
+    shown = [r["id"] for r in both.results + both.linked]
+    assert shown.count(ids["tokens"]) == 1
+
+
+def test_limit_is_a_cap_on_results_which_hold_memories_only(ws: Workspace):
+    """Every top result links a memory, a decision and an element: none of them is
+    counted in (or added to) ``results``; a linked element is in ``elements``."""
+    seed(ws)
+    for n in range(8):
+        ws.remember(f"Custom headers rule {n}: stripped past 8KB, see [[ADR-17]], [[Token expiry]] and [[ApiGateway]].",
+                    kind="pitfall", title=f"Header rule {n}", elements=["orders"])
+    element_ids = {e.id for e in ws.model.elements}
+    for limit in (1, 3, 5):
+        result = ws.recall("custom headers rule stripped", limit=limit)
+        data = result.to_dict()
+        assert 0 < len(data["results"]) <= limit, (limit, [r["id"] for r in data["results"]])
+        assert all(r["kind"] in MEMORY_KINDS and r["id"].startswith("m-") for r in data["results"])
+        assert not {r["id"] for r in data["results"]} & element_ids
+        assert all("via" not in r and r["score"] is not None for r in data["results"])
+        assert {r["kind"] for r in data["linked"]} <= {*MEMORY_KINDS, "decision"}
+        assert not {r["id"] for r in data["linked"]} & element_ids
+        gateway = [e for e in data["elements"] if e["id"] == "gateway"]
+        assert len(gateway) == 1 and gateway[0]["via"]["id"] == data["results"][0]["id"]
+    # a briefing shows a linked element under the memory that links it, with its description
+    briefing = ws.brief("custom headers rule stripped").markdown
+    assert "→ **ApiGateway** Routes requests and checks tokens" in briefing
 
 
 def test_explain_factors_multiply_to_the_score(ws: Workspace):
     seed(ws)
     for item in ws.recall("custom headers stripped", explain=True).results:
-        if item["via"] is None:
-            f = item["factors"]
-            assert f["score"] == pytest.approx(f["relevance"] * f["kind"] * f["freshness"] * f["usage"] * f["drift"], abs=1e-3)
-            assert item["score"] == pytest.approx(f["score"], abs=1e-3)
+        f = item["factors"]
+        assert f["score"] == pytest.approx(f["relevance"] * f["kind"] * f["freshness"] * f["usage"] * f["drift"], abs=1e-3)
+        assert item["score"] == pytest.approx(f["score"], abs=1e-3)
 
 
 def test_session_recall_records_exposures_and_citations_lift(ws: Workspace):

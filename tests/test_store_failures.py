@@ -100,7 +100,8 @@ def test_a_corrupt_page_is_a_store_error_over_mcp(repo: Path):
             return await client.call_tool("recall", {"query": "gateway headers"})
 
     result = asyncio.run(recall())
-    assert result.is_error and result.structured_content["error"] == "store_error"  # type: ignore[attr-defined]
+    assert result.is_error and result.structured_content is None  # type: ignore[attr-defined]
+    assert result.meta["archmem/error"]["error"] == "store_error"  # type: ignore[attr-defined]
     assert "is corrupt" in result.content[0].text  # type: ignore[attr-defined]
 
 

@@ -255,19 +255,22 @@ def print_review(queue: dict[str, Any]) -> None:
 def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> None:
     """Ranked memories, VERIFY in words, link neighbours under the memory that named them."""
     from archmem.clock import age_in_words, parse_time
+    from archmem.recall.engine import neighbours_by_source, weak_line
 
     warned = _warned()
     for warning in result["warnings"]:
         secho(f"warning: {warning}", fg="yellow", err=True)
         warned.add(warning)
-    ranked = [r for r in result["results"] if r["via"] is None]
+    ranked = result["results"]
+    if not ranked and result.get("weak"):
+        secho("archmem is not sure any of these fit (weak; skip what does not):", dim=True)
+        for item in result["weak"]:
+            click.echo(f"  - {weak_line(item)}")
+        return
     if not ranked:
         click.echo("Nothing archmem knows is relevant to this task.")
         return
-    neighbours: dict[str, list[dict[str, Any]]] = {}
-    for item in result["results"]:
-        if item["via"] is not None:
-            neighbours.setdefault(item["via"]["id"], []).append(item)
+    neighbours = neighbours_by_source(result)
     for position, item in enumerate(ranked, start=1):
         secho(f"{position}. [{item['kind'].upper()}]", bold=True, nl=False)
         if item["verify"]:
@@ -288,8 +291,9 @@ def print_recall(result: dict[str, Any], now: Any, *, explain: bool = False) -> 
             secho("   " + " · ".join(parts), dim=True)
             if item.get("synonyms"):
                 secho(f"   found through synonyms of: {', '.join(item['synonyms'])}", dim=True)
-    if result["elements"]:
-        shown = ", ".join(f"{e['name']} ({e['score']:.2f})" for e in result["elements"][:5])
+    scored = [e for e in result["elements"] if e["score"] is not None]  # the others came along through a link
+    if scored:
+        shown = ", ".join(f"{e['name']} ({e['score']:.2f})" for e in scored[:5])
         secho(f"elements: {shown}", dim=True)
     if explain and "known_words" in result:
         secho(f"task words archmem knows: {result['known_words']:.0%}", dim=True)

@@ -6,6 +6,8 @@
 - Wrong or missing arguments are a tool error in the CLI's short form, one line per
   problem (``limit: input should be greater than or equal to 1 (got 0)``), with the
   problems as data; not pydantic's dump with its links.
+- A tool error has no structured content (clients check that against the output
+  schema, which describes a success): its data is in ``_meta`` (``tool_error``).
 - An unknown prompt, or a prompt without its arguments, is JSON-RPC's Invalid params
   (-32602) naming what is wrong; anything else a prompt raises is Internal error
   (-32603). The SDK answers both with code 0 and logs a traceback.
@@ -29,6 +31,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
 
+from archmem.mcp.schemas import compact_schema, published_output
+
 log = logging.getLogger("archmem.mcp")
 
 INVALID_PARAMS = -32602
@@ -43,6 +47,7 @@ class ArchmemServer(MCPServer):
         self.arguments: dict[str, list[str]] = {}
         """Per tool, the argument names it takes (filled as tools are added)."""
         self._prepare = prepare
+        self._published: list[Any] | None = None
 
     def ready(self) -> None:
         """Run ``prepare`` (register the tools, warm up) once, at the first need."""
@@ -51,8 +56,15 @@ class ArchmemServer(MCPServer):
             prepare(self)
 
     async def list_tools(self) -> Any:
+        """The tools as published (``archmem.mcp.schemas``: compact schemas), once."""
         self.ready()
-        return await super().list_tools()
+        if self._published is None:
+            self._published = [
+                tool.model_copy(update={"input_schema": compact_schema(tool.input_schema),
+                                        "output_schema": published_output(tool.output_schema)})
+                for tool in await super().list_tools()
+            ]
+        return self._published
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
         self.ready()
@@ -113,8 +125,16 @@ def refuse_arguments(tool: str, problems: list[dict[str, str]]) -> CallToolResul
     lines = [f"{p['argument']}: {p['problem']}" for p in problems]
     message = f"invalid arguments for {tool}: " + ("; ".join(lines))
     log.info("%s", message)
-    return CallToolResult(
-        content=[TextContent(type="text", text=message)],
-        structured_content={"error": "invalid_input", "message": message, "problems": problems},
-        is_error=True,
-    )
+    return tool_error(message, {"error": "invalid_input", "message": message, "problems": problems})
+
+
+ERROR_META = "archmem/error"
+"""The ``_meta`` key of a tool error's data."""
+
+
+def tool_error(message: str, data: dict[str, Any]) -> CallToolResult:
+    """A tool error every client takes as one: the message as its text and no structured
+    content, which validating clients (the TypeScript SDK, the MCP Inspector) check against
+    the tool's output schema, the schema of its success. The error as data rides in
+    ``_meta`` under ``archmem/error``."""
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True, _meta={ERROR_META: data})

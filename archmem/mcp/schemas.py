@@ -3,8 +3,8 @@
 The SDK publishes each model as the tool's ``outputSchema`` and checks every
 successful answer against it; clients check it too. The models name the fields an
 agent reads (types, enums, what may be null) and leave room for more: a field archmem
-adds later is not a broken answer. Error answers (``isError``) carry the error as data
-instead (``{"error", "message", …}``) and are checked against nothing.
+adds later is not a broken answer. Error answers (``isError``) carry no structured
+content (clients would check it against these), and the error as data in ``_meta``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from archmem.memory.types import Memory, MemoryKind
+from archmem.memory.types import Memory, MemoryKind, MemoryStatus
 
 ElementStatus = Literal["in_sync", "drifted", "missing", "no_paths"]
+
+
+class Via(BaseModel):
+    id: str
+    title: str | None
 
 
 class ElementMatch(BaseModel):
@@ -24,19 +29,25 @@ class ElementMatch(BaseModel):
     id: str
     name: str
     kind: str
-    score: float
+    score: float | None = Field(description="Null: only a [[link]] named it.")
     reasons: list[str]
+
+
+class RecalledElement(ElementMatch):
+    via: Via | None = None
 
 
 class FoundElement(ElementMatch):
     description: str
     technology: str
     parent: str | None
-    paths: list[str] = Field(description="The globs of the code it owns (its children's when it has none).")
-    memories: int = Field(description="How many active memories it holds.")
+    paths: list[str]
+    memories: int
 
 
-class RecallItem(BaseModel):
+class MemoryFields(BaseModel):
+    """What recall says of a memory, ranked or linked."""
+
     id: str
     title: str | None
     kind: MemoryKind
@@ -44,43 +55,64 @@ class RecallItem(BaseModel):
     elements: list[str]
     anchors: list[str]
     author: str | None
+    private: bool = False
     created_at: str
     confirmed_at: str | None
-    score: float | None = Field(description="Null for a result that came along through a [[link]] (via).")
-    verify: bool = Field(description="The code under it moved since it was confirmed: check it before relying on it.")
+    verify: bool
     verify_reason: str | None
-    via: dict[str, Any] | None = Field(description="Came along through a [[link]] of this higher result.")
-    factors: dict[str, float | None] | None = Field(None, description="Every factor of the score (explain: true).")
-    synonyms: list[str] | None = Field(
-        None, description="The task's words this memory was found by through a synonym (explain: true)."
-    )
+
+
+class RecallItem(MemoryFields):
+    score: float
+    factors: dict[str, float | None] | None = None
+    synonyms: list[str] | None = Field(None, description="Task words it was found by through a synonym.")
+
+
+class LinkedMemory(MemoryFields):
+    via: Via
+
+
+class LinkedDecision(BaseModel):
+    id: str
+    title: str
+    kind: Literal["decision"]
+    content: str
+    elements: list[str]
+    status: str | None
+    path: str
+    verify: bool
+    verify_reason: str | None
+    via: Via
 
 
 class Recalled(BaseModel):
-    mode: str = Field(description="lexical (words only) or hybrid (words and meaning).")
-    results: list[RecallItem]
-    elements: list[ElementMatch]
+    mode: str = Field(description="lexical (words) or hybrid (words and meaning).")
+    results: list[RecallItem] = Field(description="What recall stands behind, best first, at most limit.")
+    weak: list[RecallItem] = Field(
+        default_factory=list, description="When unsure: its best candidates, shown apart; skip them if they do not fit.")
+    linked: list[LinkedMemory | LinkedDecision] = Field(description="What results [[link]] (via), beyond limit.")
+    elements: list[RecalledElement]
     warnings: list[str]
-    known_words: float | None = Field(
-        None, description="The share of the task's words a memory or an element holds (what answering weighs by)."
-    )
+    known_words: float | None = Field(None, description="Share of the task's words archmem holds.")
+    decision: Literal["answer", "weak", "nothing"] | None = None
+    confidence: float | None = None
+    evidence: dict[str, float] | None = None
 
 
 class BriefingData(BaseModel):
     """A briefing as data; its Markdown is the answer's text (not repeated here)."""
 
     task: str
-    mode: str = Field(description="overview (what holds for every task), else how its memories were ranked: "
-                                   "lexical or hybrid.")
-    memories: list[str] = Field(description="Ids of the memories it shows, in order.")
+    mode: str = Field(description="overview (no memory is about the task), lexical or hybrid.")
+    memories: list[str] = Field(description="Ids shown, in order.")
     cut: int = Field(description="Memories left out to fit the budget.")
-    gaps: list[str] = Field(description="Relevant elements nobody has written about.")
+    gaps: list[str] = Field(description="Relevant elements nobody wrote about.")
     elements: list[str]
     warnings: list[str]
 
 
 class SessionStarted(BaseModel):
-    session_id: str = Field(description="Pass it to recall and remember; finish with end_session.")
+    session_id: str
     session: dict[str, Any]
     briefing: BriefingData
 
@@ -88,22 +120,22 @@ class SessionStarted(BaseModel):
 class Remembered(BaseModel):
     id: str
     title: str | None
-    deduplicated: bool = Field(description="It restated an existing memory, which was confirmed instead.")
-    similar_to: list[dict[str, Any]] = Field(description="Near memories: supersede one of them on purpose?")
+    deduplicated: bool = Field(description="It restated a memory, which was confirmed instead.")
+    similar_to: list[dict[str, Any]]
     links: list[dict[str, Any]]
     pending_links: list[str]
     warnings: list[str]
     elements: list[str]
     anchors: list[str]
     supersedes: str | None
-    path: str | None = Field(description="The memory's file (commit it to share it).")
+    path: str | None = Field(description="Its file: commit it to share it.")
     private: bool
 
 
 class SessionEnded(BaseModel):
     session_id: str
-    cited: list[str] = Field(description="Ids of the memories recorded as used.")
-    unknown: list[str] = Field(description="Names that matched no memory (not recorded).")
+    cited: list[str]
+    unknown: list[str]
     outcome_id: str | None
     outcome: dict[str, Any] | None
 
@@ -149,8 +181,8 @@ class ElementDrift(BaseModel):
     id: str
     name: str
     status: ElementStatus
-    since: str | None = Field(description="When the model last described it (or drift was accepted).")
-    stamp: dict[str, Any] | None = Field(description="The commit at which its code crossed the threshold.")
+    since: str | None
+    stamp: dict[str, Any] | None
     size: dict[str, int]
 
 
@@ -163,24 +195,136 @@ class MemoryDrift(BaseModel):
 
 
 class DriftData(BaseModel):
-    score: int | None = Field(description="100 = every element's code as the model describes it; null: not measured.")
+    score: int | None = Field(description="100: all code as the model says; null: not measured.")
     counts: dict[str, int]
     elements: list[ElementDrift]
     stale_memories: list[dict[str, Any]]
     commits: int
     no_commits: bool
     warnings: list[str]
-    memory: MemoryDrift | None = Field(None, description="The memory asked about, when one was.")
+    memory: MemoryDrift | None = None
+
+
+class Confirmed(BaseModel):
+    """The memory confirmed: every field of it comes back; these are what confirming changes."""
+
+    id: str
+    title: str | None
+    status: MemoryStatus
+    confirmed_at: str | None
+    confirmations: int
+    changes_since_confirmed: dict[str, Any] | None = Field(description="What changed in its code since.")
+
+
+class Archived(BaseModel):
+    """The memory archived: every field of it comes back; these are what archiving changes."""
+
+    id: str
+    title: str | None
+    status: MemoryStatus
+    status_reason: str | None
+
+
+class ShownMemory(Memory):
+    path: str | None = Field(description="Its file: commit it to share it.")
+    verify: bool
+    verify_reason: str | None
+    history: list[dict[str, Any]] = Field(description="Supersede chain, oldest first.")
 
 
 class History(BaseModel):
-    current: str | None = Field(description="The id of the active memory of the chain, if one is.")
-    history: list[Memory] = Field(description="The supersede chain, oldest first.")
+    current: str | None = Field(description="Id of the chain's active memory.")
+    history: list[Memory]
 
 
 OUTPUTS: dict[str, type[BaseModel]] = {
     "start_session": SessionStarted, "recall": Recalled, "remember": Remembered, "supersede": Remembered,
-    "confirm_memory": Memory, "archive": Memory, "end_session": SessionEnded, "brief": BriefingData,
+    "confirm_memory": Confirmed, "archive": Archived, "end_session": SessionEnded, "brief": BriefingData,
     "find_elements": FoundElements, "knowledge_map": KnowledgeMapData, "review_queue": ReviewQueueData,
-    "drift": DriftData, "history": History,
+    "drift": DriftData, "show_memory": ShownMemory, "history": History,
 }
+
+
+# ---- what tools/list publishes -------------------------------------------------------
+# Every agent session pays for the tool list in tokens (at most 16 KB). pydantic's
+# schemas repeat each property's name as its title and spell ``X | None`` as an anyOf;
+# the published ones say the same in fewer bytes, and pin every answer's own fields
+# (name, type, null or not, enum, required) while a field that nests objects is
+# published as an object (or a list of objects). The SDK still checks each answer
+# against the whole model before it leaves the server, so what the models above say
+# holds on the wire.
+
+
+def published_output(schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The output schema ``tools/list`` shows for a tool's ``schema``."""
+    if schema is None:
+        return None
+    # an output's defaults say nothing about an answer (an input's tell the agent what it gets)
+    return compact_schema(outline(schema), defaults=False)
+
+
+def outline(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema``'s own fields as they are, a field that nests an object (or a list of
+    them) as ``object``; no ``$defs`` left to refer to."""
+
+    def nested(part: dict[str, Any]) -> bool:
+        return "$ref" in part or "properties" in part
+
+    def field(part: dict[str, Any]) -> dict[str, Any]:
+        said = {k: v for k, v in part.items() if k == "description"}
+        if nested(part):
+            return {"type": "object", **said}
+        options = part.get("anyOf")
+        if isinstance(options, list) and any(nested(o) for o in options):
+            outlined: list[dict[str, Any]] = []
+            for option in map(field, options):
+                if option not in outlined:  # two kinds of object are one "object"
+                    outlined.append(option)
+            return {**outlined[0], **said} if len(outlined) == 1 else {"anyOf": outlined, **said}
+        items = part.get("items")
+        if isinstance(items, dict) and (nested(items) or "anyOf" in items):
+            return {**part, "items": field(items)}
+        return part
+
+    kept = {k: v for k, v in schema.items() if k != "$defs"}
+    if "properties" in kept:
+        kept["properties"] = {name: field(part) for name, part in kept["properties"].items()}
+    return kept
+
+
+NULL = {"type": "null"}
+NESTED = ("items", "prefixItems", "anyOf", "oneOf", "allOf", "not", "additionalProperties")
+
+
+def compact_schema(schema: Any, *, defaults: bool = True) -> Any:
+    """``schema`` without titles, null defaults (every default, ``defaults=False``),
+    ``additionalProperties: true`` (all mean nothing to a validator) and models'
+    docstrings, with ``anyOf [X, null]`` as ``X`` typed ``[T, "null"]``."""
+    if isinstance(schema, list):
+        return [compact_schema(part, defaults=defaults) for part in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title" or (key == "additionalProperties" and value is True):
+            continue
+        if key == "default" and (value is None or not defaults):
+            continue
+        if key == "description" and "properties" in schema:  # a model's docstring, written for its code
+            continue
+        if key in ("properties", "$defs"):  # names, then schemas: a property may be called "title"
+            out[key] = {name: compact_schema(part, defaults=defaults) for name, part in value.items()}
+        else:
+            out[key] = compact_schema(value, defaults=defaults) if key in NESTED else value
+    options = out.get("anyOf")
+    if isinstance(options, list) and len(options) == 2 and NULL in options:
+        other = options[0] if options[1] == NULL else options[1]
+        if isinstance(other.get("type"), str) and not set(other) & (set(out) - {"anyOf"}):
+            del out["anyOf"]
+            merged = {**other, "type": [other["type"], "null"]}
+            if "enum" in merged:
+                merged["enum"] = [*merged["enum"], None]
+            if "const" in merged:
+                merged = {**{k: v for k, v in merged.items() if k != "const"}, "enum": [merged["const"], None]}
+            out = {**merged, **out}
+    return out

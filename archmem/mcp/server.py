@@ -5,9 +5,10 @@ for the server's life. A tool answers with structured content (the JSON the CLI'
 ``--json`` prints, declared as its output schema in ``archmem.mcp.schemas``) and a short
 text; a user's mistake (an unknown element, a title clash, a secret, an unknown session,
 content over 20,000 characters) is a tool error (``isError``) whose text is the CLI's
-message, ``str(ArchmemError)``, and whose structured content is
-``ArchmemError.to_dict()``. Wrong, missing or unknown arguments are tool errors too, in
-the same short form (``archmem.mcp.protocol``). The server never dies on bad input, and
+message, ``str(ArchmemError)``, with no structured content (clients check that against
+the output schema of a success) and ``ArchmemError.to_dict()`` in ``_meta``. Wrong,
+missing or unknown arguments are tool errors too, in the same short form
+(``archmem.mcp.protocol``). The server never dies on bad input, and
 a line that is no MCP message (malformed JSON, a batch, an ``id`` of null) is answered
 with its JSON-RPC error (``archmem.mcp.stdio``).
 
@@ -60,7 +61,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
-from archmem.errors import ArchmemError, ConfigError, ModelError
+from archmem.errors import ArchmemError, ConfigError, ModelError, UnknownNameError
 from archmem.escape import printable
 
 if TYPE_CHECKING:
@@ -270,6 +271,8 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
     from mcp.server.mcpserver import Context
     from mcp_types import CallToolResult, TextContent
 
+    from archmem.mcp.protocol import tool_error
+
     signature = inspect.signature(function, eval_str=True)
     parameters = list(signature.parameters.values())[1:]
     takes_author = "author" in signature.parameters
@@ -285,18 +288,11 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
         try:
             answer = await host.run(function, **arguments)
         except ArchmemError as exc:
-            return CallToolResult(
-                content=[TextContent(type="text", text=printable(str(exc)))], structured_content=exc.to_dict(),
-                is_error=True,
-            )
+            return tool_error(printable(str(exc)), exc.to_dict())
         except Exception as exc:  # a bug must not take the server down
             log.exception("%s failed unexpectedly", function.__name__)
             message = f"archmem failed unexpectedly ({type(exc).__name__}: {exc}); the server keeps running"
-            return CallToolResult(
-                content=[TextContent(type="text", text=message)],
-                structured_content={"error": "internal", "message": message},
-                is_error=True,
-            )
+            return tool_error(message, {"error": "internal", "message": message})
         text = printable(answer.text)  # shown to a person by some clients: no raw control character
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=answer.data)
 
@@ -311,25 +307,50 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
     return tool
 
 
-def _as_resource(host: WorkspaceHost, read: Callable[[Workspace], str]) -> Callable[[], Any]:
-    """A resource read on the worker thread; an ArchmemError reaches the client as the
-    read's error, with the CLI's message."""
+def _as_resource(host: WorkspaceHost, read: Callable[..., str], template: bool = False) -> Callable[..., Any]:
+    """A resource read on the worker thread (a template's with its ``id``); an
+    ArchmemError reaches the client as the read's error, with the CLI's message."""
 
     async def resource() -> str:
         return await _answer_or_protocol_error(host, read)
 
-    resource.__name__ = read.__name__
-    return resource
+    async def one(id: str) -> str:  # noqa: A002 (the URI template's variable)
+        return await _answer_or_protocol_error(host, read, id=id)
+
+    chosen = one if template else resource
+    chosen.__name__ = read.__name__
+    return chosen
 
 
 def _as_prompt(host: WorkspaceHost) -> Callable[..., Any]:
-    from archmem.mcp import tools as mcp_tools
+    from archmem.mcp.resources import start_task_prompt
 
-    async def start_task(task: str) -> str:
-        """The task, in words."""
-        return await _answer_or_protocol_error(host, mcp_tools.start_task_prompt, task=task)
+    async def start_task(task: str, elements: str | None = None) -> str:
+        """task: the task, in words; elements: element ids or names, comma-separated."""
+        return await _answer_or_protocol_error(host, start_task_prompt, task=task, elements=elements)
 
     return start_task
+
+
+def _as_completion(host: WorkspaceHost) -> Callable[..., Any]:
+    """``completion/complete`` for the arguments ``archmem.mcp.resources.COMPLETIONS``
+    names (memory and element ids), from the workspace, on its thread."""
+    from mcp_types import Completion, ResourceTemplateReference
+
+    from archmem.mcp.resources import COMPLETIONS
+
+    async def complete(ref: Any, argument: Any, context: Any) -> Any:
+        target = ref.uri if isinstance(ref, ResourceTemplateReference) else ref.name
+        complete_one = COMPLETIONS.get((target, argument.name))
+        if complete_one is None:
+            return None
+        try:
+            values, total = await host.run(complete_one, value=argument.value)  # type: ignore[arg-type]
+        except ArchmemError:  # a model that does not parse: nothing to offer (reads say why)
+            return None
+        return Completion(values=values, total=total, has_more=total > len(values))
+
+    return complete
 
 
 INTERNAL_ERROR = -32603
@@ -346,6 +367,8 @@ async def _answer_or_protocol_error(host: WorkspaceHost, function: Callable[...,
 
     try:
         return printable(await host.run(function, **arguments))  # type: ignore[arg-type]
+    except UnknownNameError as exc:  # a memory or element that is not there
+        raise MCPError(code=INVALID_PARAMS, message=str(exc), data=exc.to_dict()) from None
     except ArchmemError as exc:
         raise MCPError(code=INTERNAL_ERROR, message=str(exc), data=exc.to_dict()) from None
 
@@ -355,6 +378,7 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
     require_sdk()
     from archmem.mcp import tools as mcp_tools
     from archmem.mcp.protocol import ArchmemServer
+    from archmem.mcp.resources import RESOURCES, TEMPLATES
 
     host = workspace if isinstance(workspace, WorkspaceHost) else WorkspaceHost(workspace)
 
@@ -370,14 +394,16 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
         lifespan=lifespan, log_level=log_level,  # type: ignore[arg-type]
         prepare=lambda ready: _prepare(ready, host),
     )
-    for uri, name, title, read in mcp_tools.RESOURCES:
-        server.resource(uri, name=name, title=title, description=read.__doc__, mime_type="text/markdown")(
-            _as_resource(host, read)
+    for uri, name, title, read in [*RESOURCES, *TEMPLATES]:
+        server.resource(uri, name=name, title=title, description=inspect.cleandoc(read.__doc__ or ""),
+                        mime_type="text/markdown")(
+            _as_resource(host, read, template="{" in uri)
         )
     server.prompt(
         name="start_task", title="Start a task with archmem",
         description="Brief the agent on a task from the repository's memory, and how to record what it learns.",
     )(_as_prompt(host))
+    server.completion()(_as_completion(host))
     return server
 
 
@@ -397,12 +423,20 @@ def _prepare(server: Any, host: WorkspaceHost) -> None:
             name=spec.name,
             title=spec.title,
             description=inspect.cleandoc(spec.function.__doc__ or ""),
-            annotations=ToolAnnotations(
-                title=spec.title, read_only_hint=spec.read_only, destructive_hint=spec.destructive,
-                idempotent_hint=spec.idempotent, open_world_hint=False,
-            ),
+            annotations=hints(spec, ToolAnnotations),
         )
         server.arguments[spec.name] = list(inspect.signature(spec.function).parameters)[1:]
+
+
+def hints(spec: Any, annotations: type[Any]) -> Any:
+    """A tool's hints, each said only where it differs from what MCP takes by default
+    (not read-only, destructive, not idempotent, open world) or means something: the
+    destructive and idempotent hints mean nothing for a read-only tool, and the title
+    is the tool's own."""
+    if spec.read_only:
+        return annotations(read_only_hint=True, open_world_hint=False)
+    return annotations(destructive_hint=spec.destructive, idempotent_hint=spec.idempotent or None,
+                       open_world_hint=False)
 
 
 def serve(workspace: Workspace, *, log_level: str = "WARNING") -> None:

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from archmem.memory.types import MemoryKind
+from archmem.recall.engine import neighbours_by_source, weak_line
 from archmem.words import plural
 from archmem.workspace import Workspace
 
@@ -37,17 +38,15 @@ moved since a memory was confirmed. Its ranking learns from these habits:
    Cited memories rise in recall; memories shown but never cited sink.
 """
 
-MemoryRef = Annotated[str, Field(description="A memory's id (m-...) or its title.")]
-SessionId = Annotated[
-    str | None, Field(description="The session_id from start_session: records what you were shown.")
-]
-ElementList = Annotated[
-    list[str] | None,
-    Field(description="Element identifiers or names (find_elements lists them)."),
-]
-Kind = Annotated[MemoryKind, Field(description="pitfall (a trap), convention (how we do it), note, or session_outcome.")]
-ChangedFiles = Annotated[list[str] | None, Field(description="Repo-relative paths the task changes.")]
-Changed = Annotated[bool, Field(description="Also take the changed files from git diff (working tree, staged, new).")]
+# The descriptions below are in every agent's context (tools/list, at most 16 KB): each
+# says what its name does not, once; the habits are the server's instructions.
+MemoryRef = Annotated[str, Field(description="Id (m-…) or title.")]
+SessionId = str | None  # what start_session answers; the instructions say why to pass it
+ElementList = Annotated[list[str] | None, Field(description="Element ids or names (find_elements).")]
+Kind = Annotated[MemoryKind, Field(description="pitfall (a trap), convention (how we do it), note, session_outcome.")]
+ChangedFiles = Annotated[list[str] | None, Field(description="Repo paths the task changes.")]
+Changed = Annotated[bool, Field(description="Add the files git sees changed.")]
+Author = Annotated[str | None, Field(description="client/name, e.g. claude-code/sarah.")]
 
 
 @dataclass
@@ -63,26 +62,19 @@ class Answer:
 
 def remember(
     ws: Workspace,
-    content: Annotated[
-        str, Field(description="The fact, in a few sentences. [[Title]] links another memory, an element or an ADR.")
-    ],
+    content: Annotated[str, Field(description="A few sentences. [[Title]] links a memory, an element or an ADR.")],
     kind: Kind,
-    title: Annotated[str | None, Field(description="A short unique title: makes it addressable as [[Title]].")] = None,
-    elements: Annotated[
-        list[str] | None, Field(description="The elements it is about, identifiers or names (none: project-wide).")
-    ] = None,
-    supersedes: Annotated[str | None, Field(description="Title or id of the memory this one replaces.")] = None,
-    anchors: Annotated[list[str] | None, Field(description="Repo paths it is about, optionally path#Symbol.")] = None,
+    title: Annotated[str | None, Field(description="Short, unique: makes it a [[Title]].")] = None,
+    elements: Annotated[list[str] | None, Field(description="Element ids or names (none: project-wide).")] = None,
+    supersedes: Annotated[str | None, Field(description="Id or title of the memory it replaces.")] = None,
+    anchors: Annotated[list[str] | None, Field(description="Repo paths, optionally path#Symbol.")] = None,
     session_id: SessionId = None,
-    author: Annotated[str | None, Field(description="Who writes it, as client/name (e.g. claude-code/sarah).")] = None,
+    author: Author = None,
 ) -> Answer:
-    """Store what the next agent should know about this code.
-
-    Attach it to the elements it is about (none = project-wide) and give it a title so
-    others can link it as [[Title]]. If it replaces an existing memory, pass
-    supersedes=that title or id: never write a memory that contradicts an active one.
-    Restating an existing memory confirms it instead (deduplicated: true). similar_to
-    lists near memories: supersede one of them on purpose? Pass your session_id.
+    """Store what the next agent should know. Give it a title (others link it
+    as [[Title]]) and its elements. If it replaces a memory, pass supersedes: never
+    contradict an active one. A restatement confirms the existing memory (deduplicated);
+    similar_to lists near ones: supersede one on purpose?
     """
     result = ws.remember(
         content, kind=kind, title=title, elements=elements or [], anchors=anchors or [], supersedes=supersedes,
@@ -111,19 +103,18 @@ def _remembered(result: Any) -> Answer:
 
 def supersede(
     ws: Workspace,
-    memory: Annotated[str, Field(description="Id or title of the memory that no longer holds.")],
-    content: Annotated[str, Field(description="What holds now, in a few sentences.")],
-    kind: Annotated[MemoryKind | None, Field(description="Default: the old memory's kind.")] = None,
-    title: Annotated[str | None, Field(description="Default: the old memory's title.")] = None,
-    elements: Annotated[list[str] | None, Field(description="Default: the old memory's elements.")] = None,
-    anchors: Annotated[list[str] | None, Field(description="Default: the old memory's anchors.")] = None,
+    memory: MemoryRef,
+    content: Annotated[str, Field(description="What holds now.")],
+    kind: MemoryKind | None = None,
+    title: str | None = None,
+    elements: list[str] | None = None,
+    anchors: list[str] | None = None,
     session_id: SessionId = None,
-    author: Annotated[str | None, Field(description="Who writes it, as client/name (e.g. claude-code/sarah).")] = None,
+    author: Author = None,
 ) -> Answer:
-    """Replace a memory that no longer holds with what holds now: the old one leaves
-    recall and stays in its history. Kind, title, elements and anchors carry over unless
-    given. A memory already superseded is refused with the name of the current one:
-    supersede that one instead.
+    """Replace a memory that no longer holds with what holds now; the old one
+    leaves recall, kept in history. Kind, title, elements and anchors carry over unless
+    given. A superseded memory is refused with the name of its successor.
     """
     result = ws.supersede(
         memory, content, kind=kind, title=title, elements=elements, anchors=anchors, author=author,
@@ -135,11 +126,10 @@ def supersede(
 def archive(
     ws: Workspace,
     memory: MemoryRef,
-    reason: Annotated[str, Field(description="Why it leaves recall (kept with it).")],
+    reason: Annotated[str, Field(description="Why (kept with it).")],
 ) -> Answer:
-    """Take a memory out of recall when it is wrong or obsolete and nothing replaces it
-    (when something does, supersede it instead). It stays in history and in its file;
-    a person can bring it back (archmem unarchive).
+    """Take a wrong or obsolete memory out of recall when nothing replaces it
+    (else supersede it). It stays in history and its file; a person can unarchive it.
     """
     archived = ws.archive(memory, reason)
     return Answer(archived.model_dump(mode="json"), f"archived {archived.label!r} ({archived.id})")
@@ -148,14 +138,11 @@ def archive(
 def confirm_memory(
     ws: Workspace,
     memory: MemoryRef,
-    reason: Annotated[str | None, Field(description="Why it still holds, in a sentence (kept in the audit log).")] = None,
+    reason: Annotated[str | None, Field(description="Why it still holds (kept in the audit log).")] = None,
 ) -> Answer:
-    """Vouch that a memory is still true now: clears its VERIFY flag and refreshes it.
-
-    Use it after checking a VERIFY memory against the code. If it is no longer true,
-    remember a successor with supersedes=its title instead. The answer carries what
-    changed in its code since it was last confirmed (changes_since_confirmed: the diff
-    stat and its anchors' diff): read it, and supersede if the memory no longer holds.
+    """Vouch that a memory still holds, after checking it against the code:
+    clears VERIFY. changes_since_confirmed shows what changed in its code since: if it
+    no longer holds, supersede it instead.
     """
     found, changes = ws.memory_changes(memory)
     confirmed = ws.confirm(found.id, reason=reason, seen=changes)
@@ -170,14 +157,12 @@ def confirm_memory(
 
 def start_session(
     ws: Workspace,
-    task: Annotated[str, Field(description="What this session is about to do, in a sentence.")],
-    agent: Annotated[str | None, Field(description="Who runs it, as client/name.")] = None,
+    task: Annotated[str, Field(description="What it is about to do, in a sentence.")],
+    agent: Author = None,
     elements: ElementList = None,
 ) -> Answer:
-    """Start here, once per task: opens a session and returns its session_id and the
-    Markdown briefing for the task (relevant elements, ranked memories with VERIFY
-    warnings, gaps; when no memory is about the task, the conventions that hold for
-    every task). Pass session_id to recall and remember; finish with end_session.
+    """Start here, once per task: a session_id (pass it to recall and
+    remember; finish with end_session) and the task's Markdown briefing.
     """
     note = _not_set_up(ws)  # asked first: the session's own index makes the repository look set up
     session = ws.start_session(task, elements=elements or [], agent=agent)
@@ -207,19 +192,14 @@ def _not_set_up(ws: Workspace) -> str:
 
 def end_session(
     ws: Workspace,
-    session_id: Annotated[str, Field(description="The session_id from start_session.")],
-    used_memories: Annotated[
-        list[str], Field(description="Titles or ids of the memories you actually relied on ([] if none).")
-    ],
-    outcome: Annotated[
-        str | None, Field(description="What changed and what the next agent should know (one session_outcome memory).")
-    ] = None,
-    author: Annotated[str | None, Field(description="Who writes the outcome, as client/name.")] = None,
+    session_id: str,
+    used_memories: Annotated[list[str], Field(description="Titles or ids of those you relied on ([] if none).")],
+    outcome: Annotated[str | None, Field(description="What changed; what the next agent should know.")] = None,
+    author: Author = None,
 ) -> Answer:
-    """Close a session. used_memories are recorded as citations: that is how useful
-    memories rise in recall (shown but never cited ones sink). Names that match no
-    memory come back in unknown, the rest still count. outcome, if given, is remembered
-    as one session_outcome memory on the session's elements.
+    """Close a session. used_memories become citations: cited memories rise in
+    recall, shown and never cited ones sink; names matching none come back in unknown.
+    outcome is remembered as a session_outcome memory.
     """
     ended = ws.end_session(session_id, used=used_memories, outcome=outcome, author=author)
     lines = [f"ended {ended.session_id}: {plural(len(ended.cited), 'memory citation')}"]
@@ -234,21 +214,18 @@ def end_session(
 
 def recall(
     ws: Workspace,
-    query: Annotated[str, Field(description="The task or question, in words.")],
+    query: Annotated[str, Field(description="The task or question.")],
     elements: ElementList = None,
     changed_files: ChangedFiles = None,
     changed: Changed = False,
     session_id: SessionId = None,
-    limit: Annotated[int, Field(ge=1, le=200, description="How many memories (link neighbours come on top).")] = 5,
-    explain: Annotated[bool, Field(description="Add every factor of each score.")] = False,
+    limit: Annotated[int, Field(ge=1, le=200, description="At most this many results.")] = 5,
+    explain: Annotated[bool, Field(description="Add each score's factors.")] = False,
 ) -> Answer:
-    """The memories that matter for a task, best first, plus the relevant elements.
-
-    An empty list means archmem knows nothing relevant. Pass your session_id: what you
-    are shown is recorded, and what you cite at end_session lifts it for the next agent.
-    verify: true means the code under a memory changed since it was confirmed: check
-    it, then confirm_memory it or supersede it. A result with via came along through a
-    [[link]] of a higher one.
+    """The memories that matter for a task, best first (none: archmem knows
+    nothing relevant); linked: the memories and ADRs their [[links]] bring; the
+    relevant elements. verify: true means the code under a memory moved since it was
+    confirmed. Pass your session_id.
     """
     result = ws.recall(
         query, elements=elements or [], changed_files=changed_files or [], changed=changed,
@@ -259,13 +236,14 @@ def recall(
 
 def recall_text(result: dict[str, Any]) -> str:
     lines = [f"warning: {w}" for w in result["warnings"]]
-    ranked = [r for r in result["results"] if r["via"] is None]
-    if not ranked:
+    ranked = result["results"]
+    if not ranked and not result.get("weak"):
         lines.append("Nothing archmem knows is relevant to this task.")
-    neighbours: dict[str, list[dict[str, Any]]] = {}
-    for item in result["results"]:
-        if item["via"] is not None:
-            neighbours.setdefault(item["via"]["id"], []).append(item)
+    elif not ranked:
+        lines.append("archmem is not sure any of these fit (weak; skip what does not):")
+        for item in result["weak"]:
+            lines.append(f"- {weak_line(item)}")
+    neighbours = neighbours_by_source(result)
     for position, item in enumerate(ranked, start=1):
         name = item["title"] or item["id"]
         where = ", ".join(item["elements"]) or "project-wide"
@@ -277,33 +255,31 @@ def recall_text(result: dict[str, Any]) -> str:
         if item["verify"]:
             lines.append(f"   verify: {item['verify_reason']}")
         for other in neighbours.get(item["id"], []):
-            lines.append(f"   via [[{name}]] -> {other['kind']} {other['title'] or other['id']}: "
-                         + " ".join((other.get("content") or "").split())[:300])
+            said = " ".join((other.get("content") or "").split())[:300]
+            lines.append(f"   via [[{name}]] -> {other['kind']} {other['title'] or other['id']}"
+                         + (f": {said}" if said else ""))
         if "factors" in item:
             lines.append("   " + " · ".join(f"{k} {v:.3f}" for k, v in item["factors"].items() if v is not None))
         if item.get("synonyms"):
             lines.append(f"   found through synonyms of: {', '.join(item['synonyms'])}")
-    if result["elements"]:
-        shown_elements = [f"{e['name']} ({e['id']}, {e['score']:.2f})" for e in result["elements"][:5]]
-        lines.append("elements: " + ", ".join(shown_elements))
+    scored = [e for e in result["elements"] if e["score"] is not None]  # the others came along through a link
+    if scored:
+        lines.append("elements: " + ", ".join(f"{e['name']} ({e['id']}, {e['score']:.2f})" for e in scored[:5]))
     return "\n".join(lines)
 
 
 def brief(
     ws: Workspace,
-    task: Annotated[
-        str | None, Field(description="The task; may be left out when elements or changed files say it.")
-    ] = None,
+    task: Annotated[str | None, Field(description="Optional when elements or changed files say it.")] = None,
     elements: ElementList = None,
     changed_files: ChangedFiles = None,
     changed: Changed = False,
-    budget: Annotated[int | None, Field(ge=200, description="Budget in characters (default 8,000).")] = None,
+    budget: Annotated[int | None, Field(ge=200, description="Characters (default 8,000).")] = None,
     session_id: SessionId = None,
 ) -> Answer:
-    """The Markdown briefing for a task, within a character budget: relevant elements,
-    ranked memories with VERIFY warnings and [[linked]] neighbours, and the gaps nobody
-    has written about. start_session already returns one for its task. With no task,
-    elements or changed files: the project overview (conventions, what to verify).
+    """The Markdown briefing for a task, within a budget: relevant elements,
+    ranked memories with VERIFY and [[links]], gaps. With no task, elements or changed
+    files: the project overview.
     """
     briefing = ws.brief(
         task, elements=elements or [], changed_files=changed_files or [], changed=changed, session_id=session_id,
@@ -314,12 +290,11 @@ def brief(
 
 def find_elements(
     ws: Workspace,
-    task: Annotated[str, Field(description="The task, in words.")],
-    limit: Annotated[int, Field(ge=1, le=100, description="How many elements at most.")] = 10,
+    task: str,
+    limit: Annotated[int, Field(ge=1, le=100)] = 10,
 ) -> Answer:
-    """The architecture elements a task is about, best first: identifier, name, kind,
-    score with reasons, code paths and how many memories each holds. Use the
-    identifiers in remember and recall.
+    """The architecture elements a task is about, best first, with their code
+    paths and memory counts; their ids go in remember and recall.
     """
     found = ws.find_elements(task, limit=limit)
     lines = [
@@ -330,9 +305,8 @@ def find_elements(
 
 
 def knowledge_map(ws: Workspace) -> Answer:
-    """What the project knows per element: coverage ("3 of 13 elements documented"),
-    memory titles by kind, freshness, pitfalls, VERIFY count and drift, the code no
-    element owns. Shows where knowledge is missing.
+    """What is known per element (coverage, memory titles by kind, freshness,
+    pitfalls, VERIFY, drift) and the code no element owns: where knowledge is missing.
     """
     knowledge = ws.knowledge_map()
     data = knowledge.to_dict()
@@ -352,8 +326,8 @@ def knowledge_map(ws: Workspace) -> Answer:
 
 
 def review_queue(ws: Workspace) -> Answer:
-    """What needs a person: memories shown to many sessions and never cited, near-
-    duplicates (supersede one?), and [[links]] no memory answers yet.
+    """What needs a person: memories shown often and never cited,
+    near-duplicates, [[links]] nothing answers yet.
     """
     queue = ws.review().to_dict()
     lines = [] if queue["total"] else ["Nothing to review."]
@@ -370,14 +344,11 @@ def review_queue(ws: Workspace) -> Answer:
 
 def drift(
     ws: Workspace,
-    element: Annotated[str | None, Field(description="An element (identifier or name): its drift alone.")] = None,
-    memory: Annotated[str | None, Field(description="A memory (id or title): is it VERIFY, and why.")] = None,
+    element: Annotated[str | None, Field(description="One element's drift (id or name).")] = None,
+    memory: Annotated[str | None, Field(description="Is this memory VERIFY, and why (id or title).")] = None,
 ) -> Answer:
-    """Whether the code moved under the model: per element, in_sync, drifted (its code
-    changed past the threshold since the model described it) or missing, with the commit
-    that tipped it; the score; and the memories to verify. Ask about one element, or one
-    memory (verify: true means check it against the code, then confirm_memory or
-    supersede it).
+    """Whether the code moved under the model: per element in_sync, drifted or
+    missing (with the commit that tipped it), the score, the memories to verify.
     """
     report = ws.drift_report()
     data = report.to_dict()
@@ -420,9 +391,19 @@ def drift_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def show_memory(ws: Workspace, memory: MemoryRef) -> Answer:
+    """One memory in full, superseded and archived ones too: its file, VERIFY and why,
+    its supersede chain."""
+    data = ws.show(memory)
+    verify = f"\nVERIFY: {data['verify_reason']}" if data["verify"] else ""
+    where = ", ".join(data["elements"]) or "project-wide"
+    return Answer(data, f"[{data['kind'].upper()}] {data['title'] or data['id']} ({data['id']}, {data['status']}; "
+                        f"{where}){verify}\n{data['content']}")
+
+
 def history(ws: Workspace, memory: MemoryRef) -> Answer:
-    """A memory's supersede chain, oldest first: what was believed before, and what
-    replaced it (superseded and archived memories included).
+    """A memory's supersede chain, oldest first, superseded and archived ones
+    included.
     """
     chain = ws.history(memory)
     current = next((m.id for m in chain if m.status == "active"), None)
@@ -449,53 +430,20 @@ class ToolSpec:
 
 
 TOOLS: list[ToolSpec] = [
-    ToolSpec(start_session, "Start a session (briefing for the task)", read_only=False),
+    ToolSpec(start_session, "Start a session", read_only=False),
     # recall and brief with a session_id count what was shown in the local index (usage
     # bookkeeping); they change no memory and no file
-    ToolSpec(recall, "Recall memories for a task", read_only=True, idempotent=True),
+    ToolSpec(recall, "Recall memories", read_only=True, idempotent=True),
     ToolSpec(remember, "Remember a fact", read_only=False),
     ToolSpec(supersede, "Supersede a memory", read_only=False),
-    ToolSpec(confirm_memory, "Confirm a memory still holds", read_only=False),
+    ToolSpec(confirm_memory, "Confirm a memory", read_only=False),
     ToolSpec(archive, "Archive a memory", read_only=False, destructive=True, idempotent=True),
-    ToolSpec(end_session, "End a session (cite what you used)", read_only=False),
+    ToolSpec(end_session, "End a session", read_only=False),
     ToolSpec(brief, "Briefing for a task", read_only=True, idempotent=True),
-    ToolSpec(find_elements, "Find the elements a task is about", read_only=True, idempotent=True),
+    ToolSpec(find_elements, "Find elements", read_only=True, idempotent=True),
     ToolSpec(knowledge_map, "Knowledge map", read_only=True, idempotent=True),
     ToolSpec(review_queue, "Review queue", read_only=True, idempotent=True),
-    ToolSpec(drift, "Drift (element or memory)", read_only=True, idempotent=True),
+    ToolSpec(drift, "Drift", read_only=True, idempotent=True),
+    ToolSpec(show_memory, "Show a memory", read_only=True, idempotent=True),
     ToolSpec(history, "History of a memory", read_only=True, idempotent=True),
-]
-
-
-# ---- resources and prompts ---------------------------------------------------------
-# Resources a person can attach to a conversation (Claude Code: @archmem:…); the prompt
-# becomes a slash command (/mcp__archmem__start_task) that briefs the agent on a task.
-
-
-def overview_resource(ws: Workspace) -> str:
-    """The project overview: conventions, project-wide pitfalls, what to verify, coverage."""
-    return ws.overview(client="mcp").markdown
-
-
-def map_resource(ws: Workspace) -> str:
-    """The knowledge map in Markdown: what is known per element, and the gaps."""
-    return ws.knowledge_map().render("md", overrides=ws.root / ".archmem" / "templates")
-
-
-def start_task_prompt(ws: Workspace, task: str) -> str:
-    """The message that starts a task: its briefing, and the session habits to follow."""
-    briefing = ws.brief(task, client="mcp")
-    return (
-        f"We are going to work on: {task}\n\n"
-        "Below is what archmem, this repository's memory, knows that matters for it. Before you change code, "
-        "call start_session with this task (pass its session_id to recall and remember); check any VERIFY "
-        "memory against the code, then confirm_memory it or remember a successor with supersedes; at the "
-        "end, end_session with the titles you relied on and a one-line outcome.\n\n"
-        f"{briefing.markdown}"
-    )
-
-
-RESOURCES: list[tuple[str, str, str, Callable[[Workspace], str]]] = [
-    ("archmem://overview", "overview", "Project overview (archmem)", overview_resource),
-    ("archmem://map", "knowledge-map", "Knowledge map (archmem)", map_resource),
 ]

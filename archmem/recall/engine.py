@@ -4,11 +4,16 @@ Candidates come from three places: BM25 over the identifier-aware search text, t
 memories of relevant elements, and (with vectors) the nearest vectors of the query's
 embedding model. Each is scored by ``archmem.recall.score``; below ``min_relevance``
 nothing is returned, so a task the store knows nothing about gets an empty list.
+
+The answer keeps three lists apart, so ``limit`` is a cap an agent can rely on:
+``results`` (ranked memories, at most ``limit``), ``linked`` (the memories and decisions
+the top results [[link]], each with ``via``) and ``elements`` (the relevant elements,
+then those only a link brought, with ``via`` and no score of their own).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -73,6 +78,9 @@ class RecallContext:
 class RecallResult:
     mode: str
     results: list[dict[str, Any]] = field(default_factory=list)
+    """Ranked memories only, best first, at most the limit."""
+    linked: list[dict[str, Any]] = field(default_factory=list)
+    """Memories and decisions a top result [[links]], each with ``via`` (that result)."""
     elements: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     known_words: float = 1.0
@@ -85,14 +93,16 @@ class RecallResult:
     evidence: Evidence | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "results": self.results, "weak": self.weak, "elements": self.elements,
-                "warnings": self.warnings, "known_words": round(self.known_words, 4), "decision": self.decision,
-                "confidence": round(self.confidence, 4),
+        return {"mode": self.mode, "results": self.results, "weak": self.weak, "linked": self.linked,
+                "elements": self.elements, "warnings": self.warnings, "known_words": round(self.known_words, 4),
+                "decision": self.decision, "confidence": round(self.confidence, 4),
                 "evidence": self.evidence.to_dict() if self.evidence else None}
 
     @property
     def memory_ids(self) -> list[str]:
-        return [r["id"] for r in self.results if r["kind"] not in ("decision", "element")]
+        """Every memory shown: the ranked ones, the weak ones and the linked ones."""
+        return ([r["id"] for r in self.results] + [r["id"] for r in self.weak]
+                + [r["id"] for r in self.linked if r["kind"] != "decision"])
 
 
 def recall(
@@ -187,16 +197,16 @@ def recall(
     shown = scored[:limit] if verdict == "answer" else []
     weak_shown = scored[:min(limit, config.weak_limit)] if verdict == "weak" else []
 
-    results = [_memory_result(m, f, reason, via=None, explain=explain) for f, m, reason in shown]
-    weak = [_memory_result(m, f, reason, via=None, explain=explain) for f, m, reason in weak_shown]
+    results = [_memory_result(m, reason, factors=f, explain=explain) for f, m, reason in shown]
+    weak = [_memory_result(m, reason, factors=f, explain=explain) for f, m, reason in weak_shown]
     if explain:
         for result in results:
             result["synonyms"] = found_words.synonyms.get(result["id"], [])
-    results += _neighbours(ctx, results[: config.link_sources], {r["id"] for r in results}, explain)
-    element_list = sorted(matches.values(), key=lambda m: (-m.score, m.id))
+    element_list = [m.to_dict() for m in sorted(matches.values(), key=lambda m: (-m.score, m.id))]
+    linked = _neighbours(ctx, results[: config.link_sources], {r["id"] for r in results}, element_list)
     return RecallResult(
-        mode=mode, results=results, elements=[m.to_dict() for m in element_list], warnings=warnings,
-        known_words=known, weak=weak, decision=verdict, confidence=sure, evidence=evidence,
+        mode=mode, results=results, linked=linked, elements=element_list, warnings=warnings, known_words=known,
+        weak=weak, decision=verdict, confidence=sure, evidence=evidence,
     )
 
 
@@ -308,8 +318,10 @@ def _lexical(
 
 
 def _memory_result(
-    memory: Memory, factors: Factors | None, reason: str | None, *, via: dict[str, Any] | None, explain: bool
+    memory: Memory, reason: str | None, *, factors: Factors | None = None, via: dict[str, Any] | None = None,
+    explain: bool = False,
 ) -> dict[str, Any]:
+    """A memory as recall shows it: ranked (with its ``score``) or linked (with ``via``)."""
     result: dict[str, Any] = {
         "id": memory.id,
         "title": memory.title,
@@ -321,21 +333,26 @@ def _memory_result(
         "private": memory.private,
         "created_at": format_time(memory.created_at),
         "confirmed_at": format_time(memory.confirmed_at) if memory.confirmed_at else None,
-        "score": round(factors.score, 4) if factors else None,
         "verify": reason is not None,
         "verify_reason": reason,
-        "via": via,
     }
-    if explain and factors is not None:
-        result["factors"] = factors.to_dict()
+    if factors is not None:
+        result["score"] = round(factors.score, 4)
+        if explain:
+            result["factors"] = factors.to_dict()
+    if via is not None:
+        result["via"] = via
     return result
 
 
 def _neighbours(
-    ctx: RecallContext, sources: list[dict[str, Any]], seen: set[str], explain: bool
+    ctx: RecallContext, sources: list[dict[str, Any]], seen: set[str], elements: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """The [[linked]] memories, decisions and elements of the top results, once each."""
+    """The [[linked]] memories and decisions of the top results, once each and none
+    already ranked; a linked element goes to ``elements`` instead: marked ``via`` where
+    it is listed already, else added with no score of its own."""
     found: list[dict[str, Any]] = []
+    listed = {e["id"]: e for e in elements}
     decisions = {(f"{d.element}/{d.id}" if d.element else d.id): d for d in ctx.model.decisions}
     for source in sources:
         via = {"id": source["id"], "title": source["title"]}
@@ -347,27 +364,58 @@ def _neighbours(
                 memory = ctx.store.get_memory(target)
                 if memory is None or memory.status != "active":
                     continue
-                entry = _memory_result(memory, None, ctx.staleness(memory), via=via, explain=explain)
+                found.append(_memory_result(memory, ctx.staleness(memory), via=via))
             elif link.target_kind == "decision" and target in decisions:
                 decision = decisions[target]
-                entry = {
+                found.append({
                     "id": target, "title": decision.title, "kind": "decision",
-                    "content": f"{decision.status or 'no status'}; {decision.path}", "elements": [decision.element] if decision.element else [],
-                    "score": None, "verify": False, "verify_reason": None, "via": via,
-                }
-            elif link.target_kind == "element" and ctx.model.get(target) is not None:
-                element = ctx.model.get(target)
-                assert element is not None
-                entry = {
-                    "id": element.id, "title": element.name, "kind": "element",
-                    "content": element.description, "elements": [element.id],
-                    "score": None, "verify": False, "verify_reason": None, "via": via,
-                }
+                    "content": f"{decision.status or 'no status'}; {decision.path}",
+                    "elements": [decision.element] if decision.element else [], "status": decision.status or None,
+                    "path": decision.path, "verify": False, "verify_reason": None, "via": via,
+                })
+            elif link.target_kind == "element" and (element := ctx.model.get(target)) is not None:
+                if target in listed:
+                    listed[target].setdefault("via", via)
+                else:
+                    listed[target] = {"id": element.id, "name": element.name, "kind": element.kind, "score": None,
+                                      "reasons": [f"linked from {source['title'] or source['id']}"], "via": via}
+                    elements.append(listed[target])
             else:
                 continue
             seen.add(target)
-            found.append(entry)
     return found
 
 
-__all__ = ["ElementMatch", "RecallContext", "RecallResult", "Staleness", "nothing_is_stale", "recall"]
+def neighbours_by_source(result: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Per ranked result's id, what its [[links]] brought along, as one list to show
+    under it: linked memories and decisions, then linked elements (``kind`` element,
+    their name as ``title``, ``content`` empty)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for item in result["linked"]:
+        found.setdefault(item["via"]["id"], []).append(item)
+    for element in result["elements"]:
+        if "via" in element:
+            found.setdefault(element["via"]["id"], []).append(
+                {"id": element["id"], "title": element["name"], "kind": "element", "content": "", "via": element["via"]}
+            )
+    return found
+
+
+WEAK_LINE = 160
+"""A weak candidate is one line: enough to tell whether it fits, cheap to skip."""
+
+
+def weak_line(item: Mapping[str, Any]) -> str:
+    """One line for a weak candidate: its title or first words, its id and its elements."""
+    said = " ".join(str(item.get("title") or item.get("content") or "").split())
+    if len(said) > WEAK_LINE:
+        said = said[: WEAK_LINE - 1] + "…"
+    where = ", ".join(item.get("elements") or []) or "project-wide"
+    verify = " [VERIFY]" if item.get("verify") else ""
+    return f"[{str(item['kind']).upper()}]{verify} {said} ({item['id']}; {where})"
+
+
+__all__ = [
+    "ElementMatch", "RecallContext", "RecallResult", "Staleness", "neighbours_by_source", "nothing_is_stale", "recall",
+    "weak_line",
+]

@@ -22,7 +22,7 @@ from archmem.clock import age_in_words, parse_time
 from archmem.conformance.types import Dependency
 from archmem.memory.types import MEMORY_KINDS
 from archmem.model.types import ArchitectureModel
-from archmem.recall.engine import RecallResult
+from archmem.recall.engine import RecallResult, neighbours_by_source
 from archmem.render.templates import render
 
 DEFAULT_BUDGET_CHARS = 8_000
@@ -123,11 +123,18 @@ def memory_item(item: dict[str, Any], neighbours: list[dict[str, Any]], model: A
         "neighbours": [
             {
                 "name": f"ADR-{n['id'].rsplit('/', 1)[-1]}" if n["kind"] == "decision" else (n["title"] or n["id"]),
-                "text": n["title"] if n["kind"] == "decision" else textwrap.shorten(n["content"] or "", 160, placeholder=" …"),
+                "text": n["title"] if n["kind"] == "decision" else textwrap.shorten(
+                    _element_description(n["id"], model) if n["kind"] == "element" else n["content"] or "", 160,
+                    placeholder=" …"),
             }
             for n in neighbours
         ],
     }
+
+
+def _element_description(element_id: str, model: ArchitectureModel) -> str:
+    element = model.get(element_id)
+    return element.description if element is not None else ""
 
 
 UNDECLARED_SHOWN = 3
@@ -188,12 +195,10 @@ def build_briefing(
     which commands it names."""
     # selected by relevance; shown pitfalls first (DESIGN.md), each kind in rank order,
     # so a budget cut takes notes and outcomes before it takes a pitfall
-    ranked = sorted((r for r in result.results if r["via"] is None), key=lambda r: KIND_ORDER.get(r["kind"], 9))
-    neighbours: dict[str, list[dict[str, Any]]] = {}
-    for item in result.results:
-        if item["via"] is not None:
-            neighbours.setdefault(item["via"]["id"], []).append(item)
-    relevant = [e for e in result.elements if e["score"] >= ELEMENT_FLOOR][:MAX_ELEMENTS]
+    ranked = sorted(result.results, key=lambda r: KIND_ORDER.get(r["kind"], 9))
+    neighbours = neighbours_by_source(result.to_dict())
+    # an element that came along through a [[link]] has no score of its own: it is shown under that link
+    relevant = [e for e in result.elements if e["score"] is not None and e["score"] >= ELEMENT_FLOOR][:MAX_ELEMENTS]
     gaps = [e["name"] for e in relevant if e["id"] not in documented]
     items = [memory_item(r, neighbours.get(r["id"], []), model, now) for r in ranked]
 

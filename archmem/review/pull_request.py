@@ -276,7 +276,7 @@ def review_pull_request(
         review.warnings.extend(result.warnings)
         shown: set[str] = set()
         for entry in result.results:
-            if entry["via"] is not None or entry["kind"] not in RANKED_KINDS or entry["id"] in shown:
+            if entry["kind"] not in RANKED_KINDS or entry["id"] in shown:
                 continue
             holder = next((by_id[e] for e in entry["elements"] if e in by_id and by_id[e].direct), None) or next(
                 (by_id[e] for e in entry["elements"] if e in by_id), None)
