@@ -4,6 +4,7 @@ knowledge map."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from archmem.errors import InvalidInputError
@@ -123,6 +124,23 @@ class BriefingOps:
 
             record_exposures(self.memory_context, session_id, briefing.memory_ids)
         return briefing
+
+    def file_notes_index(self) -> tuple[dict[str, Any], list[Path]]:
+        """The index the edit hook answers from (``archmem.render.file_notes``): elements,
+        their memories with VERIFY from drift, anchors; and the files and folders it was
+        built from, so the hook knows when to build it again."""
+        from archmem.render.file_notes import build_index
+
+        model = self.model_or_empty
+        index = build_index(model, self.store.list_memories(status="active"), self.staleness)
+        folder = self.memory_folder
+        sources = [self.root / "archmem.toml", self.root / "pyproject.toml", folder.shared, folder.private,
+                   self.store_path, self.store_path.with_name(self.store_path.name + "-wal")]
+        if self.loaded_model_path is not None:
+            sources.insert(0, self.loaded_model_path)
+        if self.config.source:
+            sources.append(Path(self.config.source))
+        return index, sources
 
     @staticmethod
     def _drift_notes(warnings: Sequence[str]) -> list[str]:
