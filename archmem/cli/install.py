@@ -31,11 +31,14 @@ VERBS = {"created": "would create", "updated": "would update", "unchanged": "unc
 @click.option("--budget", type=click.IntRange(200), default=None,
               help="Characters of briefing the start-up hook adds to the context (default 6,000; at most 9,000, "
                    "below what the clients keep).")
+@click.option("--rules", is_flag=True,
+              help="Write path-scoped rule files instead: .claude/rules/<element>.md (claude-code) and "
+                   ".cursor/rules/<element>.mdc (cursor); both without TARGET.")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Project folder (default: the git top level of the current folder).")
 @json_option
 def install(target: str | None, print_only: bool, dry_run: bool, force: bool, global_: bool, budget: int | None,
-            repo: Path | None, as_json: bool) -> None:
+            rules: bool, repo: Path | None, as_json: bool) -> None:
     """Connect an agent to archmem: TARGET claude-code writes .mcp.json, the hooks in
     .claude/settings.json (SessionStart briefing, PostToolUse file notes, PreCompact,
     SessionEnd) and a CLAUDE.md section; codex writes .codex/config.toml, hooks in
@@ -44,10 +47,14 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
     sessionEnd hooks in .cursor/hooks.json and the AGENTS.md section; merge-driver adds a
     .gitattributes line and git config so that git merges memory files with archmem
     merge-file (two confirmations merge without a conflict). Records this Python for the
-    hooks in the git-ignored .archmem/hooks/. Merges, never clobbers; run it again safely."""
+    hooks in the git-ignored .archmem/hooks/. --rules writes path-scoped rule files with
+    each element's top memories instead (archmem brief --rules refreshes them, archmem
+    check reports stale ones). Merges, never clobbers; run it again safely."""
     from archmem.agents import install as plan
     from archmem.agents.hooks import clamp_budget
 
+    if rules:
+        return _install_rules(target, repo, as_json=as_json)
     if target == "merge-driver":
         from archmem.cli.merge import install_merge_driver
 
@@ -96,6 +103,17 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
         _print_changes(target, root, changes, dry_run=dry_run, hints=hints)
     if dry_run and conflicts and not force:
         plan.check_conflicts(changes)  # say so, with the exit code a real run would have
+
+
+def _install_rules(target: str | None, repo: Path | None, *, as_json: bool) -> None:
+    from archmem.cli.rules import RULE_CLIENTS, write_rules
+    from archmem.workspace import Workspace
+
+    if target is not None and target not in RULE_CLIENTS:
+        raise click.UsageError(f"--rules is for {' and '.join(RULE_CLIENTS)} ({target} has no path-scoped rule "
+                               "files: its file hook and AGENTS.md carry the memories)")
+    with Workspace.open(_project_root(repo)) as workspace:
+        write_rules(workspace, [target] if target else list(RULE_CLIENTS), as_json=as_json)
 
 
 def _project_root(repo: Path | None) -> Path:
