@@ -32,12 +32,24 @@ def read_payload() -> dict[str, Any]:
 
 
 def _build(root: Path) -> dict[str, Any]:
-    """The notes index from the workspace (the slow path: model, store, drift), kept."""
+    """The notes index from the workspace (the slow path: model, store, drift), kept. When
+    the workspace cannot give one (a model that does not parse), an empty index is kept
+    instead, so the next edits do not pay for the same failure until something changes."""
     from archmem.agents.edit_hook import watch_list, write_index
+    from archmem.errors import ArchmemError
+    from archmem.model.loader import DISCOVERY
+    from archmem.render.file_notes import empty_index
     from archmem.workspace import Workspace
 
-    with Workspace.open(root) as ws:
-        index, sources = ws.file_notes_index()
+    try:
+        with Workspace.open(root) as ws:
+            index, sources = ws.file_notes_index()
+    except ArchmemError as exc:
+        print(f"archmem hook: {exc}", file=sys.stderr)
+        index = {**empty_index(), "error": str(exc)}
+        # fixing the model or the settings (or adding a model) builds the index again
+        sources = [root, root / ".archmem" / "memories", root / "archmem.toml", root / "pyproject.toml",
+                   *(root / name for name in DISCOVERY if "*" not in name)]
     write_index(root, index, watch_list(sources, root))
     return index
 

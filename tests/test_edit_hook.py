@@ -253,3 +253,24 @@ def test_the_notes_stay_within_their_budget():
     text, keys = file_notes(index, ["src/a.py"])
     assert len(text) <= 1500 and "… and " in text and "`archmem list --element ID`" in text
     assert len(keys) == 41  # the element and every memory on it count as shown
+
+
+def test_a_model_that_does_not_parse_costs_one_build_not_one_per_edit(tmp_path: Path,
+                                                                      archmem_on_path: dict[str, str]):
+    root = tmp_path / "broken"
+    (root / ".archmem").mkdir(parents=True)
+    (root / "workspace.dsl").write_text("workspace {\n  model {\n    a = softwareSystem\n")
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    edit = json.dumps(payload("claude-code", root, "s", "src/a.py"))
+    code = ("import sys; sys.argv = ['archmem', 'hook', 'file', '--client', 'claude-code']; "
+            "from archmem.entry import main; main(); print('archmem.workspace' in sys.modules)")
+
+    def call() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", code], input=edit, cwd=root, capture_output=True, text=True,
+                              timeout=120, check=False, env={**archmem_on_path, "PYTHONPATH": str(REPO_ROOT)})
+
+    first = call()
+    assert (first.returncode, first.stdout) == (0, "True\n") and "workspace.dsl" in first.stderr
+    assert call().stdout == "False\n"  # the failure is remembered: no workspace opened again
+    (root / "workspace.dsl").write_text('workspace {\n  model {\n    a = softwareSystem "A"\n  }\n}\n')
+    assert call().stdout == "True\n"  # the model changed: built again

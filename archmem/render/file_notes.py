@@ -46,6 +46,11 @@ def _rank(note: dict[str, Any]) -> tuple[int, int]:
     return (0 if note["verify"] else 1, KIND_ORDER.get(note["kind"], 9))
 
 
+def empty_index() -> dict[str, Any]:
+    """An index with nothing to show."""
+    return {"version": INDEX_VERSION, "elements": {}, "notes": {}, "anchors": []}
+
+
 def build_index(
     model: ArchitectureModel, memories: Iterable[Memory], verify: Callable[[Memory], str | None]
 ) -> dict[str, Any]:
