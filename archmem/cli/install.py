@@ -152,8 +152,8 @@ def _hints(target: str, root: Path, global_: bool) -> list[str]:
         hints.append("Cursor lists the server under Settings → MCP; turn it on there once. The hooks "
                      "(.cursor/hooks.json, Cursor 2.4 or newer) and AGENTS.md apply to new chats. The "
                      "postToolUse hook returns a file's memories as additional_context after a Read or Write; "
-                     "afterFileEdit cannot add context, and Cursor has no pre-compaction hook, so a compacted "
-                     "chat is not shown them again.")
+                     "afterFileEdit cannot add context. No compaction hook is installed for Cursor, so a "
+                     "compacted chat is not shown them again.")
     else:
         if not global_:
             hints.append("Codex reads .codex/config.toml and .codex/hooks.json only in a trusted project; "
