@@ -15,7 +15,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
                 cli = component "CLI" "The archmem command and every subcommand (archmem check and merge-file too): flags, tables, --json, exit codes." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli/**, archmem/__main__.py"
+                        "archmem.paths" "archmem/cli/**, archmem/__main__.py, archmem/entry.py"
                     }
                 }
                 reports = component "CI reports" "SARIF 2.1.0 for code scanning and GitLab Code Quality from conformance, drift and check: their findings as one list with stable fingerprints, one module per format." "JSON" {
@@ -195,7 +195,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
 
             render = container "Render" "Jinja2 templates: the briefing and the knowledge map." "Python, Jinja2" {
-                briefing = component "Briefing" "Task, elements, ranked memories with VERIFY and via neighbours, gaps, budget." {
+                briefing = component "Briefing" "Task, elements, ranked memories with VERIFY and via neighbours, gaps, budget; the file notes an edit hook shows." {
                     properties {
                         "archmem.paths" "archmem/render/**"
                     }
@@ -203,7 +203,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
 
             adapters = container "Adapters" "The outside world: the repository on disk and its git history." "Python, git" {
-                install = component "Agent integration" "The files archmem install writes for Claude Code, Codex and Cursor (MCP entry, session hooks, habits), session-end usage from transcripts, and the merge driver for memory files." {
+                install = component "Agent integration" "The files archmem install writes for Claude Code, Codex and Cursor (MCP entry, session, file and compaction hooks that find archmem or say how to install it, habits), the edit hook's payloads and state, session-end usage from transcripts, and the merge driver for memory files." {
                     properties {
                         "archmem.paths" "archmem/agents/**"
                     }
@@ -275,6 +275,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.mcp -> archmem.recall.engine "Shows linked neighbours under the result that named them with"
         archmem.interfaces.cli -> archmem.memory.teamfiles "Merges memory files (archmem merge-file) with"
         archmem.interfaces.cli -> archmem.adapters.gittools "Runs git merge-file through"
+        archmem.interfaces.cli -> archmem.render.briefing "Answers the edit hook from its prepared file notes with"
         archmem.adapters.install -> archmem.adapters.gittools "Sets the merge driver in git config through"
 
         # the Workspace → the domain and the adapters
@@ -369,7 +370,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.review.pullrequest -> archmem.adapters.revisions "Reads the diff base...head with"
         archmem.review.pullrequest -> archmem.recall.engine "Ranks the touched elements' memories with"
         archmem.service.facade -> archmem.adapters.githubapi "Posts the pull request comment with"
-        archmem.service.facade -> archmem.adapters.install "Reads which agents are connected (status) and the session-end transcripts with"
+        archmem.service.facade -> archmem.adapters.install "Reads which agents are connected (status), runs their hooks in a clean environment (status), and reads the session-end transcripts with"
         archmem.drift.driftindex -> archmem.adapters.revisions "Shows what changed since a memory was confirmed with"
         archmem.interfaces.cli -> archmem.review.pullrequest "Reviews pull requests with"
         archmem.interfaces.cli -> archmem.adapters.githubapi "Reports GitHub API failures of"

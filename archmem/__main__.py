@@ -1,5 +1,6 @@
-"""``python -m archmem`` runs the command line."""
+"""``python -m archmem`` runs the command line (``archmem.entry``)."""
 
-from archmem.cli import main
+from archmem.entry import main
 
-main()
+if __name__ == "__main__":
+    main()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
 from archmem.errors import ArchmemError
+from archmem.agents.hook_check import CLEAN_PATH, check_hooks
 from archmem.agents.install import installed
 from archmem.words import plural
 
@@ -41,6 +42,8 @@ def workspace_status(ws: Workspace, *, check_provider: bool = False) -> dict[str
     }
     status["command"] = shutil.which("archmem")
     status["agents"] = installed(ws.root, command=status["command"])
+    status["hooks"] = [check.to_dict() for check in check_hooks(
+        ws.root, [client for client, state in status["agents"].items() if state != "no" and not state.startswith("error")])]
     status["next"] = _next_steps(status)
     return status
 
@@ -170,6 +173,11 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
     if status["command"] is None and any(state != "no" for state in status["agents"].values()):
         steps.append("the agents start `archmem` by name and it is not on PATH here: install it where they run "
                      "(pipx install 'archmem[mcp]'), or write its full path into their config")
+    failing = [f"{hook['client']} {hook['event']}" for hook in status["hooks"] if not hook["works"]]
+    if failing:
+        steps.append(f"{plural(len(failing), 'installed hook')} cannot start archmem with PATH={CLEAN_PATH} "
+                     f"({', '.join(failing)}): run `archmem install` again from the environment that has archmem "
+                     "(it records its Python for the hooks), or pipx install archmem")
     if "error" not in store and store["open_sessions"]:
         steps.append(f"{plural(store['open_sessions'], 'session')} never ended: their exposures count only once "
                      "they end (`archmem session end --auto --client NAME` ends an agent's)")

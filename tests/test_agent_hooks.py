@@ -79,8 +79,10 @@ def test_installed_files_match_the_golden_files(client: str, tmp_path: Path):
     git(project, "init", "-q")
     assert install(project, client).exit_code == 0
     written = sorted(p.relative_to(project).as_posix() for p in project.rglob("*")
-                     if p.is_file() and ".git" not in p.parts)
+                     if p.is_file() and ".git" not in p.parts and ".archmem" not in p.parts)
     assert written == sorted(FILES[client])
+    assert (project / ".archmem" / "hooks" / "python").is_file()  # the hooks' fallback, git-ignored:
+    assert ".archmem" not in git(project, "status", "--porcelain", "--untracked-files=all")
     for name in FILES[client]:
         golden = GOLDEN / client / name
         text = (project / name).read_text(encoding="utf-8")
@@ -92,26 +94,30 @@ def test_installed_files_match_the_golden_files(client: str, tmp_path: Path):
 
 def test_the_files_have_the_shapes_the_clients_document():
     claude = json.loads((GOLDEN / "claude-code" / ".claude/settings.json").read_text())["hooks"]
-    assert set(claude) == {"SessionStart", "SessionEnd"}
+    assert list(claude) == ["SessionStart", "PostToolUse", "PreCompact", "SessionEnd"]
     for event, groups in claude.items():  # event → [{matcher?, hooks: [{type: command, command, timeout}]}]
         handler = groups[0]["hooks"][0]
         assert set(handler) == {"type", "command", "timeout"} and handler["type"] == "command", event
     assert claude["SessionStart"][0]["matcher"] == "startup|clear|compact" and "matcher" not in claude["SessionEnd"][0]
+    assert claude["PostToolUse"][0]["matcher"] == "Read|Edit|Write|MultiEdit"
 
     codex = json.loads((GOLDEN / "codex" / ".codex/hooks.json").read_text())["hooks"]
-    assert list(codex) == ["SessionStart"]  # Codex has no session-end event
+    assert list(codex) == ["SessionStart", "PostToolUse", "PreCompact"]  # Codex has no session-end event
     group = codex["SessionStart"][0]
-    assert set(group["matcher"].split("|")) <= {"startup", "resume", "clear"}
-    assert set(group["hooks"][0]) <= {"type", "command", "timeout", "statusMessage"}
+    assert set(group["matcher"].split("|")) <= {"startup", "resume", "clear", "compact"}
+    assert "apply_patch" in codex["PostToolUse"][0]["matcher"].split("|")
+    for groups in codex.values():
+        assert set(groups[0]["hooks"][0]) <= {"type", "command", "timeout", "statusMessage"}
     assert tomllib.loads((GOLDEN / "codex" / ".codex/config.toml").read_text())["mcp_servers"]["archmem"]
 
     cursor = json.loads((GOLDEN / "cursor" / ".cursor/hooks.json").read_text())
-    assert cursor["version"] == 1 and set(cursor["hooks"]) == {"sessionStart", "sessionEnd"}
-    for entries in cursor["hooks"].values():  # flat entries: {command, timeout}
-        assert set(entries[0]) == {"command", "timeout"}
+    assert cursor["version"] == 1 and set(cursor["hooks"]) == {"sessionStart", "postToolUse", "sessionEnd"}
+    for entries in cursor["hooks"].values():  # flat entries: {command, timeout, matcher?}
+        assert set(entries[0]) - {"matcher"} == {"command", "timeout"}
     for client in FILES:
         for command in hook_commands(GOLDEN / client, client).values():
-            assert command.endswith("2>/dev/null || true")  # a hook never fails a session
+            # a hook never fails a session, and never fails silently: the notice is its last word
+            assert " 2>/dev/null || echo " in command and command.endswith("'")
 
 
 def test_a_second_install_keeps_other_hooks_and_changes_nothing(repo: Path):
@@ -131,7 +137,7 @@ def test_a_budget_over_what_the_client_keeps_is_lowered_with_a_warning(repo: Pat
     result = install(repo, "claude-code", "--budget", "20000")
     assert result.exit_code == 0
     assert "warning: --budget 20,000 is more than claude-code keeps from a hook (10,000" in result.stderr
-    assert "--budget 9000 " in hook_commands(repo, "claude-code")["SessionStart"]
+    assert "--budget 9000\"" in hook_commands(repo, "claude-code")["SessionStart"]
     assert "warning" not in install(repo, "cursor", "--budget", "8000").stderr
 
 

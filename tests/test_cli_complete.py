@@ -17,7 +17,7 @@ from archmem.workspace import Workspace
 
 from .conftest import ADR, MODEL, git, write
 
-NO_RESULTS = {"mcp", "hook session-start", "hook session-end", "merge-file"}
+NO_RESULTS = {"mcp", "hook session-start", "hook session-end", "hook file", "hook pre-compact", "merge-file"}
 """Commands whose output is someone else's format: the MCP protocol, a client's hook
 output, the merged file git asked for."""
 

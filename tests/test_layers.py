@@ -21,7 +21,7 @@ LAYERS = [  # lowest first
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.conformance",
                 "archmem.render", "archmem.review", "archmem.onboarding")),
     ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),
-    ("interfaces", ("archmem.cli", "archmem.mcp", "archmem.reporting", "archmem.__main__")),
+    ("interfaces", ("archmem.cli", "archmem.mcp", "archmem.reporting", "archmem.__main__", "archmem.entry")),
 ]
 
 

@@ -9,6 +9,7 @@ store, no git); the reason goes to stderr, which the installed commands discard.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,19 @@ CUT_NOTE = "\n\n… (cut to fit what {client} keeps from a hook: `archmem brief 
 @cli.group("hook")
 def hook() -> None:
     """What the agents' hooks run (archmem install writes them): the briefing at session
-    start, the sessions left open at session end. Never fails, never blocks."""
+    start, the notes on a file as it is read or edited, the sessions left open at session
+    end. Never fails, never blocks."""
+
+
+def probed() -> bool:
+    """``archmem status`` is checking that the installed command starts archmem: say so
+    and do nothing else."""
+    from archmem.agents.edit_hook import PROBE_ANSWER, PROBE_VARIABLE
+
+    if os.environ.get(PROBE_VARIABLE):
+        click.echo(PROBE_ANSWER)
+        return True
+    return False
 
 
 def read_payload() -> dict[str, Any]:
@@ -82,6 +95,8 @@ def session_start(client: str, budget: int | None, repo: Path | None) -> None:
     first ends the sessions Codex left open."""
     from archmem.agents.hooks import DEFAULT_BUDGET, clamp_budget
 
+    if probed():
+        return
     payload = read_payload()
     try:
         from archmem.workspace import Workspace
@@ -109,6 +124,8 @@ def session_end(client: str, repo: Path | None) -> None:
     """End the archmem sessions the client's session left open: those its transcript
     names (the payload's transcript_path), citing the memories they were shown that the
     agent named itself; without a transcript, the open sessions CLIENT started."""
+    if probed():
+        return
     payload = read_payload()
     try:
         from archmem.workspace import Workspace
@@ -120,3 +137,39 @@ def session_end(client: str, repo: Path | None) -> None:
         return
     for end in ended:
         click.echo(f"ended {end.session_id}: {len(end.cited)} cited", err=True)
+
+
+@hook.command("file")
+@click.option("--client", type=click.Choice(CLIENTS), required=True, help="Whose hook this is (its JSON formats).")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Project folder (default: the payload's workspace root or cwd, else the current folder).")
+def file_command(client: str, repo: Path | None) -> None:
+    """Print the memories on the elements and anchors of the files a tool call reads or
+    edits (the client's tool-hook JSON on stdin): VERIFY and pitfalls first, each element
+    once per session, at most about 1,500 characters, nothing when there is nothing."""
+    from archmem.entry import file_hook
+
+    try:
+        output = file_hook(client, read_payload(), repo)
+    except Exception as exc:  # a hook never fails a tool call
+        click.echo(f"archmem hook: {exc}", err=True)
+        return
+    if output:
+        click.echo(output)
+
+
+@hook.command("pre-compact")
+@click.option("--client", type=click.Choice(CLIENTS), required=True, help="Whose hook this is.")
+@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Project folder (default: the payload's workspace root or cwd, else the current folder).")
+def pre_compact(client: str, repo: Path | None) -> None:
+    """Before the client compacts its context: forget which elements the file hook showed
+    this session, so their memories are shown again after compaction."""
+    from archmem.agents import edit_hook as state
+
+    if probed():
+        return
+    payload = read_payload()
+    root = state.project_root(repo if repo is not None else state.start_folder(payload, os.environ))
+    if root is not None and state.forget_shown(root, client, state.session_of(payload)):
+        click.echo("archmem: the file notes will be shown again after compaction", err=True)

@@ -31,21 +31,30 @@ VERBS = {"created": "would create", "updated": "would update", "unchanged": "unc
 @click.option("--budget", type=click.IntRange(200), default=None,
               help="Characters of briefing the start-up hook adds to the context (default 6,000; at most 9,000, "
                    "below what the clients keep).")
+@click.option("--rules", is_flag=True,
+              help="Write path-scoped rule files instead: .claude/rules/<element>.md (claude-code) and "
+                   ".cursor/rules/<element>.mdc (cursor); both without TARGET.")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Project folder (default: the git top level of the current folder).")
 @json_option
 def install(target: str | None, print_only: bool, dry_run: bool, force: bool, global_: bool, budget: int | None,
-            repo: Path | None, as_json: bool) -> None:
-    """Connect an agent to archmem: TARGET claude-code writes .mcp.json, SessionStart and
-    SessionEnd hooks in .claude/settings.json and a CLAUDE.md section; codex writes
-    .codex/config.toml, a SessionStart hook in .codex/hooks.json and an AGENTS.md
-    section; cursor writes .cursor/mcp.json, sessionStart and sessionEnd hooks in
-    .cursor/hooks.json and the AGENTS.md section; merge-driver adds a .gitattributes line
-    and git config so that git merges memory files with archmem merge-file (two
-    confirmations merge without a conflict). Merges, never clobbers; run it again safely."""
+            rules: bool, repo: Path | None, as_json: bool) -> None:
+    """Connect an agent to archmem: TARGET claude-code writes .mcp.json, the hooks in
+    .claude/settings.json (SessionStart briefing, PostToolUse file notes, PreCompact,
+    SessionEnd) and a CLAUDE.md section; codex writes .codex/config.toml, hooks in
+    .codex/hooks.json (SessionStart, PostToolUse on apply_patch, PreCompact) and an
+    AGENTS.md section; cursor writes .cursor/mcp.json, sessionStart, postToolUse and
+    sessionEnd hooks in .cursor/hooks.json and the AGENTS.md section; merge-driver adds a
+    .gitattributes line and git config so that git merges memory files with archmem
+    merge-file (two confirmations merge without a conflict). Records this Python for the
+    hooks in the git-ignored .archmem/hooks/. --rules writes path-scoped rule files with
+    each element's top memories instead (archmem brief --rules refreshes them, archmem
+    check reports stale ones). Merges, never clobbers; run it again safely."""
     from archmem.agents import install as plan
     from archmem.agents.hooks import clamp_budget
 
+    if rules:
+        return _install_rules(target, repo, as_json=as_json)
     if target == "merge-driver":
         from archmem.cli.merge import install_merge_driver
 
@@ -83,6 +92,8 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
     if not dry_run:
         plan.apply_changes(changes, force=force)
     hints = _hints(target, root, global_)
+    if not dry_run:
+        hints.append(_record_interpreter(root))
     if as_json:
         emit_json({
             "target": target, "root": str(root), "dry_run": dry_run, "written": not dry_run, "budget": budget,
@@ -92,6 +103,17 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
         _print_changes(target, root, changes, dry_run=dry_run, hints=hints)
     if dry_run and conflicts and not force:
         plan.check_conflicts(changes)  # say so, with the exit code a real run would have
+
+
+def _install_rules(target: str | None, repo: Path | None, *, as_json: bool) -> None:
+    from archmem.cli.rules import RULE_CLIENTS, write_rules
+    from archmem.workspace import Workspace
+
+    if target is not None and target not in RULE_CLIENTS:
+        raise click.UsageError(f"--rules is for {' and '.join(RULE_CLIENTS)} ({target} has no path-scoped rule "
+                               "files: its file hook and AGENTS.md carry the memories)")
+    with Workspace.open(_project_root(repo)) as workspace:
+        write_rules(workspace, [target] if target else list(RULE_CLIENTS), as_json=as_json)
 
 
 def _project_root(repo: Path | None) -> Path:
@@ -123,18 +145,26 @@ def _hints(target: str, root: Path, global_: bool) -> list[str]:
     hints = []
     if target == "claude-code":
         hints.append("Claude Code asks once to approve the project's MCP server 'archmem' (see /mcp); "
-                     "the hooks and CLAUDE.md apply from the next session.")
+                     "the hooks and CLAUDE.md apply from the next session. After each Read, Edit, Write or "
+                     "MultiEdit the PostToolUse hook adds the memories on that file's element (once per element "
+                     "per session; again after compaction).")
     elif target == "cursor":
         hints.append("Cursor lists the server under Settings → MCP; turn it on there once. The hooks "
-                     "(.cursor/hooks.json, Cursor 2.4 or newer) and AGENTS.md apply to new chats.")
+                     "(.cursor/hooks.json, Cursor 2.4 or newer) and AGENTS.md apply to new chats. The "
+                     "postToolUse hook returns a file's memories as additional_context after a Read or Write; "
+                     "afterFileEdit cannot add context. No compaction hook is installed for Cursor, so a "
+                     "compacted chat is not shown them again.")
     else:
         if not global_:
             hints.append("Codex reads .codex/config.toml and .codex/hooks.json only in a trusted project; "
                          "if it does not list archmem (/mcp), run: archmem install codex --global")
         hints.append("Codex runs a hook only once you trust it (/hooks). Hooks are on by default in current "
                      "Codex; older versions need `[features] codex_hooks = true` in config.toml (install does "
-                     "not turn feature flags on). Codex has no session-end hook: the next session's start "
-                     "ends the sessions Codex left open.")
+                     "not turn feature flags on). After each apply_patch the PostToolUse hook adds the memories "
+                     "on the patched files' elements; PreCompact has them shown again after compaction. Codex "
+                     "has no session-end event (its hooks are SessionStart, UserPromptSubmit, PreToolUse, "
+                     "PermissionRequest, PostToolUse, PreCompact, PostCompact and Stop, which runs after every "
+                     "turn): the next session's start ends the sessions Codex left open.")
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
@@ -146,6 +176,21 @@ def _hints(target: str, root: Path, global_: bool) -> list[str]:
     if not _has_model(root):
         hints.append("No architecture model yet: run `archmem init`, then write workspace.dsl (or archmem.yaml).")
     return hints
+
+
+def _record_interpreter(root: Path) -> str:
+    """Write this interpreter into the git-ignored ``.archmem/hooks/python``: the hooks'
+    way to start archmem where it is not on the agent's PATH (a virtualenv install)."""
+    import sys
+
+    from archmem.agents.edit_hook import record_interpreter
+
+    try:
+        path = record_interpreter(root, sys.executable)
+    except OSError as exc:
+        return f"could not record this Python for the hooks ({exc.strerror or exc}): they need archmem on PATH."
+    return (f"where archmem is not on the agent's PATH, the hooks start it with {sys.executable} "
+            f"(recorded in {path.relative_to(root).as_posix()}, git-ignored); `archmem status` checks them.")
 
 
 def _has_model(root: Path) -> bool:

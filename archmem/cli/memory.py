@@ -125,6 +125,7 @@ def recall(
 @click.option("--budget", type=click.IntRange(200), default=None, help="Budget in characters (default 8,000).")
 @click.option("--budget-tokens", type=click.IntRange(50), default=None, help="Budget in tokens (tiktoken if installed).")
 @click.option("--out", "out", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write to FILE.")
+@click.option("--rules", is_flag=True, help="Refresh the path-scoped rule files (install --rules) instead.")
 @click.option("--format", "output_format", type=click.Choice(["md", "json"]), default="md", show_default=True,
               help="md: the briefing file; json: it and the data behind it.")
 @workspace_options
@@ -133,11 +134,16 @@ def recall(
 def brief(
     workspace: Workspace, task: str | None, elements: tuple[str, ...], changed_files: tuple[str, ...], changed: bool,
     overview: bool, session_id: str | None, budget: int | None, budget_tokens: int | None, out: Path | None,
-    output_format: str, as_json: bool,
+    rules: bool, output_format: str, as_json: bool,
 ) -> None:
     """Write the pre-session briefing for TASK (or for --changed files): what to know first.
-    --json is --format json."""
+    --json is --format json. --rules rewrites the path-scoped rule files instead."""
     from archmem.cli import agent_facing
+
+    if rules:
+        from archmem.cli.rules import refresh_rules
+
+        return refresh_rules(workspace, as_json=as_json)
 
     agent_facing(workspace)  # the start-up hook never waits for a first history scan
     if as_json:

@@ -420,6 +420,13 @@ def print_status(status: dict[str, Any]) -> None:
     ))
     agents = "; ".join(f"{target} {state}" for target, state in status["agents"].items())
     click.echo(f"  {'agents':<8}{agents}")
+    if status.get("hooks"):
+        working = sum(1 for hook in status["hooks"] if hook["works"])
+        click.echo(f"  {'hooks':<8}{working} of {len(status['hooks'])} start archmem in a clean environment "
+                   "(env -i PATH=/usr/bin:/bin)")
+        for hook in status["hooks"]:
+            if not hook["works"]:
+                click.echo(f"  {'':<8}{hook['client']} {hook['event']}: {hook['detail']}")
     if status["next"]:
         click.echo()
         secho("Next:", bold=True)

@@ -106,6 +106,8 @@ class CheckReport:
     memories: int = 0
     notes: list[str] = field(default_factory=list)
     accept_files: int = 0
+    active: list[Memory] = field(default_factory=list, repr=False)
+    """The shared memories that parsed and are active (what rule files are made from)."""
 
     @property
     def errors(self) -> int:
@@ -167,7 +169,9 @@ def check_memory_files(
     report = CheckReport()
     add = report.findings.append
     parsed: list[_Read] = []
-    for file in sorted(files, key=lambda f: f.path):
+    files = sorted(files, key=lambda f: f.path)
+    private = {file.path for file in files if file.private}
+    for file in files:
         report.files += 1
         found = _read_one(file, add)
         if found is not None:
@@ -176,6 +180,7 @@ def check_memory_files(
     by_id = _unique_ids(parsed, add)
     status = _chains(by_id, add)
     active = [read for memory_id, read in by_id.items() if status[memory_id] == "active"]
+    report.active = [read.memory for read in active if read.path not in private]
     titles = _title_clashes(active, by_id, add)
     if model_found:
         _elements(active, model, add)

@@ -4,11 +4,14 @@ knowledge map."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from archmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from archmem.memory.types import Memory
+    from archmem.render.rules import RulesPlan
     from archmem.render.briefing import Briefing, Client
     from archmem.render.knowledge_map import KnowledgeMap
 
@@ -123,6 +126,67 @@ class BriefingOps:
 
             record_exposures(self.memory_context, session_id, briefing.memory_ids)
         return briefing
+
+    def file_notes_index(self) -> tuple[dict[str, Any], list[Path]]:
+        """The index the edit hook answers from (``archmem.render.file_notes``): elements,
+        their memories with VERIFY from drift, anchors; and the files and folders it was
+        built from, so the hook knows when to build it again."""
+        from archmem.render.file_notes import build_index
+
+        model = self.model_or_empty
+        index = build_index(model, self.store.list_memories(status="active"), self.staleness)
+        folder = self.memory_folder
+        sources = [self.root / "archmem.toml", self.root / "pyproject.toml", folder.shared, folder.private,
+                   self.store_path, self.store_path.with_name(self.store_path.name + "-wal")]
+        if self.loaded_model_path is not None:
+            sources.insert(0, self.loaded_model_path)
+        if self.config.source:
+            sources.append(Path(self.config.source))
+        return index, sources
+
+    def _rule_texts(self, client: str) -> dict[str, str]:
+        """The rule files in ``client``'s rule folder (repo-relative path → text)."""
+        from archmem.render.rules import CLIENT_FOLDERS, SUFFIX
+
+        folder = self.root / CLIENT_FOLDERS[client]
+        found: dict[str, str] = {}
+        for path in sorted(folder.glob(f"*{SUFFIX[client]}")) if folder.is_dir() else []:
+            try:
+                found[path.relative_to(self.root).as_posix()] = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+        return found
+
+    def rule_clients(self) -> list[str]:
+        """The clients whose rule folder holds archmem's rule files (``install --rules`` ran)."""
+        from archmem.render.rules import CLIENT_FOLDERS, is_generated
+
+        return [client for client in CLIENT_FOLDERS if any(map(is_generated, self._rule_texts(client).values()))]
+
+    def rules_plan(self, clients: Sequence[str], memories: Sequence[Memory] | None = None) -> RulesPlan:
+        """What refreshing ``clients``' path-scoped rule files would write and remove
+        (``archmem.render.rules``), from ``memories`` (default: the active ones)."""
+        from archmem.render.rules import plan_rules, rule_files
+
+        if memories is None:
+            memories = self.store.list_memories(status="active")
+        wanted = rule_files(self.model_or_empty, memories, clients)
+        existing = {path: text for client in clients for path, text in self._rule_texts(client).items()}
+        return plan_rules(existing, wanted)
+
+    def write_rules(self, clients: Sequence[str]) -> RulesPlan:
+        """Write ``clients``' rule files from the memories now; remove archmem's rule files
+        for elements that have none any more; never touch a file without archmem's mark."""
+        from archmem.atomic_write import write_atomic
+
+        plan = self.rules_plan(clients)
+        for path, text in plan.write.items():
+            target = self.root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, text)
+        for path in plan.remove:
+            (self.root / path).unlink(missing_ok=True)
+        return plan
 
     @staticmethod
     def _drift_notes(warnings: Sequence[str]) -> list[str]:

@@ -49,6 +49,17 @@ class MemoryOps:
             except OSError as exc:
                 texts.append(MemoryFileText(rel, None, read_error=exc.strerror or str(exc)))
         check_accept_files(report, texts, model, model_found=found)
+        clients = self.rule_clients()
+        if clients and found:
+            from archmem.memory.check import Finding
+
+            plan = self.rules_plan(clients, memories=report.active)
+            for path in plan.stale:
+                what = "has no memories or code any more" if path in plan.remove else (
+                    "is missing" if not (self.root / path).exists() else "differs from the memories now")
+                report.findings.append(Finding(path, 1, 1, "warning", "stale-rules",
+                                               f"this generated rule file {what}: `archmem brief --rules` refreshes it"))
+            report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
         return report
 
     def remember(
