@@ -148,6 +148,9 @@ class RecallConfig(_Section):
     weak_confidence: float = Field(default=0.5, ge=0, le=1)
     """From this confidence up to ``answer_confidence`` the best candidates are shown apart,
     as weak; below it, nothing."""
+    named_answers: bool = False
+    """Whether a task that names an element is always answered with that element's
+    memories, as ``--element`` is (chosen held out by bench/recall_quality.py)."""
     weak_limit: int = Field(default=5, ge=0)
     """How many weak candidates are shown at most."""
     answer_threshold_hybrid: float = Field(default=0.26, ge=0, le=1)

@@ -19,7 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from dataclasses import fields
+
 from archmem.recall.decision import FEATURES, Evidence, confidence, decide, fit
+
+EVIDENCE = [f.name for f in fields(Evidence)]
 
 K = 5
 WEAK_LIMIT = 5
@@ -69,6 +73,11 @@ def key(setting: dict[str, Any]) -> str:
     return json.dumps(setting, sort_keys=True)
 
 
+def ranking(setting: dict[str, Any]) -> dict[str, Any]:
+    """The part of a chosen setting that needs its own ranking run (the rest is the decision)."""
+    return {name: value for name, value in setting.items() if name != "named_answers"}
+
+
 def dcg(grades: list[int]) -> float:
     import math
 
@@ -88,7 +97,14 @@ def shown(run: TaskRun, verdict: str) -> list[str]:
     return []
 
 
-def score_set(runs: list[TaskRun], model: dict[str, float], answer_at: float, weak_at: float) -> dict[str, float]:
+def forced(run: TaskRun, named_answers: bool) -> bool:
+    """Whether recall answers whatever the model says: a candidate asked for outright, or on
+    a named element when ``named_answers``."""
+    return bool(run.evidence.explicit or (named_answers and run.evidence.named_hit))
+
+
+def score_set(runs: list[TaskRun], model: dict[str, float], answer_at: float, weak_at: float,
+              named_answers: bool = False) -> dict[str, float]:
     """nDCG@5 of what is shown (results, else weak) over answerable tasks; the share of
     no-answer tasks with nothing in results; the share of answerable tasks shown nothing
     at all and with nothing in results; must-not ids shown."""
@@ -96,7 +112,8 @@ def score_set(runs: list[TaskRun], model: dict[str, float], answer_at: float, we
     gains, quiet, silent = [], [], []
     for run in runs:
         p = confidence(run.evidence, model)
-        verdict = decide(p, answer_at=answer_at, weak_at=weak_at, has_candidates=bool(run.ranked))
+        verdict = decide(p, answer_at=answer_at, weak_at=weak_at, has_candidates=bool(run.ranked),
+                         explicit=forced(run, named_answers))
         ids = shown(run, verdict)
         relevant: dict[str, int] = run.task["relevant"]
         must_not += bool(set(run.task.get("must_not", [])) & set(ids))
@@ -151,12 +168,14 @@ def _columns(runs: list[TaskRun]) -> dict[str, Any]:
         "x": np.array([run.evidence.vector() for run in runs], dtype=float),
         "answerable": np.array([bool(run.task["relevant"]) for run in runs]),
         "candidates": np.array([bool(run.ranked) for run in runs]),
+        "explicit": np.array([bool(run.evidence.explicit) for run in runs]),
+        "named_hit": np.array([bool(run.evidence.named_hit) for run in runs]),
         "answer": np.array([ndcg(run, run.ranked[:K]) if run.task["relevant"] else 0.0 for run in runs]),
         "weak": np.array([ndcg(run, run.ranked[:WEAK_LIMIT]) if run.task["relevant"] else 0.0 for run in runs]),
     }
 
 
-def _objective_by_bars(columns: list[dict[str, Any]], model: dict[str, float]) -> Any:
+def _objective_by_bars(columns: list[dict[str, Any]], model: dict[str, float], named_answers: bool) -> Any:
     """``objective`` for every pair of bars at once: a BARS x BARS array (answer, weak)."""
     import numpy as np
 
@@ -166,7 +185,8 @@ def _objective_by_bars(columns: list[dict[str, Any]], model: dict[str, float]) -
     quiet_sets = []
     for col in columns:
         p = 1.0 / (1.0 + np.exp(-np.clip(model.get("bias", 0.0) + col["x"] @ coefficients, -60, 60)))
-        answer = (p[None, :] >= bars[:, None]) & col["candidates"][None, :]          # [a, task]
+        sure = col["explicit"] | (col["named_hit"] if named_answers else False)
+        answer = ((p[None, :] >= bars[:, None]) | sure[None, :]) & col["candidates"][None, :]  # [a, task]
         weak = (p[None, :] >= bars[:, None]) & col["candidates"][None, :]            # [w, task]
         A = answer[:, None, :]
         W = weak[None, :, :] & ~A                                                      # [a, w, task]
@@ -187,25 +207,33 @@ def _objective_by_bars(columns: list[dict[str, Any]], model: dict[str, float]) -
     return total
 
 
-def choose(by_set: dict[str, list[TaskRun]]) -> tuple[dict[str, float], float, float, float]:
-    """The decision fitted on these sets: coefficients, the two bars, the objective."""
+def choose(by_set: dict[str, list[TaskRun]]) -> tuple[dict[str, float], float, float, bool, float]:
+    """The decision fitted on these sets: coefficients, the two bars, whether a named
+    element answers, the objective."""
     import numpy as np
 
     rows = [run.evidence.vector() for runs in by_set.values() for run in runs]
     labels = [int(bool(run.task["relevant"])) for runs in by_set.values() for run in runs]
     model = fit(rows, labels)
-    values = _objective_by_bars([_columns(runs) for runs in by_set.values()], model)
-    a, w = np.unravel_index(int(np.argmax(values)), values.shape)  # ties: the lowest bars, the first found
-    return model, BARS[a], BARS[w], float(values[a, w])
+    columns = [_columns(runs) for runs in by_set.values()]
+    best: tuple[float, float, float, bool] | None = None
+    for named_answers in (False, True):
+        values = _objective_by_bars(columns, model, named_answers)
+        a, w = np.unravel_index(int(np.argmax(values)), values.shape)  # ties: the lowest bars, the first found
+        if best is None or values[a, w] > best[0] + 1e-12:
+            best = (float(values[a, w]), BARS[a], BARS[w], named_answers)
+    assert best is not None
+    return model, best[1], best[2], best[3], best[0]
 
 
 def choose_all(runs: dict[str, dict[str, list[TaskRun]]], sets: list[str]) -> Choice:
     """The best setting and decision for ``sets``; ``runs[setting key][set]``."""
     best: Choice | None = None
     for setting_key, by_set in runs.items():
-        model, answer_at, weak_at, value = choose({name: by_set[name] for name in sets})
+        model, answer_at, weak_at, named_answers, value = choose({name: by_set[name] for name in sets})
         if best is None or value > best.value + 1e-12:
-            best = Choice(json.loads(setting_key), model, answer_at, weak_at, value)
+            setting = {**json.loads(setting_key), "named_answers": named_answers}
+            best = Choice(setting, model, answer_at, weak_at, value)
     assert best is not None
     return best
 
@@ -217,7 +245,8 @@ def leave_one_out(runs: dict[str, dict[str, list[TaskRun]]], sets: list[str],
     for held_out in sets:
         tuning = [name for name in sets if name != held_out]
         choice = choose_all(runs, tuning)
-        scores = score_set(runs[key(choice.setting)][held_out], choice.model, choice.answer_at, choice.weak_at)
+        scores = score_set(runs[key(ranking(choice.setting))][held_out], choice.model, choice.answer_at,
+                           choice.weak_at, choice.setting["named_answers"])
         folds[held_out] = {"setting": choice.setting, "answer_at": choice.answer_at, "weak_at": choice.weak_at,
                            "model": choice.model, "held_out": scores}
         report(f"  {held_out:<13} nDCG@5 {scores['ndcg@5']:.3f}  no-answer empty {scores['empty']:.2f}  "
@@ -226,11 +255,12 @@ def leave_one_out(runs: dict[str, dict[str, list[TaskRun]]], sets: list[str],
     categories: dict[str, list[float]] = {}
     for held_out in sets:
         fold = folds[held_out]
-        for run in runs[key(fold["setting"])][held_out]:
+        for run in runs[key(ranking(fold["setting"]))][held_out]:
             if not run.task["relevant"]:
                 continue
             p = confidence(run.evidence, fold["model"])
-            verdict = decide(p, answer_at=fold["answer_at"], weak_at=fold["weak_at"], has_candidates=bool(run.ranked))
+            verdict = decide(p, answer_at=fold["answer_at"], weak_at=fold["weak_at"], has_candidates=bool(run.ranked),
+                             explicit=forced(run, fold["setting"]["named_answers"]))
             relevant = run.task["relevant"]
             ids = shown(run, verdict)
             categories.setdefault(run.task["category"], []).append(
@@ -254,7 +284,7 @@ def leave_one_out(runs: dict[str, dict[str, list[TaskRun]]], sets: list[str],
 def task_run(task: dict[str, Any], result: dict[str, Any], memory_ids: set[str]) -> TaskRun:
     ranked = [r["id"] for r in result["results"] if r.get("via") is None and r["id"] in memory_ids]
     raw = result.get("evidence") or {}
-    return TaskRun(task, ranked, Evidence(**{name: float(raw.get(name, 0.0)) for name in FEATURES}))
+    return TaskRun(task, ranked, Evidence(**{name: float(raw.get(name, 0.0)) for name in EVIDENCE}))
 
 
 __all__ = ["GRAPH_GRID", "GRID", "TaskRun", "choose_all", "key", "leave_one_out", "settings", "task_run"]

@@ -109,4 +109,13 @@ def test_the_cli_prints_weak_candidates_one_line_each_and_says_so(root: Path) ->
     data = json.loads(CliRunner().invoke(cli, ["recall", "the exchange rates feed", "--json", "--repo",
                                                str(root)]).output)
     assert data["results"] == [] and data["weak"] and data["decision"] == "weak"
-    assert set(data["evidence"]) == set(FEATURES)
+    assert set(FEATURES) <= set(data["evidence"])
+
+
+def test_a_briefing_shows_weak_candidates_apart_when_recall_is_unsure(root: Path) -> None:
+    with Workspace.open(root, clock=FrozenClock(), env={}) as ws:
+        ws.config.recall.answer_confidence, ws.config.recall.weak_confidence = 1.0, 0.0
+        briefing = ws.brief("the exchange rates feed from the central bank")
+    assert "not sure any of these fit" in briefing.markdown
+    assert "Exchange rates come from the European Central Bank" in briefing.markdown
+    assert "Nothing archmem knows" not in briefing.markdown

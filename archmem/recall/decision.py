@@ -43,6 +43,11 @@ class Evidence:
     named: float = 0.0
     known: float = 0.0
     gap: float = 0.0
+    explicit: float = 0.0
+    """1 when a candidate was asked for outright: on a ``--element`` hint, anchored to a
+    changed file, or named by its title, file or symbol. Not a feature: it answers."""
+    named_hit: float = 0.0
+    """1 when a candidate sits on an element the task names (``named_answers``)."""
 
     def vector(self) -> list[float]:
         return [getattr(self, name) for name in FEATURES]
@@ -58,11 +63,12 @@ def confidence(evidence: Evidence, coefficients: Mapping[str, float]) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-def decide(p: float, *, answer_at: float, weak_at: float, has_candidates: bool) -> Decision:
-    """``answer`` from ``answer_at``, ``weak`` from ``weak_at``, else ``nothing``."""
+def decide(p: float, *, answer_at: float, weak_at: float, has_candidates: bool, explicit: bool = False) -> Decision:
+    """``answer`` from ``answer_at`` or when a candidate was asked for outright,
+    ``weak`` from ``weak_at``, else ``nothing``."""
     if not has_candidates:
         return "nothing"
-    if p >= answer_at:
+    if explicit or p >= answer_at:
         return "answer"
     return "weak" if p >= weak_at else "nothing"
 

@@ -27,7 +27,7 @@ from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.recall.decision import Decision, Evidence, confidence, decide
 from archmem.recall.elements import ElementIndex, ElementMatch, relevant_elements
-from archmem.recall.named import titles_named
+from archmem.recall.named import anchor_mentions, titles_named
 from archmem.recall.score import (
     ANCHORED,
     Factors,
@@ -139,7 +139,10 @@ def recall(
     semantic = _meaning(ctx, query, warnings)
     mode = "hybrid" if semantic is not None else "lexical"
 
-    candidate_ids = set(lexical) | set(anchored)
+    # a file or symbol the task writes as code does names the memories anchored to it
+    mentions = anchor_mentions(query)
+    named_anchors = ctx.store.anchors_named(mentions) if mentions and config.named_title_weight > 0 else {}
+    candidate_ids = set(lexical) | set(anchored) | set(named_anchors)
     candidate_ids |= {memory_id for memory_id, _ in (semantic.top(config.candidates) if semantic else [])}
     for element_id, match in matches.items():
         if config.element_weight * match.score >= config.min_relevance:
@@ -149,6 +152,8 @@ def recall(
     # a title the task writes out names its memory (it shares the words, so it is a candidate)
     titled = set(titles_named(query, ((m.id, m.title) for m in memories.values() if m.title))) \
         if config.named_title_weight > 0 else set()
+    if named_anchors:
+        titled |= set(named_anchors)
 
     known = _known_words(found_words, index, config)
     scored: list[tuple[Factors, Memory, str | None]] = []
@@ -185,7 +190,13 @@ def recall(
             pointers.append(relevance(0.0, pointed_score, config))
             strengths.append(answer_strength(factors.relevance, vouched, pointers[-1]))
     scored.sort(key=lambda item: (-item[0].score, item[1].id))
-    evidence = _evidence(scored, strengths, pointers, known, named=bool(named or titled))
+    # asked for outright: on a hinted element (or inside one), anchored to a changed file, named
+    hinted = {ctx.model.find(hint).id for hint in elements}
+    hinted |= {d.id for element_id in list(hinted) for d in ctx.model.descendants(element_id)}
+    asked = any(m.id in anchored or m.id in titled or set(m.elements) & hinted for _, m, _ in scored)
+    on_named = any(set(m.elements) & set(named) for _, m, _ in scored)
+    evidence = _evidence(scored, strengths, pointers, known, named=bool(named or titled),
+                         explicit=asked, named_hit=on_named)
     if mode == "hybrid":
         # calibrated on words alone; with meaning mixed in the one bar stays until a real model is measured
         verdict: Decision = "answer" if worth_answering(strengths, config, hybrid=True) else "nothing"
@@ -193,7 +204,8 @@ def recall(
     else:
         sure = confidence(evidence, config.answer_model)
         verdict = decide(sure, answer_at=config.answer_confidence, weak_at=config.weak_confidence,
-                         has_candidates=bool(scored))
+                         has_candidates=bool(scored),
+                         explicit=bool(evidence.explicit or (config.named_answers and evidence.named_hit)))
     shown = scored[:limit] if verdict == "answer" else []
     weak_shown = scored[:min(limit, config.weak_limit)] if verdict == "weak" else []
 
@@ -211,7 +223,7 @@ def recall(
 
 
 def _evidence(scored: list[tuple[Factors, Memory, str | None]], strengths: list[float], pointers: list[float],
-              known: float, *, named: bool) -> Evidence:
+              known: float, *, named: bool, explicit: bool = False, named_hit: bool = False) -> Evidence:
     """What the decision to answer weighs (``archmem.recall.decision.Evidence``)."""
     if not scored:
         return Evidence(known=known, named=1.0 if named else 0.0)
@@ -220,6 +232,7 @@ def _evidence(scored: list[tuple[Factors, Memory, str | None]], strengths: list[
         strength=max(strengths), relevance=max(f.relevance for f, _, _ in scored),
         lexical=max(f.lexical for f, _, _ in scored), pointed=max(pointers), named=1.0 if named else 0.0,
         known=known, gap=scores[0] - (scores[1] if len(scores) > 1 else 0.0),
+        explicit=1.0 if explicit else 0.0, named_hit=1.0 if named_hit else 0.0,
     )
 
 

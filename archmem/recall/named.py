@@ -1,4 +1,4 @@
-"""What a task names outright: elements by identifier or name, memories by title.
+"""What a task names outright: elements by identifier or name, memories by title or anchor.
 
 "What should I know before touching the cartService" asks about that element as surely
 as ``--element cartService`` does, and "follow the Migration naming rule" asks for the
@@ -10,7 +10,10 @@ Matching is literal, never fuzzy: an identifier matches a word of the task writt
 any case with or without separators (``cartService``, ``cart_service``, ``CartService``,
 ``boutique.cart``), a name or title matches the same words in a row (plurals folded:
 "the cart services" names "Cart Service"). Persons and the software systems that hold
-the product (their names are in every task) are never named this way.
+the product (their names are in every task) are never named this way. A file or symbol
+is named when the task writes it as code does: a path or a file name with its extension
+(``scraper_strategies.py``), an identifier with a case change, an underscore or a dot
+(``OrderProcessor.checkout``, ``price_cart()``); plain words never are.
 """
 
 from __future__ import annotations
@@ -111,3 +114,28 @@ def titles_named(task: str, titles: Iterable[tuple[str, str | None]]) -> list[st
         if phrase is not None and _contains(sequence, phrase):
             found.append(memory_id)
     return found
+
+
+MIN_ANCHOR = 4
+_FILE = re.compile(r"^[\w.-]*\w\.[A-Za-z][A-Za-z0-9]{0,7}$")
+_SYMBOL = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_STRIP = "`'\"()[]{}<>,;:!?"
+
+
+def anchor_mentions(task: str) -> list[str]:
+    """The paths, file names and code symbols a task writes out, as written."""
+    found: list[str] = []
+    for chunk in task.split():
+        chunk = chunk.strip(_STRIP).rstrip(".").removesuffix("()").strip(_STRIP)
+        if len(chunk) < MIN_ANCHOR or "://" in chunk:
+            continue
+        if "/" in chunk.strip("/") or _FILE.match(chunk):
+            found.append(chunk.strip("/").removeprefix("./"))
+        elif _SYMBOL.match(chunk) and ("_" in chunk.strip("_") or "." in chunk or _camel(chunk)):
+            found.append(chunk)
+    return list(dict.fromkeys(found))
+
+
+def _camel(word: str) -> bool:
+    """A case change inside a word: ``cartService``, ``OrderProcessor`` (not ``Redis``)."""
+    return any(a.islower() and b.isupper() for a, b in zip(word, word[1:]))

@@ -22,7 +22,7 @@ from archmem.clock import age_in_words, parse_time
 from archmem.conformance.types import Dependency
 from archmem.memory.types import MEMORY_KINDS
 from archmem.model.types import ArchitectureModel
-from archmem.recall.engine import RecallResult, neighbours_by_source
+from archmem.recall.engine import RecallResult, neighbours_by_source, weak_line
 from archmem.render.templates import render
 
 DEFAULT_BUDGET_CHARS = 8_000
@@ -209,6 +209,7 @@ def build_briefing(
             "client": client,
             "elements": [_element_item(e["id"], model, undeclared) for e in relevant],
             "memories": items[:shown],
+            "weak": [weak_line(w) for w in result.weak] if not items else [],
             "cut": len(items) - shown,
             "more_limit": max(20, len(items)),
             "see_more": how_to_see_more(client, task, max(20, len(items))),

@@ -73,6 +73,10 @@ class Store(Protocol):
         """{active memory id: the given paths it anchors (the file, a symbol in it, or a
         folder holding it)}."""
 
+    def anchors_named(self, names: Sequence[str]) -> dict[str, list[str]]:
+        """{active memory id: its anchors a task names}: the whole anchor, its path from a
+        folder boundary on, or the symbol after ``#``."""
+
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF."""
 

@@ -252,6 +252,22 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
                 found.setdefault(memory_id, []).append(path)
         return found
 
+    def anchors_named(self, names: Sequence[str]) -> dict[str, list[str]]:
+        """{active memory id: the anchors a task names}: a name is a whole anchor, its file's
+        path from a folder boundary on (``scraper_strategies.py`` names
+        ``mealie/services/scraper/scraper_strategies.py``), or the symbol after ``#``."""
+        found: dict[str, list[str]] = {}
+        for name in dict.fromkeys(n for n in names if n):
+            rows = self._execute(
+                "SELECT DISTINCT a.memory_id, a.anchor FROM memory_anchors a JOIN memories m ON m.id = a.memory_id "
+                "WHERE m.status = 'active' AND (a.anchor = ? OR a.anchor LIKE ? ESCAPE '\\' "
+                "OR a.anchor LIKE ? ESCAPE '\\' OR a.anchor LIKE ? ESCAPE '\\')",
+                (name, "%/" + _like(name), _like(name) + "#%", "%#" + _like(name)),
+            ).fetchall()
+            for memory_id, anchor in rows:
+                found.setdefault(memory_id, []).append(anchor)
+        return found
+
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF (cached until the store changes)."""
         stats = self._cached_stats()
@@ -386,3 +402,8 @@ def _json_list(value: str | list[str]) -> list[str]:
     if value in ("[]", "[null]"):
         return []
     return [item for item in json.loads(value) if item is not None]
+
+
+def _like(text: str) -> str:
+    """``text`` as a literal inside a LIKE pattern (escape ``\\``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
