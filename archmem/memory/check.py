@@ -7,8 +7,13 @@ would: a fork, a title clash, a duplicate id, conflict markers.
     rule               severity  what
     unreadable         error     not UTF-8, too large, cannot be read
     conflict-markers   error     ``<<<<<<<`` / ``>>>>>>>`` left by a merge (each at its line)
-    secret             error     a credential anywhere in the file (the detector ``remember`` uses)
-    schema             error     front matter that is not a memory (YAML, a field, a value)
+    secret             error     a credential anywhere in the file or in a value as YAML decodes it
+                                 (the detector ``remember`` uses)
+    schema             error     front matter that is not a memory (YAML with anchors, aliases,
+                                 tags or deep nesting; a field; a value the index cannot hold)
+
+The file rules are the reader's every command uses (``read_memory_file``): a file
+``check`` passes is one every command reads.
     schema             warning   ``status: superseded`` written in a file (it is derived)
     unknown-key        warning   a front-matter key archmem does not know (dropped on rewrite)
     duplicate-id       error     two files hold one id
@@ -38,7 +43,7 @@ from typing import Any
 from archmem.drift.accepts import read_accept_bytes
 from archmem.errors import ArchmemError, SecretFoundError, closest
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import CONFLICT_MARKER, FRONT_MATTER, MAX_FILE_BYTES, MemoryFileError, parse_memory
+from archmem.memory.file_format import CONFLICT_MARKER, FRONT_MATTER, MemoryFileError, read_memory_file
 from archmem.memory.secrets import check_no_secret
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
@@ -177,42 +182,28 @@ def _read_one(file: MemoryFileText, add: Any) -> _Read | None:
     if file.data is None:
         problem(1, 1, "error", "unreadable", f"cannot read the file: {file.read_error or 'unknown error'}")
         return None
-    if len(file.data) > MAX_FILE_BYTES:
-        problem(1, 1, "error", "unreadable",
-                f"the file is {len(file.data):,} bytes; a memory file is at most {MAX_FILE_BYTES:,}")
-        return None
     try:
-        text = file.data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = file.data[: exc.start].count(b"\n") + 1
-        problem(line, 1, "error", "unreadable", "the file is not UTF-8 text")
-        return None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    try:
-        check_no_secret(text)
-    except SecretFoundError as exc:
-        problem(exc.line, exc.column, "error", "secret",
-                f"looks like a credential ({exc.secret_kind}); remove it, and rotate it if it was ever "
-                "committed: git history keeps it")
-    lines = text.split("\n")
-    markers = [] if "<<<<<<<" not in text and ">>>>>>>" not in text else [
-        (n, m[1][0]) for n, line in enumerate(lines, start=1) if (m := CONFLICT_MARKER.match(line))
-    ]
-    if markers:
-        opening = [n for n, char in markers if char == "<"] or [markers[0][0]]
-        for number in opening:
+        result = read_memory_file(file.data)
+    except MemoryFileError as exc:
+        if exc.rule != "conflict-markers":
+            problem(exc.line, exc.column, "error", exc.rule, exc.message)
+            return None
+        markers = [(n, m[1][0]) for n, line in enumerate(_lines(file.data), start=1)
+                   if (m := CONFLICT_MARKER.match(line))]
+        for number in [n for n, char in markers if char == "<"] or [markers[0][0]]:
             problem(number, 1, "error", "conflict-markers",
                     "git conflict markers: resolve the merge (keep one version, or both confirmations) and save; "
                     "`archmem install merge-driver` merges confirmations by itself")
         return None
-    try:
-        result = parse_memory(text)
-    except MemoryFileError as exc:
-        problem(exc.line, exc.column, "error", "schema", exc.message)
-        return None
+    lines = _lines(file.data)
     for line, message in result.warnings:
         problem(line, 1, "warning", "unknown-key" if message.startswith("unknown key") else "schema", message)
     return _Read(path, result.memory, lines, result.lines, _body_line(lines))
+
+
+def _lines(data: bytes) -> list[str]:
+    """A file's lines as the reader counts them (it has read the bytes already)."""
+    return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _body_line(lines: list[str]) -> int:

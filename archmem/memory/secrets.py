@@ -18,7 +18,10 @@ to its user (``guest:guest``, a well-known default).
 
 A match names the kind and the 1-based line and column where it starts; the secret
 itself is never kept, returned or logged. ``check_fields`` is the one entry point for
-writers: every text field a user can set goes through it, named in the error.
+every way a memory comes in (remember, import, a memory file as the reader decodes it):
+every text field goes through it, named in the error, *after* decoding, so a key spelled
+with YAML or JSON escapes (``\u0041KIA…``, ``gh\x70_…``) or folded over two lines is
+judged as the text it stands for.
 """
 
 from __future__ import annotations
@@ -141,9 +144,12 @@ def check_no_secret(text: str, field: str = "content") -> None:
 
 def check_fields(fields: Mapping[str, object]) -> None:
     """Raise ``SecretFoundError`` for the first named field holding a credential; the
-    error names the field, the kind and the place, never the value. Values that are
-    not text (None, a number a pydantic check refuses later) are skipped."""
+    error names the field, the kind and the place, never the value. A list of texts
+    (elements, anchors) is judged one item a line; values that are not text (None, a
+    number a later check refuses) are skipped."""
     for name, value in fields.items():
+        if isinstance(value, (list, tuple)):
+            value = "\n".join(item for item in value if isinstance(item, str))
         if isinstance(value, str) and value:
             found = find_secret(value)
             if found:

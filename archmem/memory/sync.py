@@ -16,7 +16,7 @@ from typing import Any
 from archmem.clock import system_clock
 from archmem.errors import ArchmemError
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import MAX_FILE_BYTES, MemoryFileError, parse_memory
+from archmem.memory.file_format import MAX_FILE_BYTES, MemoryFileError, read_memory_file
 from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
 from archmem.memory.linking import resolve_link_target, write_links
 from archmem.memory.types import Memory
@@ -164,7 +164,7 @@ def _read_file(
         store.record_file(path, row.memory_id, stat, sha)  # touched, not changed
         return None
     try:
-        parsed = parse_memory(_decode(data))
+        parsed = read_memory_file(data)
     except MemoryFileError as exc:
         store.record_file(path, row.memory_id if row else None, stat, sha, exc.message, exc.line)
         return None
@@ -206,14 +206,6 @@ def _upsert(ctx: MemoryContext, memory: Memory) -> None:
         content_hash=content_hash(memory.content),
         **search_fields(ctx.model, memory.title, memory.content, memory.elements),
     )
-
-
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise MemoryFileError("the file is not UTF-8 text", line) from None
 
 
 def _element_ids(model: ArchitectureModel, refs: list[str]) -> list[str]:
