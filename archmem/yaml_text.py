@@ -136,6 +136,25 @@ def _check_events(text: str, first_line: int) -> None:
                                 f"most {MAX_NUMBER_CHARS}", line, column)
 
 
+def comment_line(text: str, *, first_line: int = 1) -> int | None:
+    """The line of the first YAML comment in ``text`` (a ``#`` outside every scalar),
+    None without one: archmem never writes comments, so rewriting a file drops them.
+    Text that does not scan has none to keep."""
+    import yaml
+
+    covered: list[tuple[int, int]] = []
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):  # the Python scanner: character offsets
+            if isinstance(token, yaml.ScalarToken):
+                covered.append((token.start_mark.index, token.end_mark.index))
+    except yaml.YAMLError:
+        return None
+    for match in re.finditer(r"(?:^|(?<=[ \t]))#", text, re.MULTILINE):
+        if not any(start <= match.start() < end for start, end in covered):
+            return text.count("\n", 0, match.start()) + first_line
+    return None
+
+
 def _implicit(event: Any) -> bool:
     implicit = getattr(event, "implicit", False)
     return bool(implicit[0] or implicit[1]) if isinstance(implicit, tuple) else bool(implicit)

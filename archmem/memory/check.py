@@ -43,7 +43,7 @@ from typing import Any
 from archmem.drift.accepts import read_accept_bytes
 from archmem.errors import ArchmemError, SecretFoundError, closest
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import CONFLICT_MARKER, FRONT_MATTER, MemoryFileError, read_memory_file
+from archmem.memory.file_format import CONFLICT_MARKER, FRONT_MATTER, MemoryFileError, holder_rank, read_memory_file
 from archmem.memory.secrets import check_no_secret
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
@@ -220,8 +220,8 @@ def _body_line(lines: list[str]) -> int:
 
 
 def _unique_ids(parsed: list[_Read], add: Any) -> dict[str, _Read]:
-    """One file per id (the first by path) for the rules after this one; every file
-    that shares its id with another is an error."""
+    """One file per id (the one sync indexes: ``holder_rank``) for the rules after
+    this one; every file that shares its id with another is an error."""
     groups: dict[str, list[_Read]] = {}
     for read in parsed:
         groups.setdefault(read.memory.id, []).append(read)
@@ -232,7 +232,8 @@ def _unique_ids(parsed: list[_Read], add: Any) -> dict[str, _Read]:
                 add(Finding(read.path, read.key_line("id"), 1, "error", "duplicate-id",
                             f"duplicate id {memory_id!r}: {others} holds it too; a copied file keeps its id, "
                             "so give the copy a new one (or delete it)"))
-    return {memory_id: group[0] for memory_id, group in groups.items()}
+    return {memory_id: min(group, key=lambda read: holder_rank(read.path, read.memory))
+            for memory_id, group in groups.items()}
 
 
 def _chains(by_id: dict[str, _Read], add: Any) -> dict[str, str]:

@@ -19,7 +19,8 @@ from typing import Any
 from archmem.clock import format_time, parse_time
 from archmem.errors import closest
 from archmem.memory.secrets import find_secret
-from archmem.memory.types import MEMORY_KINDS, Memory
+from archmem.memory.fields import MAX_QUOTED_CHARS, quoted
+from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 FRONT_MATTER = "---"
@@ -34,10 +35,6 @@ CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)")
 MAX_SLUG_CHARS = 48
 MAX_FILE_BYTES = 256 * 1024
 """Content is capped at 20,000 characters; a file far over that is not a memory."""
-MAX_COUNT = 2**63 - 1
-"""The largest count the index holds (SQLite's int64)."""
-MAX_QUOTED_CHARS = 60
-"""How much of a line's source text an error quotes."""
 SECRET_ADVICE = "remove it, and rotate it if it was ever committed: git history keeps it"
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
@@ -107,6 +104,13 @@ def file_name(memory: Memory) -> str:
     slug = slugify(source)[:MAX_SLUG_CHARS].rstrip("-") or "memory"
     ident = re.sub(r"[^A-Za-z0-9_-]+", "-", memory.id).strip("-") or "m"
     return f"{slug}.{ident}.md"
+
+
+def holder_rank(path: str, memory: Memory) -> tuple[bool, str]:
+    """Which of two files holding one id holds it (lowest first), from the files alone
+    so every clone chooses the same: the one under the name archmem gave the memory (a
+    copy usually has another), then the first by path."""
+    return (path.rpartition("/")[2] != file_name(memory), path)
 
 
 def slugify(text: str) -> str:
@@ -188,23 +192,18 @@ class _FrontSource:
     def fail(self, key: str, message: str) -> MemoryFileError:
         return MemoryFileError(message, self.keys.get(key, 1))
 
-    def quoted(self, key: str) -> str:
+    def written(self, key: str) -> str:
         """The value as the file writes it on its key's line (cut short), quoted."""
         number = self.keys.get(key)
-        return _quote(self.lines[number - 1].partition(":")[2] if number else "")
+        return quoted(self.lines[number - 1].partition(":")[2] if number else "")
 
     def item(self, value: str) -> tuple[int, str]:
         """The first front-matter line that holds ``value`` (a list item), and its text
         quoted; the anchors' line when none does (an escaped item)."""
         for number, line in enumerate(self.lines[1 : self.end], start=2):
             if value.strip() and value.strip() in line:
-                return number, _quote(line.strip().removeprefix("-"))
-        return self.keys.get("anchors", 1), self.quoted("anchors")
-
-
-def _quote(raw: str) -> str:
-    raw = raw.strip()
-    return repr(raw if len(raw) <= MAX_QUOTED_CHARS else raw[: MAX_QUOTED_CHARS - 1] + "…")
+                return number, quoted(line.strip().removeprefix("-"))
+        return self.keys.get("anchors", 1), self.written("anchors")
 
 
 def _check_decoded_secrets(front: dict[str, Any], source: _FrontSource) -> None:
@@ -235,7 +234,7 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
     from archmem.errors import ArchmemError
     from archmem.memory import links as linkrules
 
-    fail, quoted, key_lines = source.fail, source.quoted, source.keys
+    fail, written, key_lines = source.fail, source.written, source.keys
     warnings: list[tuple[int, str]] = []
     for key in front:
         if key not in FIELDS:
@@ -247,11 +246,11 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
             raise MemoryFileError(f"the front matter has no {required!r}", 2)
     memory_id = _text(front, "id", fail)
     if not _ID.fullmatch(memory_id):
-        raise fail("id", f"bad id {quoted('id')}: letters, digits, '_', '.', ':' and '-' only, at most 80")
+        raise fail("id", f"bad id {written('id')}: letters, digits, '_', '.', ':' and '-' only, at most 80")
     kind = _text(front, "kind", fail)
     if kind not in MEMORY_KINDS:
         near = closest(kind, list(MEMORY_KINDS))
-        raise fail("kind", f"unknown kind {quoted('kind')}" + (f"; did you mean {near[0]!r}?" if near else "")
+        raise fail("kind", f"unknown kind {written('kind')}" + (f"; did you mean {near[0]!r}?" if near else "")
                    + f" (one of {', '.join(MEMORY_KINDS)})")
     status = _optional_text(front, "status", fail) or "active"
     if status == "superseded":
@@ -259,7 +258,7 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
                          "'status: superseded' is not written: a memory is superseded when another supersedes it"))
         status = "active"
     elif status not in FILE_STATUSES:
-        raise fail("status", f"bad status {quoted('status')}; one of {', '.join(FILE_STATUSES)}")
+        raise fail("status", f"bad status {written('status')}; one of {', '.join(FILE_STATUSES)}")
     try:
         content = linkrules.validate_content(body)
         title = _optional_text(front, "title", fail)
@@ -269,7 +268,7 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
     confirmations = front.get("confirmations", 0) or 0
     if isinstance(confirmations, bool) or not isinstance(confirmations, int) or not 0 <= confirmations <= MAX_COUNT:
         raise fail("confirmations", f"'confirmations' must be a whole number from 0 to {MAX_COUNT}, "
-                                    f"not {quoted('confirmations')}")
+                                    f"not {written('confirmations')}")
     try:
         memory = Memory(
             id=memory_id,
@@ -280,8 +279,8 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
             anchors=_anchors(front, source),
             author=_optional_text(front, "author", fail),
             session_id=_optional_text(front, "session", fail),
-            created_at=_time(front, "created", fail, quoted),
-            confirmed_at=_time(front, "confirmed", fail, quoted) if front.get("confirmed") else None,
+            created_at=_time(front, "created", fail, written),
+            confirmed_at=_time(front, "confirmed", fail, written) if front.get("confirmed") else None,
             confirmations=confirmations,
             supersedes=_optional_text(front, "supersedes", fail),
             status=status,  # type: ignore[arg-type]
@@ -344,12 +343,12 @@ def _anchors(front: dict[str, Any], source: _FrontSource) -> list[str]:
     return anchors
 
 
-def _time(front: dict[str, Any], key: str, fail: Any, quoted: Any) -> datetime:
+def _time(front: dict[str, Any], key: str, fail: Any, written: Any) -> datetime:
     value = front.get(key)
     if not isinstance(value, str):
-        raise fail(key, f"bad time in {key!r}: {quoted(key)} (ISO 8601, e.g. 2026-03-01T10:00:00Z)")
+        raise fail(key, f"bad time in {key!r}: {written(key)} (ISO 8601, e.g. 2026-03-01T10:00:00Z)")
     try:
         return parse_time(value)
     except ValueError as exc:
         detail = str(exc) if str(exc).startswith("out of range") else "ISO 8601, e.g. 2026-03-01T10:00:00Z"
-        raise fail(key, f"bad time in {key!r}: {quoted(key)} ({detail})") from None
+        raise fail(key, f"bad time in {key!r}: {written(key)} ({detail})") from None

@@ -190,7 +190,8 @@ def remember(
     and the lexical rule."""
     content = linkrules.validate_content(content)
     kind = parse_kind(kind)
-    check_fields({"content": content, "title": title, "author": author, "anchor": "\n".join(anchors)})
+    check_fields({"content": content, "title": title, "author": author, "anchor": list(anchors),
+                  "elements": list(elements), "supersedes": supersedes, "session": session_id})
     title = linkrules.validate_title(title) if title is not None and title.strip() else None
     author = clean_line(author, "author")
     element_ids = resolve_elements(ctx.model, elements)
