@@ -323,3 +323,21 @@ def test_the_merge_driver_keeps_yaml_comments_by_merging_the_lines(tmp_path: Pat
     merged = paths[1].read_text(encoding="utf-8")
     assert result.returncode == 0 and "# owner: the platform team" in merged
     assert "One, edited." in merged and "Two, edited." in merged
+
+
+def test_show_and_elements_print_an_escape_sequence_escaped_never_stripped(tmp_path: Path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {
+        "workspace.dsl": 'workspace "S" {\n  model {\n    s = softwareSystem "Shop" {\n'
+                         '      api = container "Api\x1b[31mGateway"\n    }\n  }\n}\n',
+        f"{FOLDER}/evil.md": memory_file("m-evil", "title: Evil element", 'elements:\n  - "Web\\e[31mApp"',
+                                         'author: "ci/\\e[2Jbot"', "created: 2026-01-01T00:00:00Z"),
+    })
+    commit(root, "model and memory", "2026-01-02T00:00:00Z")
+    shown = archmem(root, "show", "m-evil")
+    output = no_traceback(shown)
+    assert "Web\\u001b[31mApp" in output and "ci/\\u001b[2Jbot" in output and "\x1b" not in output
+    listed = archmem(root, "elements")
+    assert "Api\\u001b[31mGateway" in no_traceback(listed) and "\x1b" not in listed.stdout
