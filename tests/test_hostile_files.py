@@ -341,3 +341,23 @@ def test_show_and_elements_print_an_escape_sequence_escaped_never_stripped(tmp_p
     assert "Web\\u001b[31mApp" in output and "ci/\\u001b[2Jbot" in output and "\x1b" not in output
     listed = archmem(root, "elements")
     assert "Api\\u001b[31mGateway" in no_traceback(listed) and "\x1b" not in listed.stdout
+
+
+def test_purge_names_the_briefings_maps_and_exports_that_still_hold_the_memory(tmp_path: Path):
+    root = new_repo(tmp_path)
+    remembered = archmem(root, "remember", "Headers over 8KB are dropped by the gateway.", "--kind", "pitfall",
+                         "--title", "Header limits", "--element", "gateway", "--json")
+    memory_id = json.loads(remembered.stdout)["id"]
+    other = tmp_path / "other.md"
+    other.write_text("not archmem's\n", encoding="utf-8")
+    for command in (["brief", "change the gateway headers", "--out", "out/brief.md"],
+                    ["map", "--format", "html", "--out", "out/map.html"], ["export", "out/all.jsonl"]):
+        no_traceback(archmem(root, *command))
+    purged = archmem(root, "purge", memory_id, "--reason", "held a secret", "--yes", "--json")
+    no_traceback(purged)
+    outputs = json.loads(purged.stdout)["outputs"]
+    assert sorted(Path(p).name for p in outputs) == ["all.jsonl", "brief.md", "map.html"]
+    again = archmem(root, "remember", "Retries reuse the idempotency key.", "--kind", "convention", "--json")
+    second = json.loads(again.stdout)["id"]
+    purged = archmem(root, "purge", second, "--reason", "test", "--yes")
+    assert "these files archmem wrote still hold it" not in purged.stderr  # written before it existed
