@@ -361,3 +361,13 @@ def test_purge_names_the_briefings_maps_and_exports_that_still_hold_the_memory(t
     second = json.loads(again.stdout)["id"]
     purged = archmem(root, "purge", second, "--reason", "test", "--yes")
     assert "these files archmem wrote still hold it" not in purged.stderr  # written before it existed
+
+
+def test_check_scans_drift_accept_files_as_yaml_decodes_them(tmp_path: Path):
+    root = new_repo(tmp_path)
+    write(root, {".archmem/accepts/gateway.yaml": "element: gateway\naccepted: 2026-01-01T00:00:00Z\n"
+                                                f'reason: "rotated gh\\x70_{TOKEN_BODY}"\n'})
+    result = archmem(root, "check", "--json")
+    no_traceback(result)
+    found = [(p["path"], p["line"], p["rule"]) for p in json.loads(result.stdout)["problems"]]
+    assert (".archmem/accepts/gateway.yaml", 3, "secret") in found and TOKEN_BODY not in result.stdout

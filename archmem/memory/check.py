@@ -43,10 +43,13 @@ from typing import Any
 from archmem.drift.accepts import read_accept_bytes
 from archmem.errors import ArchmemError, SecretFoundError, closest
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import CONFLICT_MARKER, FRONT_MATTER, MemoryFileError, holder_rank, read_memory_file
-from archmem.memory.secrets import check_no_secret
+from archmem.memory.file_format import (
+    CONFLICT_MARKER, FRONT_MATTER, SECRET_ADVICE, MemoryFileError, holder_rank, read_memory_file,
+)
+from archmem.memory.secrets import check_fields, check_no_secret
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
+from archmem.yaml_text import YamlTextError, load_mapping
 
 EXIT_CLEAN, EXIT_WARNINGS, EXIT_ERRORS = 0, 1, 2
 
@@ -416,15 +419,39 @@ def check_accept_files(
             report.findings.append(Finding(file.path, 1, 1, "error", "unreadable",
                                            f"cannot read the file: {file.read_error or 'unknown error'}"))
             continue
+        text = file.data.decode("utf-8-sig", errors="replace")
         try:
-            check_no_secret(file.data.decode("utf-8-sig", errors="replace"))
+            check_no_secret(text)
         except SecretFoundError as exc:
             report.findings.append(Finding(file.path, exc.line, exc.column, "error", "secret",
-                                           f"looks like a credential ({exc.secret_kind}); remove it, and rotate it "
-                                           "if it was ever committed: git history keeps it"))
+                                           f"looks like a credential ({exc.secret_kind}); {SECRET_ADVICE}"))
+        else:
+            try:
+                check_fields(_accept_values(text))  # the values as YAML decodes them: escapes, folds
+            except SecretFoundError as exc:
+                report.findings.append(Finding(
+                    file.path, _key_line(text, exc.field) + exc.line - 1, 1, "error", "secret",
+                    f"{exc.field!r} looks like a credential once its YAML escapes and folds are read "
+                    f"({exc.secret_kind}); {SECRET_ADVICE}"))
         _, problems = read_accept_bytes(file.path, file.data, model if model_found else None)
         report.findings += [Finding(p.path, p.line, p.column, p.severity, p.rule, p.message) for p in problems]
     report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
+
+
+def _accept_values(text: str) -> dict[str, Any]:
+    """An accept file's values as YAML decodes them (none when it does not read: the
+    reader reports why)."""
+    try:
+        return load_mapping(text)
+    except YamlTextError:
+        return {}
+
+
+def _key_line(text: str, key: str) -> int:
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith(f"{key}:"):
+            return number
+    return 1
 
 
 # ---- GitHub Actions -----------------------------------------------------------------

@@ -211,23 +211,12 @@ def _check_decoded_secrets(front: dict[str, Any], source: _FrontSource) -> None:
     from archmem.errors import SecretFoundError
     from archmem.memory.secrets import check_fields
 
-    for key, value in front.items():
-        try:
-            check_fields({key: "\n".join(_texts(value))})
-        except SecretFoundError as exc:
-            line = source.keys.get(key, 1) + exc.line - 1
-            raise MemoryFileError(f"{key!r} looks like a credential once its YAML escapes and folds are read "
-                                  f"({exc.secret_kind}); {SECRET_ADVICE}", min(line, source.end), rule="secret") from None
-
-
-def _texts(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [text for key, item in value.items() for text in (*_texts(key), *_texts(item))]
-    if isinstance(value, list):
-        return [text for item in value for text in _texts(item)]
-    return []
+    try:
+        check_fields(front)
+    except SecretFoundError as exc:
+        line = min(source.keys.get(exc.field, 1) + exc.line - 1, source.end)
+        raise MemoryFileError(f"{exc.field!r} looks like a credential once its YAML escapes and folds are read "
+                              f"({exc.secret_kind}); {SECRET_ADVICE}", line, rule="secret") from None
 
 
 def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int) -> ParsedFile:

@@ -144,16 +144,27 @@ def check_no_secret(text: str, field: str = "content") -> None:
 
 def check_fields(fields: Mapping[str, object]) -> None:
     """Raise ``SecretFoundError`` for the first named field holding a credential; the
-    error names the field, the kind and the place, never the value. A list of texts
-    (elements, anchors) is judged one item a line; values that are not text (None, a
-    number a later check refuses) are skipped."""
+    error names the field, the kind and the place, never the value. A list or a
+    mapping (elements, anchors, a YAML value of any shape) is judged one text a line;
+    values that are not text (None, a number a later check refuses) are skipped."""
     for name, value in fields.items():
-        if isinstance(value, (list, tuple)):
-            value = "\n".join(item for item in value if isinstance(item, str))
-        if isinstance(value, str) and value:
+        if not isinstance(value, str):
+            value = "\n".join(_texts(value))
+        if value:
             found = find_secret(value)
             if found:
                 raise SecretFoundError(found.kind, found.line, found.column, field=name)
+
+
+def _texts(value: object) -> list[str]:
+    """Every text in a decoded value, keys included, in order."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [text for key, item in value.items() for text in (*_texts(key), *_texts(item))]
+    if isinstance(value, (list, tuple)):
+        return [text for item in value for text in _texts(item)]
+    return []
 
 
 def shannon_entropy(value: str) -> float:
