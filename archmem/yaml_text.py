@@ -27,6 +27,12 @@ MAX_NUMBER_CHARS = 100
 """A plain whole number longer than this is nothing archmem keeps (int64 has 19 digits,
 a SHA-256 commit id 64 characters), and past 4,300 digits Python refuses to convert one."""
 _DECIMAL = re.compile(r"[-+]?[0-9][0-9_]*")
+_PLAIN_SHAPE = re.compile(r"(?:(?:[A-Za-z_][\w-]*:(?:[ \t][^\n]*)?|  - (?![-?:]\s)[^\n]*|[ \t]*)(?:\n|\Z))*")
+"""Text in the shape archmem writes: ``key: value`` lines at the margin and ``  - item``
+lines under them. With no ``&``, ``*``, ``!``, ``[`` or ``{`` in it and no long run of
+digits, it can hold no anchor, alias or tag, nest no deeper than two, and hold no long
+number: the event pass is skipped (it costs as much again as the load)."""
+_NEEDS_EVENTS = re.compile(r"[&*!\[{]|[0-9_]{%d}" % (MAX_NUMBER_CHARS + 1))
 _STR_TAG = "tag:yaml.org,2002:str"
 
 _PLAIN = re.compile(r"[A-Za-z_./][A-Za-z0-9_./@+#-]*(?: [A-Za-z0-9_./@+#()-]+)*")
@@ -86,7 +92,8 @@ def load_mapping(text: str, *, first_line: int = 1) -> dict[str, Any]:
     if not text.strip():
         return {}
     try:
-        _check_events(text, first_line)
+        if _NEEDS_EVENTS.search(text) or not _PLAIN_SHAPE.fullmatch(text):
+            _check_events(text, first_line)
         data = yaml.load(text, Loader=_loader())
     except YamlTextError:
         raise

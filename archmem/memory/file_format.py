@@ -209,10 +209,10 @@ class _FrontSource:
 def _check_decoded_secrets(front: dict[str, Any], source: _FrontSource) -> None:
     """Every front-matter value as YAML decodes it, scanned by the one detector."""
     from archmem.errors import SecretFoundError
-    from archmem.memory.secrets import check_fields
+    from archmem.memory.secrets import check_decoded
 
     try:
-        check_fields(front)
+        check_decoded(front, "\n".join(source.lines[1 : source.end]))
     except SecretFoundError as exc:
         line = min(source.keys.get(exc.field, 1) + exc.line - 1, source.end)
         raise MemoryFileError(f"{exc.field!r} looks like a credential once its YAML escapes and folds are read "

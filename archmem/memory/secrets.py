@@ -156,6 +156,16 @@ def check_fields(fields: Mapping[str, object]) -> None:
                 raise SecretFoundError(found.kind, found.line, found.column, field=name)
 
 
+def check_decoded(values: Mapping[str, object], source: str) -> None:
+    """``check_fields`` for values decoded from ``source`` (YAML front matter) after
+    ``source`` itself was scanned: only a value ``source`` does not show as it is
+    (written with escapes, folded over lines) can hide what that scan missed."""
+    hidden = {name: value for name, value in values.items()
+              if not all(text in source for text in _texts(value))}
+    if hidden:
+        check_fields(hidden)
+
+
 def _texts(value: object) -> list[str]:
     """Every text in a decoded value, keys included, in order."""
     if isinstance(value, str):
