@@ -371,3 +371,23 @@ def test_check_scans_drift_accept_files_as_yaml_decodes_them(tmp_path: Path):
     no_traceback(result)
     found = [(p["path"], p["line"], p["rule"]) for p in json.loads(result.stdout)["problems"]]
     assert (".archmem/accepts/gateway.yaml", 3, "secret") in found and TOKEN_BODY not in result.stdout
+
+
+def test_the_largest_count_stays_the_largest_when_confirmed_or_merged(tmp_path: Path):
+    root = new_repo(tmp_path)
+    write(root, {f"{FOLDER}/m.md": memory_file("m-max", "title: Header limits", "created: 2026-01-01T00:00:00Z",
+                                               "confirmations: 9223372036854775807")})
+    confirmed = archmem(root, "confirm", "m-max", "--json")
+    no_traceback(confirmed)
+    assert confirmed.returncode == 0 and json.loads(confirmed.stdout)["confirmations"] == 2**63 - 1
+    assert "confirmations: 9223372036854775807" in (root / FOLDER / "m.md").read_text(encoding="utf-8")
+    from archmem.git.tools import merge_texts
+    from archmem.memory.merge import merge_memory_file
+
+    base = memory_file("m-max", "created: 2026-01-01T00:00:00Z", "confirmations: 1")
+    most = base.replace("confirmations: 1", "confirmations: 9223372036854775807")
+    merged = merge_memory_file(base, most, most.replace("Headers", "All headers"), merge_texts)
+    assert merged.method == "fields" and "confirmations: 9223372036854775807" in merged.text
+    merged = merge_memory_file(base, most, base.replace("confirmations: 1", "confirmations: 5"), merge_texts)
+    assert "confirmations: 9223372036854775807" in merged.text and not merged.conflicted
+    read_memory_file(merged.text.encode())

@@ -31,7 +31,7 @@ from typing import Any
 
 from archmem.errors import ArchmemError
 from archmem.memory.file_format import MemoryFileError, ParsedFile, parse_memory, render_memory
-from archmem.memory.types import Memory
+from archmem.memory.types import MAX_COUNT, Memory
 from archmem.yaml_text import comment_line
 
 TextMerge = Callable[[str, str, str], tuple[str, bool]]
@@ -114,7 +114,8 @@ def merge_memories(
     if base is None:
         update["confirmations"] = max(ours.confirmations, theirs.confirmations)
     else:
-        update["confirmations"] = max(0, ours.confirmations + theirs.confirmations - base.confirmations)
+        update["confirmations"] = min(max(0, ours.confirmations + theirs.confirmations - base.confirmations),
+                                      MAX_COUNT)  # what the index holds
     return ours.model_copy(update=update), ()
 
 

@@ -188,7 +188,8 @@ def _index_file(
             return None
         # this file comes first (``holder_rank``), as on a clone that reads both at once
         earlier = rows.get(holder)
-        store.record_file(holder, None, stats[holder], earlier.sha256 if earlier else "", _duplicate(memory.id, path), 2)
+        store.record_file(holder, None, stats[holder], earlier.sha256 if earlier else "",
+                          _duplicate(memory.id, path), 2)
     if row is not None and row.memory_id and row.memory_id != memory.id:
         store.forget_memory(row.memory_id)  # the file's id was edited
         known.discard(row.memory_id)
