@@ -18,6 +18,10 @@ short of ``datetime``'s end, so a time read from a file survives conversion to U
 fixed-width text it is written back as, and a little arithmetic."""
 
 
+class TimeRangeError(ValueError):
+    """A well-formed time outside ``EARLIEST_TIME`` .. ``LATEST_TIME``."""
+
+
 def system_clock() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -33,8 +37,8 @@ def format_time(moment: datetime) -> str:
 def parse_time(text: str) -> datetime:
     """An ISO 8601 time (``Z`` or an offset; a naive time is taken as UTC) → aware UTC.
 
-    Raises ``ValueError`` for anything else, and for a time outside ``EARLIEST_TIME``
-    .. ``LATEST_TIME`` (its message says so).
+    Raises ``ValueError`` for anything else, and ``TimeRangeError`` (its message says
+    the range) for a time outside ``EARLIEST_TIME`` .. ``LATEST_TIME``.
     """
     value = text.strip()
     if value.endswith(("Z", "z")):
@@ -46,9 +50,9 @@ def parse_time(text: str) -> datetime:
     try:
         moment = moment.astimezone(timezone.utc)
     except OverflowError:  # 0001-01-01T00:00+01:00 falls in year 0 in UTC
-        raise ValueError(out_of_range) from None
+        raise TimeRangeError(out_of_range) from None
     if not EARLIEST_TIME <= moment < LATEST_TIME:
-        raise ValueError(out_of_range)
+        raise TimeRangeError(out_of_range)
     return moment
 
 

@@ -129,7 +129,7 @@ def _check_events(text: str, first_line: int) -> None:
         if anchor is not None:
             raise YamlTextError(f"defines the anchor &{anchor}: archmem's files never hold anchors or aliases; "
                                 "write the value out", line, column)
-        if tag is not None and tag not in ("!", _STR_TAG) and not _implicit(event):
+        if tag is not None and tag not in ("!", _STR_TAG):  # a tag is None unless written
             raise YamlTextError(f"has the explicit tag {tag[:40]!r}: archmem's files never hold tags", line, column)
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
@@ -160,11 +160,6 @@ def comment_line(text: str, *, first_line: int = 1) -> int | None:
         if not any(start <= match.start() < end for start, end in covered):
             return text.count("\n", 0, match.start()) + first_line
     return None
-
-
-def _implicit(event: Any) -> bool:
-    implicit = getattr(event, "implicit", False)
-    return bool(implicit[0] or implicit[1]) if isinstance(implicit, tuple) else bool(implicit)
 
 
 _LOADER: Any = None

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from archmem.clock import format_time, parse_time
+from archmem.clock import TimeRangeError, format_time, parse_time
 from archmem.errors import closest
-from archmem.memory.secrets import find_secret
 from archmem.memory.fields import MAX_QUOTED_CHARS, quoted
+from archmem.memory.secrets import find_secret
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
@@ -326,7 +326,7 @@ def _anchors(front: dict[str, Any], source: _FrontSource) -> list[str]:
             clean = normalize_glob(path)
         except ValueError as exc:
             line, written = source.item(path)
-            reason = str(exc).removeprefix(repr(path.strip())).strip() or "is not a path in the repository"
+            reason = str(exc).removeprefix(repr(path)).strip() or "is not a path in the repository"
             raise MemoryFileError(f"anchor {written}: {reason}", line) from None
         anchors.append(f"{clean}#{symbol.strip()}" if sep and symbol.strip() else clean)
     return anchors
@@ -339,5 +339,5 @@ def _time(front: dict[str, Any], key: str, fail: Any, written: Any) -> datetime:
     try:
         return parse_time(value)
     except ValueError as exc:
-        detail = str(exc) if str(exc).startswith("out of range") else "ISO 8601, e.g. 2026-03-01T10:00:00Z"
+        detail = str(exc) if isinstance(exc, TimeRangeError) else "ISO 8601, e.g. 2026-03-01T10:00:00Z"
         raise fail(key, f"bad time in {key!r}: {written(key)} ({detail})") from None

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from archmem.clock import format_time, parse_time
+from archmem.clock import TimeRangeError, format_time, parse_time
 from archmem.errors import ArchmemError, InvalidInputError
 from archmem.memory import links as linkrules
 from archmem.memory.kinds import parse_kind
@@ -125,7 +125,7 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
             try:
                 data[name] = parse_time(str(record[name]))
             except ValueError as exc:
-                detail = str(exc) if str(exc).startswith("out of range") else "ISO 8601 expected"
+                detail = str(exc) if isinstance(exc, TimeRangeError) else "ISO 8601 expected"
                 raise InvalidInputError(f"bad date in {name!r}: {json.dumps(record[name])[:MAX_QUOTED_CHARS]} "
                                         f"({detail})") from None
     status = record.get("status") or "active"
