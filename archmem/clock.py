@@ -11,6 +11,16 @@ from datetime import datetime, timezone
 
 Clock = Callable[[], datetime]
 
+EARLIEST_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)
+LATEST_TIME = datetime(9999, 1, 1, tzinfo=timezone.utc)
+"""The times archmem keeps (a memory, a session, an accept): from the epoch, and a year
+short of ``datetime``'s end, so a time read from a file survives conversion to UTC, the
+fixed-width text it is written back as, and a little arithmetic."""
+
+
+class TimeRangeError(ValueError):
+    """A well-formed time outside ``EARLIEST_TIME`` .. ``LATEST_TIME``."""
+
 
 def system_clock() -> datetime:
     return datetime.now(timezone.utc)
@@ -20,13 +30,15 @@ def format_time(moment: datetime) -> str:
     """Fixed-width UTC text (``2026-11-29T19:47:23.123456Z``): sorts as it reads."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = moment.astimezone(timezone.utc)
+    return f"{utc.year:04d}-" + utc.strftime("%m-%dT%H:%M:%S.%fZ")  # %Y is not zero-padded on every libc
 
 
 def parse_time(text: str) -> datetime:
     """An ISO 8601 time (``Z`` or an offset; a naive time is taken as UTC) → aware UTC.
 
-    Raises ``ValueError`` for anything else.
+    Raises ``ValueError`` for anything else, and ``TimeRangeError`` (its message says
+    the range) for a time outside ``EARLIEST_TIME`` .. ``LATEST_TIME``.
     """
     value = text.strip()
     if value.endswith(("Z", "z")):
@@ -34,7 +46,14 @@ def parse_time(text: str) -> datetime:
     moment = datetime.fromisoformat(value)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+    out_of_range = f"out of range: archmem keeps times from {EARLIEST_TIME.year} to {LATEST_TIME.year - 1}"
+    try:
+        moment = moment.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00+01:00 falls in year 0 in UTC
+        raise TimeRangeError(out_of_range) from None
+    if not EARLIEST_TIME <= moment < LATEST_TIME:
+        raise TimeRangeError(out_of_range)
+    return moment
 
 
 def parse_date(text: str) -> datetime | None:

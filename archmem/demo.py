@@ -129,10 +129,10 @@ def run_demo(target: Path, *, now: datetime, force: bool = False) -> DemoResult:
         drift = ws.drift_report()
         briefing = ws.brief(TASK)
         knowledge = ws.knowledge_map()
-    briefing_path = target / "briefing.md"
-    briefing_path.write_text(briefing.markdown, encoding="utf-8")
-    map_path = target / "knowledge-map.html"
-    map_path.write_text(knowledge.render("html"), encoding="utf-8")
+        briefing_path = target / "briefing.md"
+        ws.write_output(briefing_path, briefing.markdown)
+        map_path = target / "knowledge-map.html"
+        ws.write_output(map_path, knowledge.render("html"))
     return DemoResult(
         root=target, briefing=briefing_path, knowledge_map=map_path, memories=len(report.imported),
         commits=drift.commits, drift=drift.to_dict(), coverage=knowledge.coverage,

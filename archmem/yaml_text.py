@@ -5,6 +5,11 @@ Written values are plain where YAML reads them back as the same string, else
 double-quoted with JSON's escapes (which are YAML's), so a file is deterministic and a
 diff reads well. Read back with PyYAML's safe loader (the C one when there), with times
 kept as text: archmem parses them itself, the same way for every file and import.
+
+Limits come before work: the event stream is read first, and a file with an anchor, an
+alias or an explicit tag (archmem never writes one; an alias is how a few hundred bytes
+expand to billions of nodes), nesting deeper than ``MAX_DEPTH`` or a number longer
+than ``MAX_NUMBER_CHARS`` is refused at its line before anything is built from it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from archmem.errors import InvalidInputError
+
+MAX_DEPTH = 8
+"""Collections inside collections: archmem writes two levels (keys, then a list)."""
+MAX_NUMBER_CHARS = 100
+"""A plain whole number longer than this is nothing archmem keeps (int64 has 19 digits,
+a SHA-256 commit id 64 characters), and past 4,300 digits Python refuses to convert one."""
+_DECIMAL = re.compile(r"[-+]?[0-9][0-9_]*")
+_PLAIN_SHAPE = re.compile(r"(?:(?:[A-Za-z_][\w-]*:(?:[ \t][^\n]*)?|  - (?![-?:]\s)[^\n]*|[ \t]*)(?:\n|\Z))*")
+"""Text in the shape archmem writes: ``key: value`` lines at the margin and ``  - item``
+lines under them. With no ``&``, ``*``, ``!``, ``[`` or ``{`` in it and no long run of
+digits, it can hold no anchor, alias or tag, nest no deeper than two, and hold no long
+number: the event pass is skipped (it costs as much again as the load)."""
+_NEEDS_EVENTS = re.compile(r"[&*!\[{]|[0-9_]{%d}" % (MAX_NUMBER_CHARS + 1))
+_STR_TAG = "tag:yaml.org,2002:str"
 
 _PLAIN = re.compile(r"[A-Za-z_./][A-Za-z0-9_./@+#-]*(?: [A-Za-z0-9_./@+#()-]+)*")
 _YAML_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
@@ -70,8 +89,14 @@ def load_mapping(text: str, *, first_line: int = 1) -> dict[str, Any]:
     import yaml
 
     offset = first_line - 1
+    if not text.strip():
+        return {}
     try:
-        data = yaml.load(text, Loader=_loader()) if text.strip() else {}
+        if _NEEDS_EVENTS.search(text) or not _PLAIN_SHAPE.fullmatch(text):
+            _check_events(text, first_line)
+        data = yaml.load(text, Loader=_loader())
+    except YamlTextError:
+        raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1 + offset, mark.column + 1) if mark else (first_line, 1)
@@ -81,9 +106,60 @@ def load_mapping(text: str, *, first_line: int = 1) -> dict[str, Any]:
         raise YamlTextError(f"is not valid YAML: {exc.problem or exc}{where}", line, column) from None
     except yaml.YAMLError as exc:
         raise YamlTextError(f"is not valid YAML: {exc}", first_line) from None
+    except (ValueError, OverflowError, RecursionError) as exc:  # a value the constructor cannot build
+        raise YamlTextError(f"holds a value that cannot be read ({type(exc).__name__})", first_line) from None
     if not isinstance(data, dict):
         raise YamlTextError("must be 'key: value' lines", first_line)
     return {str(key): value for key, value in data.items()}
+
+
+def _check_events(text: str, first_line: int) -> None:
+    """Refuse, from the event stream and before anything is composed, what archmem's
+    files never hold (see the module doc); ``yaml.MarkedYAMLError`` for bad syntax."""
+    import yaml
+
+    depth = 0
+    for event in yaml.parse(text, Loader=_loader()):
+        mark = event.start_mark
+        line, column = mark.line + first_line, mark.column + 1
+        if isinstance(event, yaml.AliasEvent):
+            raise YamlTextError(f"uses the alias *{event.anchor}: archmem's files never hold anchors or aliases; "
+                                "write the value out", line, column)
+        anchor, tag = getattr(event, "anchor", None), getattr(event, "tag", None)
+        if anchor is not None:
+            raise YamlTextError(f"defines the anchor &{anchor}: archmem's files never hold anchors or aliases; "
+                                "write the value out", line, column)
+        if tag is not None and tag not in ("!", _STR_TAG):  # a tag is None unless written
+            raise YamlTextError(f"has the explicit tag {tag[:40]!r}: archmem's files never hold tags", line, column)
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise YamlTextError(f"nests deeper than {MAX_DEPTH} levels", line, column)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        elif isinstance(event, yaml.ScalarEvent) and event.implicit[0] and len(event.value) > MAX_NUMBER_CHARS \
+                and _DECIMAL.fullmatch(event.value):
+            raise YamlTextError(f"holds a number {len(event.value):,} characters long; archmem's numbers are at "
+                                f"most {MAX_NUMBER_CHARS}", line, column)
+
+
+def comment_line(text: str, *, first_line: int = 1) -> int | None:
+    """The line of the first YAML comment in ``text`` (a ``#`` outside every scalar),
+    None without one: archmem never writes comments, so rewriting a file drops them.
+    Text that does not scan has none to keep."""
+    import yaml
+
+    covered: list[tuple[int, int]] = []
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):  # the Python scanner: character offsets
+            if isinstance(token, yaml.ScalarToken):
+                covered.append((token.start_mark.index, token.end_mark.index))
+    except yaml.YAMLError:
+        return None
+    for match in re.finditer(r"(?:^|(?<=[ \t]))#", text, re.MULTILINE):
+        if not any(start <= match.start() < end for start, end in covered):
+            return text.count("\n", 0, match.start()) + first_line
+    return None
 
 
 _LOADER: Any = None

@@ -338,8 +338,9 @@ def test_a_memory_file_cannot_anchor_outside_the_repository(repo: Path, anchor: 
     (folder / "evil.m-evil00001.md").write_text(
         f"---\nid: m-evil00001\nkind: note\nanchors:\n  - {anchor}\ncreated: 2026-01-01T00:00:00Z\n---\n\nHi.\n",
         encoding="utf-8")
+    # the error points at the item, the line a reader fixes
     listed = am(repo, "list", "--json")
-    assert "m-evil00001" not in listed.stdout and "evil.m-evil00001.md:4:1" in listed.stderr
+    assert "m-evil00001" not in listed.stdout and "evil.m-evil00001.md:5:1" in listed.stderr
     checked = am(repo, "check", "--json")
     assert checked.exit_code == 2
     assert "leaves the repository" in checked.stdout or "is absolute" in checked.stdout

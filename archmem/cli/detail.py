@@ -11,9 +11,12 @@ from archmem.words import plural
 
 
 def print_memory(data: dict[str, Any], now: Any) -> None:
-    """Everything about one memory, its whole content last."""
+    """Everything about one memory, its whole content last. Every value is escaped
+    before it is styled, so an escape sequence in a file (an element name, an author)
+    is shown as ``\\u001b[31m``, never stripped by click or run by the terminal."""
     from archmem.clock import age_in_words, parse_time
 
+    data = _escaped(data)
     click.secho(f"[{data['kind'].upper()}] ", bold=True, nl=False)
     click.echo(f"{data['title'] or '(untitled)'}  {data['id']}", nl=False)
     if data["status"] != "active":
@@ -46,11 +49,25 @@ def print_memory(data: dict[str, Any], now: Any) -> None:
         click.echo(f"  {line}")
 
 
+def _escaped(value: Any) -> Any:
+    """``value`` with every text in it ``printable`` (tab and newline kept)."""
+    from archmem.escape import printable
+
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {key: _escaped(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_escaped(item) for item in value]
+    return value
+
+
 def print_elements(found: list[dict[str, Any]], *, query: str | None) -> None:
     """One line per element: identifier, kind, name, score (for a query), code, memories."""
     if not found:
         click.echo("No element of the model matches this." if query else "The model has no elements.")
         return
+    found = _escaped(found)
     width = min(max(len(e["id"]) for e in found), 40)
     for element in found:
         score = f"  {element['score']:.2f}" if element["score"] is not None else ""

@@ -161,8 +161,7 @@ def brief(
     if out is None:
         click.echo(text, nl=False)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    workspace.write_output(out, text)
     click.echo(f"wrote {out} ({plural(len(briefing.memory_ids), 'memory', 'memories')}"
                + (f", {briefing.cut} cut" if briefing.cut else "") + ")", err=True)
 
@@ -184,8 +183,7 @@ def map_command(workspace: Workspace, output_format: str, out: Path | None, as_j
     if out is None:
         click.echo(text, nl=False)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    workspace.write_output(out, text)
     click.echo(f"wrote {out}: {knowledge.coverage}", err=True)
 
 
@@ -327,6 +325,9 @@ def purge(workspace: Workspace, memory_id: str, reason: str, yes: bool, as_json:
         return
     where = f", deleted {result['file']}" if result.get("file") else ""
     click.echo(f"purged {result['id']}{where} (logged: {result['reason']})")
+    if result.get("outputs"):
+        secho(f"these files archmem wrote still hold it: {', '.join(result['outputs'])}; delete them or write "
+              "them again (brief --out, map --out, export)", fg="yellow", err=True)
     commits = result.get("committed_in") or []
     if commits:
         shown = ", ".join(sha[:12] for sha in commits[:5]) + (f" and {len(commits) - 5} more" if len(commits) > 5 else "")
@@ -459,18 +460,15 @@ def export(workspace: Workspace, file: Path | None, as_json: bool) -> None:
         if file is None:
             click.echo(text, nl=False)
         else:
-            file.write_text(text, encoding="utf-8")
+            workspace.write_output(file, text)
         return
     if file is None:
         for line in lines:
             click.echo(line)
         return
-    count = 0
-    with file.open("w", encoding="utf-8", newline="\n") as handle:
-        for line in lines:
-            handle.write(line + "\n")
-            count += 1
-    click.echo(f"exported {plural(count, 'memory', 'memories')} to {file}", err=True)
+    written = [line + "\n" for line in lines]
+    workspace.write_output(file, "".join(written))
+    click.echo(f"exported {plural(len(written), 'memory', 'memories')} to {file}", err=True)
 
 
 @cli.command("import")

@@ -44,8 +44,8 @@ def merge_file(ctx: click.Context, base: Path, ours: Path, theirs: Path, path: s
         raise StoreError(f"cannot write the merge result to {ours}: {exc.strerror or exc}") from None
     if result.conflicted:
         why = f" ({result.reason})" if result.reason else ""
-        click.echo(f"archmem merge-file: {path or ours}: conflict{why}; resolve the markers, then run "
-                   "archmem check", err=True)
+        fix = "resolve the markers" if result.method == "text" and "<<<<<<<" in result.text else "fix the file"
+        click.echo(f"archmem merge-file: {path or ours}: conflict{why}; {fix}, then run archmem check", err=True)
         ctx.exit(1)
 
 

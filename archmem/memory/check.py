@@ -7,8 +7,13 @@ would: a fork, a title clash, a duplicate id, conflict markers.
     rule               severity  what
     unreadable         error     not UTF-8, too large, cannot be read
     conflict-markers   error     ``<<<<<<<`` / ``>>>>>>>`` left by a merge (each at its line)
-    secret             error     a credential anywhere in the file (the detector ``remember`` uses)
-    schema             error     front matter that is not a memory (YAML, a field, a value)
+    secret             error     a credential anywhere in the file or in a value as YAML decodes it
+                                 (the detector ``remember`` uses)
+    schema             error     front matter that is not a memory (YAML with anchors, aliases,
+                                 tags or deep nesting; a field; a value the index cannot hold)
+
+The file rules are the reader's every command uses (``read_memory_file``): a file
+``check`` passes is one every command reads.
     schema             warning   ``status: superseded`` written in a file (it is derived)
     unknown-key        warning   a front-matter key archmem does not know (dropped on rewrite)
     duplicate-id       error     two files hold one id
@@ -38,10 +43,13 @@ from typing import Any
 from archmem.drift.accepts import read_accept_bytes
 from archmem.errors import ArchmemError, SecretFoundError, closest
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import CONFLICT_MARKER, FRONT_MATTER, MAX_FILE_BYTES, MemoryFileError, parse_memory
-from archmem.memory.secrets import check_no_secret
+from archmem.memory.file_format import (
+    CONFLICT_MARKER, FRONT_MATTER, SECRET_ADVICE, MemoryFileError, holder_rank, read_memory_file,
+)
+from archmem.memory.secrets import check_fields, check_no_secret
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
+from archmem.yaml_text import YamlTextError, load_mapping
 
 EXIT_CLEAN, EXIT_WARNINGS, EXIT_ERRORS = 0, 1, 2
 
@@ -203,42 +211,28 @@ def _read_one(file: MemoryFileText, add: Any) -> _Read | None:
     if file.data is None:
         problem(1, 1, "error", "unreadable", f"cannot read the file: {file.read_error or 'unknown error'}")
         return None
-    if len(file.data) > MAX_FILE_BYTES:
-        problem(1, 1, "error", "unreadable",
-                f"the file is {len(file.data):,} bytes; a memory file is at most {MAX_FILE_BYTES:,}")
-        return None
     try:
-        text = file.data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = file.data[: exc.start].count(b"\n") + 1
-        problem(line, 1, "error", "unreadable", "the file is not UTF-8 text")
-        return None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    try:
-        check_no_secret(text)
-    except SecretFoundError as exc:
-        problem(exc.line, exc.column, "error", "secret",
-                f"looks like a credential ({exc.secret_kind}); remove it, and rotate it if it was ever "
-                "committed: git history keeps it")
-    lines = text.split("\n")
-    markers = [] if "<<<<<<<" not in text and ">>>>>>>" not in text else [
-        (n, m[1][0]) for n, line in enumerate(lines, start=1) if (m := CONFLICT_MARKER.match(line))
-    ]
-    if markers:
-        opening = [n for n, char in markers if char == "<"] or [markers[0][0]]
-        for number in opening:
+        result = read_memory_file(file.data)
+    except MemoryFileError as exc:
+        if exc.rule != "conflict-markers":
+            problem(exc.line, exc.column, "error", exc.rule, exc.message)
+            return None
+        markers = [(n, m[1][0]) for n, line in enumerate(_lines(file.data), start=1)
+                   if (m := CONFLICT_MARKER.match(line))]
+        for number in [n for n, char in markers if char == "<"] or [markers[0][0]]:
             problem(number, 1, "error", "conflict-markers",
                     "git conflict markers: resolve the merge (keep one version, or both confirmations) and save; "
                     "`archmem install merge-driver` merges confirmations by itself")
         return None
-    try:
-        result = parse_memory(text)
-    except MemoryFileError as exc:
-        problem(exc.line, exc.column, "error", "schema", exc.message)
-        return None
+    lines = _lines(file.data)
     for line, message in result.warnings:
         problem(line, 1, "warning", "unknown-key" if message.startswith("unknown key") else "schema", message)
     return _Read(path, result.memory, lines, result.lines, _body_line(lines))
+
+
+def _lines(data: bytes) -> list[str]:
+    """A file's lines as the reader counts them (it has read the bytes already)."""
+    return data.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _body_line(lines: list[str]) -> int:
@@ -255,8 +249,8 @@ def _body_line(lines: list[str]) -> int:
 
 
 def _unique_ids(parsed: list[_Read], add: Any) -> dict[str, _Read]:
-    """One file per id (the first by path) for the rules after this one; every file
-    that shares its id with another is an error."""
+    """One file per id (the one sync indexes: ``holder_rank``) for the rules after
+    this one; every file that shares its id with another is an error."""
     groups: dict[str, list[_Read]] = {}
     for read in parsed:
         groups.setdefault(read.memory.id, []).append(read)
@@ -267,7 +261,8 @@ def _unique_ids(parsed: list[_Read], add: Any) -> dict[str, _Read]:
                 add(Finding(read.path, read.key_line("id"), 1, "error", "duplicate-id",
                             f"duplicate id {memory_id!r}: {others} holds it too; a copied file keeps its id, "
                             "so give the copy a new one (or delete it)"))
-    return {memory_id: group[0] for memory_id, group in groups.items()}
+    return {memory_id: min(group, key=lambda read: holder_rank(read.path, read.memory))
+            for memory_id, group in groups.items()}
 
 
 def _chains(by_id: dict[str, _Read], add: Any) -> dict[str, str]:
@@ -450,15 +445,39 @@ def check_accept_files(
             report.findings.append(Finding(file.path, 1, 1, "error", "unreadable",
                                            f"cannot read the file: {file.read_error or 'unknown error'}"))
             continue
+        text = file.data.decode("utf-8-sig", errors="replace")
         try:
-            check_no_secret(file.data.decode("utf-8-sig", errors="replace"))
+            check_no_secret(text)
         except SecretFoundError as exc:
             report.findings.append(Finding(file.path, exc.line, exc.column, "error", "secret",
-                                           f"looks like a credential ({exc.secret_kind}); remove it, and rotate it "
-                                           "if it was ever committed: git history keeps it"))
+                                           f"looks like a credential ({exc.secret_kind}); {SECRET_ADVICE}"))
+        else:
+            try:
+                check_fields(_accept_values(text))  # the values as YAML decodes them: escapes, folds
+            except SecretFoundError as exc:
+                report.findings.append(Finding(
+                    file.path, _key_line(text, exc.field) + exc.line - 1, 1, "error", "secret",
+                    f"{exc.field!r} looks like a credential once its YAML escapes and folds are read "
+                    f"({exc.secret_kind}); {SECRET_ADVICE}"))
         _, problems = read_accept_bytes(file.path, file.data, model if model_found else None)
         report.findings += [Finding(p.path, p.line, p.column, p.severity, p.rule, p.message) for p in problems]
     report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
+
+
+def _accept_values(text: str) -> dict[str, Any]:
+    """An accept file's values as YAML decodes them (none when it does not read: the
+    reader reports why)."""
+    try:
+        return load_mapping(text)
+    except YamlTextError:
+        return {}
+
+
+def _key_line(text: str, key: str) -> int:
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith(f"{key}:"):
+            return number
+    return 1
 
 
 # ---- GitHub Actions -----------------------------------------------------------------

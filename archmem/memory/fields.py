@@ -18,6 +18,8 @@ from archmem.memory.links import char_name
 
 MAX_LINE_CHARS = 2_000
 """A task is a sentence or a paragraph, not a document; an author is a short name."""
+MAX_QUOTED_CHARS = 60
+"""How much of its input an error quotes."""
 _LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
 
@@ -56,3 +58,10 @@ def required_line(value: str | None, field: str) -> str:
     cleaned = clean_line(value, field, required=True)
     assert cleaned is not None
     return cleaned
+
+
+def quoted(raw: str) -> str:
+    """Input as an error quotes it: as written (never a value built from it), cut short,
+    in quotes with control characters escaped."""
+    raw = raw.strip()
+    return repr(raw if len(raw) <= MAX_QUOTED_CHARS else raw[: MAX_QUOTED_CHARS - 1] + "…")

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from archmem.clock import format_time, parse_time
+from archmem.clock import TimeRangeError, format_time, parse_time
 from archmem.errors import closest
-from archmem.memory.types import MEMORY_KINDS, Memory
+from archmem.memory.fields import MAX_QUOTED_CHARS, quoted
+from archmem.memory.secrets import find_secret
+from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 FRONT_MATTER = "---"
@@ -33,17 +35,21 @@ CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)")
 MAX_SLUG_CHARS = 48
 MAX_FILE_BYTES = 256 * 1024
 """Content is capped at 20,000 characters; a file far over that is not a memory."""
+SECRET_ADVICE = "remove it, and rotate it if it was ever committed: git history keeps it"
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
 
 
 @dataclass
 class MemoryFileError(Exception):
-    """A memory file that cannot be read as a memory, with where (1-based line, column)."""
+    """A memory file that cannot be read as a memory, with where (1-based line, column)
+    and which of ``archmem check``'s rules it breaks (``unreadable``,
+    ``conflict-markers``, ``secret``, ``schema``)."""
 
     message: str
     line: int = 1
     column: int = 1
+    rule: str = "schema"
 
     def __str__(self) -> str:
         return f"{self.line}:{self.column}: {self.message}"
@@ -100,6 +106,13 @@ def file_name(memory: Memory) -> str:
     return f"{slug}.{ident}.md"
 
 
+def holder_rank(path: str, memory: Memory) -> tuple[bool, str]:
+    """Which of two files holding one id holds it (lowest first), from the files alone
+    so every clone chooses the same: the one under the name archmem gave the memory (a
+    copy usually has another), then the first by path."""
+    return (path.rpartition("/")[2] != file_name(memory), path)
+
+
 def slugify(text: str) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
@@ -108,18 +121,44 @@ def slugify(text: str) -> str:
 # ---- reading -------------------------------------------------------------------------
 
 
-def parse_memory(text: str) -> ParsedFile:
-    """The memory a file holds, or ``MemoryFileError`` at the line and column at fault."""
-    from archmem.memory import links as linkrules
-    from archmem.errors import ArchmemError
+def read_memory_file(data: bytes) -> ParsedFile:
+    """The memory a file's bytes hold: the one reader every command uses (sync on open,
+    ``check``, the merge driver, ``pr``), so a file ``check`` passes is one they all read.
+    Size and encoding first, then ``parse_memory``."""
+    if len(data) > MAX_FILE_BYTES:
+        raise MemoryFileError(f"the file is {len(data):,} bytes; a memory file is at most {MAX_FILE_BYTES:,}",
+                              rule="unreadable")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise MemoryFileError("the file is not UTF-8 text", data[: exc.start].count(b"\n") + 1,
+                              rule="unreadable") from None
+    return parse_memory(text)
 
+
+def parse_memory(text: str) -> ParsedFile:
+    """The memory a file holds, or ``MemoryFileError`` at the line and column at fault.
+
+    Limits before work: the size, then a credential anywhere in the text, then conflict
+    markers, then the YAML (no anchors, aliases or tags: ``yaml_text``), then every
+    decoded value is scanned for credentials again (escapes and folds hide them from the
+    first scan) before any value is judged. Errors quote the file's own text, never a
+    value built from it."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        raise MemoryFileError(f"the file is over {MAX_FILE_BYTES:,} bytes, the most a memory file holds",
+                              rule="unreadable")
     if "\x00" in text:
-        raise MemoryFileError("the file holds a NUL byte: it is not text")
+        raise MemoryFileError("the file holds a NUL byte: it is not text", rule="unreadable")
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    found = find_secret("\n".join(lines))
+    if found is not None:
+        raise MemoryFileError(f"looks like a credential ({found.kind}); {SECRET_ADVICE}", found.line, found.column,
+                              rule="secret")
     for number, line in enumerate(lines, start=1):
         if CONFLICT_MARKER.match(line):
             raise MemoryFileError(
-                "git conflict markers: resolve the merge (keep one version, or both confirmations) and save", number
+                "git conflict markers: resolve the merge (keep one version, or both confirmations) and save", number,
+                rule="conflict-markers",
             )
     if not lines or lines[0].strip() != FRONT_MATTER:
         raise MemoryFileError("a memory file starts with a '---' line and its front matter")
@@ -128,31 +167,79 @@ def parse_memory(text: str) -> ParsedFile:
     except StopIteration:
         raise MemoryFileError("the front matter is not closed by a '---' line", len(lines)) from None
     front = _load_front_matter("\n".join(lines[1:end]))
-    key_lines = {
-        match.group(1): number
-        for number, line in enumerate(lines[1:end], start=2)
-        if (match := re.match(r"([A-Za-z_][\w-]*)\s*:", line))
-    }
+    source = _FrontSource(lines, end)
+    _check_decoded_secrets(front, source)
+    return _read_front(front, source, "\n".join(lines[end + 1 :]), end)
 
-    def fail(key: str, message: str) -> MemoryFileError:
-        return MemoryFileError(message, key_lines.get(key, 1))
 
+@dataclass
+class _FrontSource:
+    """The file's lines and where each front-matter key stands: what errors point at
+    and quote."""
+
+    lines: list[str]
+    end: int
+    """The index of the closing ``---`` line."""
+    keys: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.keys = {
+            match.group(1): number
+            for number, line in enumerate(self.lines[1 : self.end], start=2)
+            if (match := re.match(r"([A-Za-z_][\w-]*)\s*:", line))
+        }
+
+    def fail(self, key: str, message: str) -> MemoryFileError:
+        return MemoryFileError(message, self.keys.get(key, 1))
+
+    def written(self, key: str) -> str:
+        """The value as the file writes it on its key's line (cut short), quoted."""
+        number = self.keys.get(key)
+        return quoted(self.lines[number - 1].partition(":")[2] if number else "")
+
+    def item(self, value: str) -> tuple[int, str]:
+        """The first front-matter line that holds ``value`` (a list item), and its text
+        quoted; the anchors' line when none does (an escaped item)."""
+        for number, line in enumerate(self.lines[1 : self.end], start=2):
+            if value.strip() and value.strip() in line:
+                return number, quoted(line.strip().removeprefix("-"))
+        return self.keys.get("anchors", 1), self.written("anchors")
+
+
+def _check_decoded_secrets(front: dict[str, Any], source: _FrontSource) -> None:
+    """Every front-matter value as YAML decodes it, scanned by the one detector."""
+    from archmem.errors import SecretFoundError
+    from archmem.memory.secrets import check_decoded
+
+    try:
+        check_decoded(front, "\n".join(source.lines[1 : source.end]))
+    except SecretFoundError as exc:
+        line = min(source.keys.get(exc.field, 1) + exc.line - 1, source.end)
+        raise MemoryFileError(f"{exc.field!r} looks like a credential once its YAML escapes and folds are read "
+                              f"({exc.secret_kind}); {SECRET_ADVICE}", line, rule="secret") from None
+
+
+def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int) -> ParsedFile:
+    from archmem.errors import ArchmemError
+    from archmem.memory import links as linkrules
+
+    fail, written, key_lines = source.fail, source.written, source.keys
     warnings: list[tuple[int, str]] = []
     for key in front:
         if key not in FIELDS:
             near = closest(str(key), list(FIELDS))
             hint = f"; did you mean {near[0]!r}?" if near else ""
-            warnings.append((key_lines.get(str(key), 1), f"unknown key {key!r} is ignored{hint}"))
+            warnings.append((key_lines.get(str(key), 1), f"unknown key {key[:MAX_QUOTED_CHARS]!r} is ignored{hint}"))
     for required in ("id", "kind", "created"):
         if front.get(required) in (None, ""):
             raise MemoryFileError(f"the front matter has no {required!r}", 2)
     memory_id = _text(front, "id", fail)
     if not _ID.fullmatch(memory_id):
-        raise fail("id", f"bad id {memory_id!r}: letters, digits, '_', '.', ':' and '-' only, at most 80")
+        raise fail("id", f"bad id {written('id')}: letters, digits, '_', '.', ':' and '-' only, at most 80")
     kind = _text(front, "kind", fail)
     if kind not in MEMORY_KINDS:
         near = closest(kind, list(MEMORY_KINDS))
-        raise fail("kind", f"unknown kind {kind!r}" + (f"; did you mean {near[0]!r}?" if near else "")
+        raise fail("kind", f"unknown kind {written('kind')}" + (f"; did you mean {near[0]!r}?" if near else "")
                    + f" (one of {', '.join(MEMORY_KINDS)})")
     status = _optional_text(front, "status", fail) or "active"
     if status == "superseded":
@@ -160,8 +247,7 @@ def parse_memory(text: str) -> ParsedFile:
                          "'status: superseded' is not written: a memory is superseded when another supersedes it"))
         status = "active"
     elif status not in FILE_STATUSES:
-        raise fail("status", f"bad status {status!r}; one of {', '.join(FILE_STATUSES)}")
-    body = "\n".join(lines[end + 1 :])
+        raise fail("status", f"bad status {written('status')}; one of {', '.join(FILE_STATUSES)}")
     try:
         content = linkrules.validate_content(body)
         title = _optional_text(front, "title", fail)
@@ -169,8 +255,9 @@ def parse_memory(text: str) -> ParsedFile:
     except ArchmemError as exc:
         raise MemoryFileError(exc.message, end + 2) from None
     confirmations = front.get("confirmations", 0) or 0
-    if isinstance(confirmations, bool) or not isinstance(confirmations, int) or confirmations < 0:
-        raise fail("confirmations", f"'confirmations' must be a whole number ≥ 0, not {confirmations!r}")
+    if isinstance(confirmations, bool) or not isinstance(confirmations, int) or not 0 <= confirmations <= MAX_COUNT:
+        raise fail("confirmations", f"'confirmations' must be a whole number from 0 to {MAX_COUNT}, "
+                                    f"not {written('confirmations')}")
     try:
         memory = Memory(
             id=memory_id,
@@ -178,18 +265,20 @@ def parse_memory(text: str) -> ParsedFile:
             title=title,
             content=content,
             elements=_text_list(front, "elements", fail),
-            anchors=_anchors(front, fail),
+            anchors=_anchors(front, source),
             author=_optional_text(front, "author", fail),
             session_id=_optional_text(front, "session", fail),
-            created_at=_time(front, "created", fail),
-            confirmed_at=_time(front, "confirmed", fail) if front.get("confirmed") else None,
+            created_at=_time(front, "created", fail, written),
+            confirmed_at=_time(front, "confirmed", fail, written) if front.get("confirmed") else None,
             confirmations=confirmations,
             supersedes=_optional_text(front, "supersedes", fail),
             status=status,  # type: ignore[arg-type]
             status_reason=_optional_text(front, "reason", fail) if status == "archived" else None,
         )
-    except ValueError as exc:  # pydantic's ValidationError
-        raise MemoryFileError(f"invalid memory: {exc}", 2) from None
+    except ValueError as exc:  # pydantic's ValidationError; its text would show the values
+        errors = getattr(exc, "errors", lambda: [])()
+        where = ".".join(str(part) for part in errors[0]["loc"]) + ": " + errors[0]["msg"] if errors else "a bad value"
+        raise MemoryFileError(f"invalid memory ({where})", 2) from None
     return ParsedFile(memory, warnings, key_lines)
 
 
@@ -224,26 +313,31 @@ def _text_list(front: dict[str, Any], key: str, fail: Any) -> list[str]:
     return list(dict.fromkeys(str(item).strip() for item in value if str(item).strip()))
 
 
-def _anchors(front: dict[str, Any], fail: Any) -> list[str]:
+def _anchors(front: dict[str, Any], source: _FrontSource) -> list[str]:
     """Anchors as ``remember`` takes them: repository paths (``path#Symbol``); one that is
     absolute or leaves the repository makes the file unreadable, so nothing outside the
     repository is ever looked at on a file's word."""
     from archmem.model.paths import normalize_glob
 
     anchors = []
-    for anchor in _text_list(front, "anchors", fail):
+    for anchor in _text_list(front, "anchors", source.fail):
         path, sep, symbol = anchor.partition("#")
         try:
             clean = normalize_glob(path)
         except ValueError as exc:
-            raise fail("anchors", f"anchor {anchor!r}: {exc}") from None
+            line, written = source.item(path)
+            reason = str(exc).removeprefix(repr(path)).strip() or "is not a path in the repository"
+            raise MemoryFileError(f"anchor {written}: {reason}", line) from None
         anchors.append(f"{clean}#{symbol.strip()}" if sep and symbol.strip() else clean)
     return anchors
 
 
-def _time(front: dict[str, Any], key: str, fail: Any) -> datetime:
+def _time(front: dict[str, Any], key: str, fail: Any, written: Any) -> datetime:
     value = front.get(key)
+    if not isinstance(value, str):
+        raise fail(key, f"bad time in {key!r}: {written(key)} (ISO 8601, e.g. 2026-03-01T10:00:00Z)")
     try:
-        return parse_time(str(value))
-    except ValueError:
-        raise fail(key, f"bad time in {key!r}: {value!r} (ISO 8601, e.g. 2026-03-01T10:00:00Z)") from None
+        return parse_time(value)
+    except ValueError as exc:
+        detail = str(exc) if isinstance(exc, TimeRangeError) else "ISO 8601, e.g. 2026-03-01T10:00:00Z"
+        raise fail(key, f"bad time in {key!r}: {written(key)} ({detail})") from None

@@ -21,7 +21,7 @@ from archmem.memory.fields import clean_line
 from archmem.memory.kinds import parse_kind
 from archmem.memory.linking import write_links
 from archmem.memory.secrets import check_fields
-from archmem.memory.types import Memory
+from archmem.memory.types import MAX_COUNT, Memory
 from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import Store
@@ -190,7 +190,8 @@ def remember(
     and the lexical rule."""
     content = linkrules.validate_content(content)
     kind = parse_kind(kind)
-    check_fields({"content": content, "title": title, "author": author, "anchor": "\n".join(anchors)})
+    check_fields({"content": content, "title": title, "author": author, "anchor": list(anchors),
+                  "elements": list(elements), "supersedes": supersedes, "session": session_id})
     title = linkrules.validate_title(title) if title is not None and title.strip() else None
     author = clean_line(author, "author")
     element_ids = resolve_elements(ctx.model, elements)
@@ -376,7 +377,7 @@ def _confirm_restatement(
     now: Any,
     warnings: list[str],
 ) -> RememberResult:
-    ctx.store.update_memory(existing.id, confirmed_at=now, confirmations=existing.confirmations + 1)
+    ctx.store.update_memory(existing.id, confirmed_at=now, confirmations=min(existing.confirmations + 1, MAX_COUNT))
     added = ctx.store.add_elements(existing.id, element_ids)
     ctx.store.add_anchors(existing.id, anchors)
     if added:
@@ -411,7 +412,7 @@ def confirm(ctx: MemoryContext, ref: str, reason: str | None = None, detail: dic
         if memory.status == "archived":
             raise ConflictError(f"{memory.label!r} is archived ({memory.status_reason or 'no reason given'})")
         now = ctx.clock()
-        ctx.store.update_memory(memory.id, confirmed_at=now, confirmations=memory.confirmations + 1)
+        ctx.store.update_memory(memory.id, confirmed_at=now, confirmations=min(memory.confirmations + 1, MAX_COUNT))
         if reason is not None:
             ctx.store.audit(format_time(now), "confirm", memory.id, reason, {"title": memory.title, **(detail or {})})
         fresh = ctx.store.get_memory(memory.id)

@@ -13,21 +13,26 @@ memories and merged field by field:
     every other      three-way: from the side that changed it; both sides changing it
     field            differently is a conflict (status and its reason count as one)
 
-A conflict, a version that does not parse, one with keys archmem does not know (a
-rewrite would drop them) or versions of different memories fall back to a line merge
-of the whole texts (``git merge-file``): git-style conflict markers for a person to
-resolve, which ``archmem check`` reports until they do.
+A conflict, a version that does not parse, one with keys archmem does not know or
+with YAML comments in its front matter (a rewrite would drop either) or versions of
+different memories fall back to a line merge of the whole texts (``git merge-file``):
+git-style conflict markers for a person to resolve, which ``archmem check`` reports
+until they do.
+
+Whatever the method, the merged text is read back by the one reader: one that holds a
+credential (two clean halves can join into one) is a conflict, so git stops and says so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from archmem.errors import ArchmemError
 from archmem.memory.file_format import MemoryFileError, ParsedFile, parse_memory, render_memory
-from archmem.memory.types import Memory
+from archmem.memory.types import MAX_COUNT, Memory
+from archmem.yaml_text import comment_line
 
 TextMerge = Callable[[str, str, str], tuple[str, bool]]
 """(base, ours, theirs) → (merged text, conflicted): a line-based three-way merge."""
@@ -52,7 +57,16 @@ class MergeResult:
 
 def merge_memory_file(base: str | None, ours: str, theirs: str, text_merge: TextMerge) -> MergeResult:
     """Merge three versions of one memory file; see the module docstring."""
-    base = base or None
+    result = _merge(base or None, ours, theirs, text_merge)
+    try:
+        parse_memory(result.text)
+    except MemoryFileError as exc:
+        if exc.rule == "secret":
+            return replace(result, conflicted=True, reason=f"line {exc.line} of the merged file {exc.message}")
+    return result
+
+
+def _merge(base: str | None, ours: str, theirs: str, text_merge: TextMerge) -> MergeResult:
     if ours == theirs or theirs == base:
         return MergeResult(ours, False, "same")
     if ours == base:
@@ -100,7 +114,8 @@ def merge_memories(
     if base is None:
         update["confirmations"] = max(ours.confirmations, theirs.confirmations)
     else:
-        update["confirmations"] = max(0, ours.confirmations + theirs.confirmations - base.confirmations)
+        update["confirmations"] = min(max(0, ours.confirmations + theirs.confirmations - base.confirmations),
+                                      MAX_COUNT)  # what the index holds
     return ours.model_copy(update=update), ()
 
 
@@ -158,12 +173,21 @@ def _read_versions(
             return None, f"{name} is not a memory file ({exc})"
         if found.warnings:
             return None, f"{name} has keys archmem does not know ({found.warnings[0][1]})"
+        comment = comment_line(_front_matter(text), first_line=2)
+        if comment is not None:
+            return None, f"{name} has a YAML comment at line {comment}, which a rewrite would drop"
         parsed.append(found)
     memories = [p.memory if p else None for p in parsed]
     ids = {memory.id for memory in memories if memory is not None}
     if len(ids) > 1:
         return None, f"the versions hold different memories ({', '.join(sorted(ids))})"
     return (memories[0], memories[1], memories[2]), None  # type: ignore[return-value]
+
+
+def _front_matter(text: str) -> str:
+    lines = text.replace("\r\n", "\n").split("\n")
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), len(lines))
+    return "\n".join(lines[1:end])
 
 
 def _merge_text(

@@ -18,7 +18,10 @@ to its user (``guest:guest``, a well-known default).
 
 A match names the kind and the 1-based line and column where it starts; the secret
 itself is never kept, returned or logged. ``check_fields`` is the one entry point for
-writers: every text field a user can set goes through it, named in the error.
+every way a memory comes in (remember, import, a memory file as the reader decodes it):
+every text field goes through it, named in the error, *after* decoding, so a key spelled
+with YAML or JSON escapes (``\u0041KIA…``, ``gh\x70_…``) or folded over two lines is
+judged as the text it stands for.
 """
 
 from __future__ import annotations
@@ -141,13 +144,37 @@ def check_no_secret(text: str, field: str = "content") -> None:
 
 def check_fields(fields: Mapping[str, object]) -> None:
     """Raise ``SecretFoundError`` for the first named field holding a credential; the
-    error names the field, the kind and the place, never the value. Values that are
-    not text (None, a number a pydantic check refuses later) are skipped."""
+    error names the field, the kind and the place, never the value. A list or a
+    mapping (elements, anchors, a YAML value of any shape) is judged one text a line;
+    values that are not text (None, a number a later check refuses) are skipped."""
     for name, value in fields.items():
-        if isinstance(value, str) and value:
+        if not isinstance(value, str):
+            value = "\n".join(_texts(value))
+        if value:
             found = find_secret(value)
             if found:
                 raise SecretFoundError(found.kind, found.line, found.column, field=name)
+
+
+def check_decoded(values: Mapping[str, object], source: str) -> None:
+    """``check_fields`` for values decoded from ``source`` (YAML front matter) after
+    ``source`` itself was scanned: only a value ``source`` does not show as it is
+    (written with escapes, folded over lines) can hide what that scan missed."""
+    hidden = {name: value for name, value in values.items()
+              if not all(text in source for text in _texts(value))}
+    if hidden:
+        check_fields(hidden)
+
+
+def _texts(value: object) -> list[str]:
+    """Every text in a decoded value, keys included, in order."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [text for key, item in value.items() for text in (*_texts(key), *_texts(item))]
+    if isinstance(value, (list, tuple)):
+        return [text for item in value for text in _texts(item)]
+    return []
 
 
 def shannon_entropy(value: str) -> float:

@@ -16,7 +16,7 @@ from typing import Any
 from archmem.clock import system_clock
 from archmem.errors import ArchmemError
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import MAX_FILE_BYTES, MemoryFileError, parse_memory
+from archmem.memory.file_format import MAX_FILE_BYTES, MemoryFileError, holder_rank, read_memory_file
 from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
 from archmem.memory.linking import resolve_link_target, write_links
 from archmem.memory.types import Memory
@@ -103,7 +103,7 @@ def _index_changed_files(
         touched: list[str] = []
         for read in changed:
             assert ctx is not None
-            memory_id = _index_file(ctx, read, stats, known, report)
+            memory_id = _index_file(ctx, read, stats, rows, known, report)
             if memory_id is not None:
                 touched.append(memory_id)
         for path in sorted(set(rows) - set(stats)):
@@ -164,7 +164,7 @@ def _read_file(
         store.record_file(path, row.memory_id, stat, sha)  # touched, not changed
         return None
     try:
-        parsed = parse_memory(_decode(data))
+        parsed = read_memory_file(data)
     except MemoryFileError as exc:
         store.record_file(path, row.memory_id if row else None, stat, sha, exc.message, exc.line)
         return None
@@ -172,7 +172,8 @@ def _read_file(
 
 
 def _index_file(
-    ctx: MemoryContext, read: _ReadFile, stats: dict[str, FileStat], known: set[str], report: SyncReport,
+    ctx: MemoryContext, read: _ReadFile, stats: dict[str, FileStat], rows: dict[str, FileRow], known: set[str],
+    report: SyncReport,
 ) -> str | None:
     """Index one new or changed file; returns the memory id it now holds, if it changed."""
     store = ctx.store
@@ -180,9 +181,15 @@ def _index_file(
     path, stat, row, sha, memory = read.path, read.stat, read.row, read.sha, read.memory
     holder = store.path_of(memory.id)
     if holder is not None and holder != path and holder in stats:
-        store.record_file(path, row.memory_id if row else None, stat, sha,
-                          f"duplicate id {memory.id!r}: {holder} holds it too (give one of them a new id)", 2)
-        return None
+        held = store.get_memory(memory.id)
+        kept = row.memory_id if row and row.memory_id != memory.id else None
+        if held is None or holder_rank(holder, held) < holder_rank(path, memory):
+            store.record_file(path, kept, stat, sha, _duplicate(memory.id, holder), 2)
+            return None
+        # this file comes first (``holder_rank``), as on a clone that reads both at once
+        earlier = rows.get(holder)
+        store.record_file(holder, None, stats[holder], earlier.sha256 if earlier else "",
+                          _duplicate(memory.id, path), 2)
     if row is not None and row.memory_id and row.memory_id != memory.id:
         store.forget_memory(row.memory_id)  # the file's id was edited
         known.discard(row.memory_id)
@@ -197,6 +204,10 @@ def _index_file(
     return memory.id
 
 
+def _duplicate(memory_id: str, other: str) -> str:
+    return f"duplicate id {memory_id!r}: {other} holds it too (give one of them a new id)"
+
+
 def _upsert(ctx: MemoryContext, memory: Memory) -> None:
     store = ctx.store
     assert isinstance(store, SQLiteStore)
@@ -206,14 +217,6 @@ def _upsert(ctx: MemoryContext, memory: Memory) -> None:
         content_hash=content_hash(memory.content),
         **search_fields(ctx.model, memory.title, memory.content, memory.elements),
     )
-
-
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise MemoryFileError("the file is not UTF-8 text", line) from None
 
 
 def _element_ids(model: ArchitectureModel, refs: list[str]) -> list[str]:

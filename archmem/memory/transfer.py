@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from archmem.clock import format_time, parse_time
+from archmem.clock import TimeRangeError, format_time, parse_time
 from archmem.errors import ArchmemError, InvalidInputError
 from archmem.memory import links as linkrules
 from archmem.memory.kinds import parse_kind
@@ -26,10 +26,10 @@ from archmem.memory.lifecycle import (
     resolve_elements,
     search_fields,
 )
-from archmem.memory.fields import clean_line
+from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line
 from archmem.memory.linking import write_links
 from archmem.memory.secrets import check_fields
-from archmem.memory.types import MEMORY_STATUSES, Memory
+from archmem.memory.types import MAX_COUNT, MEMORY_STATUSES, Memory
 
 FIELDS = (
     "id", "title", "kind", "content", "elements", "anchors", "author", "session_id", "created_at",
@@ -99,6 +99,9 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
         raise InvalidInputError(f"invalid JSON at column {exc.colno}: {exc.msg}") from None
     if not isinstance(record, dict):
         raise InvalidInputError("each line must be a JSON object")
+    # every text a line holds, as JSON decodes it (``\u0041KIA…`` is ``AKIA…``), before
+    # any check below could quote it back
+    check_fields({name: record.get(name) for name in FIELDS})
     unknown = sorted(set(record) - set(FIELDS) - {"private"})
     if unknown:
         raise InvalidInputError(f"unknown field(s) {', '.join(unknown)}; fields are {', '.join(FIELDS)}")
@@ -113,7 +116,6 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
     content = record["content"]
     if not isinstance(content, str):
         raise InvalidInputError(f"'content' must be text, not {type(content).__name__}")
-    check_fields({name: record.get(name) for name in ("title", "author", "status_reason", "content")})
     data["content"] = linkrules.validate_content(content)
     data.update({name: clean_line(data[name], name) for name in ("id", "author", "session_id")})
     if data["title"]:
@@ -122,8 +124,10 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
         if record.get(name) is not None:
             try:
                 data[name] = parse_time(str(record[name]))
-            except ValueError:
-                raise InvalidInputError(f"bad date in {name!r}: {record[name]!r} (ISO 8601 expected)") from None
+            except ValueError as exc:
+                detail = str(exc) if isinstance(exc, TimeRangeError) else "ISO 8601 expected"
+                raise InvalidInputError(f"bad date in {name!r}: {json.dumps(record[name])[:MAX_QUOTED_CHARS]} "
+                                        f"({detail})") from None
     status = record.get("status") or "active"
     if status not in MEMORY_STATUSES:
         raise InvalidInputError(f"bad status {status!r}; one of {', '.join(MEMORY_STATUSES)}")
@@ -134,8 +138,9 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
     data["anchors"] = [normalize_anchor(a) for a in _text_list(record, "anchors")]
     for name in ("confirmations", "exposures", "citations"):
         value = record.get(name, 0) or 0
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise InvalidInputError(f"{name!r} must be a whole number ≥ 0, not {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+            raise InvalidInputError(f"{name!r} must be a whole number from 0 to {MAX_COUNT}, "
+                                    f"not {json.dumps(value)[:MAX_QUOTED_CHARS]}")
         data[name] = value
     private = record.get("private", False)
     if not isinstance(private, bool):

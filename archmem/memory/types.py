@@ -15,6 +15,8 @@ MEMORY_STATUSES: tuple[str, ...] = ("active", "superseded", "archived")
 MAX_CONTENT_CHARS = 20_000
 """A memory is a note, not a document: longer content is refused with this number."""
 MAX_TITLE_CHARS = 200
+MAX_COUNT = 2**63 - 1
+"""The largest count (confirmations, exposures, citations) the index holds: SQLite's int64."""
 
 
 class Memory(BaseModel):

@@ -188,15 +188,40 @@ class MemoryOps:
 
     def purge(self, memory_id: str, reason: str) -> dict[str, Any]:
         """Delete a memory for good: its file and every trace in the index. A file that
-        was committed stays in git history, and the answer says in which commits."""
+        was committed stays in git history, and the answer says in which commits; a
+        briefing, map or export archmem wrote that still holds it is named in
+        ``outputs`` (those are the user's files: named, to delete or write again)."""
         from archmem.memory.lifecycle import purge
 
         self._for_writing()
         path = self.store.path_of(memory_id.strip())
+        memory = self.store.get_memory(memory_id.strip())
         result = purge(self.memory_context, memory_id, reason)
         result["file"] = path
         result["committed_in"] = self.repository.commits_touching(path) if path else []
+        result["outputs"] = [str(p) for p in self._written_outputs() if memory and _holds(p, memory)]
         return result
+
+    def write_output(self, path: Path, text: str) -> None:
+        """Write a briefing, a map or an export to ``path`` and remember that it was
+        written, so ``purge`` can name the files that still hold what it deletes."""
+        import json
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+        where = str(path.resolve())
+        kept = [p for p in self._written_outputs(existing=False) if str(p) != where][-(MAX_OUTPUTS - 1):]
+        self.store.set_meta("outputs", json.dumps([*map(str, kept), where]))
+
+    def _written_outputs(self, *, existing: bool = True) -> list[Path]:
+        import json
+
+        try:
+            recorded = json.loads(self.store.meta("outputs") or "[]")
+        except ValueError:
+            recorded = []
+        paths = [Path(p) for p in recorded if isinstance(p, str)]
+        return [p for p in paths if p.is_file()] if existing else paths
 
     def list_memories(
         self, *, element: str | None = None, kind: str | None = None, status: str | None = "active",
@@ -267,3 +292,21 @@ class MemoryOps:
         self._for_writing()
         return import_lines(self.memory_context, lines, partial=partial, source=source)
 
+
+MAX_OUTPUTS = 50
+"""The outputs ``purge`` looks at: the most recently written."""
+
+
+def _holds(path: Path, memory: Memory) -> bool:
+    """Whether an output file holds a memory: its id, its title or its content's first
+    line, as written or HTML-escaped (the map is a page)."""
+    import html
+
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            text = handle.read(16 * 1024 * 1024)
+    except OSError:
+        return False
+    first = memory.content.strip().split("\n")[0][:80]
+    marks = [memory.id, memory.title or "", first]
+    return any(mark and (mark in text or html.escape(mark) in text) for mark in marks)
