@@ -182,6 +182,20 @@ class ConformanceConfig(_Section):
     """A briefing names the undeclared dependencies of its elements."""
 
 
+class GitHubConfig(_Section):
+    """``archmem pr --comment``: the GitHub API client, and whose comment is archmem's."""
+
+    comment_author: str = Field(default="github-actions[bot]", min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$")
+    """The login of the token's identity: only a comment it wrote (a ``Bot`` for a login
+    ending in ``[bot]``, a user otherwise) is archmem's to update. The default is
+    ``GITHUB_TOKEN``'s; a GitHub App token writes as ``<app-slug>[bot]``, a personal
+    token as its user."""
+    timeout: float = Field(default=30.0, gt=0)
+    """Seconds one API request may take in all: connecting, sending, the whole answer."""
+    max_answer_bytes: int = Field(default=32 << 20, gt=0)
+    """An answer larger than this is not read on."""
+
+
 class Config(_Section):
     model: str | None = None
     """The model file, relative to the repository root; else it is discovered."""
@@ -191,6 +205,7 @@ class Config(_Section):
     recall: RecallConfig = Field(default_factory=RecallConfig)
     code: CodeConfig = Field(default_factory=CodeConfig)
     conformance: ConformanceConfig = Field(default_factory=ConformanceConfig)
+    github: GitHubConfig = Field(default_factory=GitHubConfig)
     paths: dict[str, list[str]] = Field(default_factory=dict)
     """Element id → globs of its code, united with the model's own (``archmem paths
     suggest --write`` records here, so a generated or shared DSL stays untouched)."""
@@ -456,6 +471,15 @@ forbid = []
 only = []
 # Briefings name the undeclared dependencies of the elements they are about.
 briefings = true
+
+[github]
+# archmem pr --comment updates only a comment written by this login (the token's identity):
+# github-actions[bot] for GITHUB_TOKEN, <app-slug>[bot] for a GitHub App, your login for a
+# personal token. Another user's comment holding archmem's marker is never touched.
+comment_author = "github-actions[bot]"
+# Seconds one GitHub API request may take in all, and the largest answer read.
+timeout = 30.0
+max_answer_bytes = 33554432
 
 # Where each element's code is, when the model file does not say: element id = [globs].
 # United with the model's own "archmem.paths" (`archmem paths suggest --write` adds here).
