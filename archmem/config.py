@@ -212,6 +212,8 @@ class Config(_Section):
 
     source: str | None = Field(default=None, exclude=True)
     """Which file the settings came from (for messages), if any."""
+    env_settings: frozenset[str] = Field(default=frozenset(), exclude=True)
+    """The settings the environment gave (``store.path`` for ``ARCHMEM_STORE_PATH``)."""
 
 
 def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
@@ -229,12 +231,17 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
     if own.is_file():
         data = _merge(data, _read_toml(own))
         source = str(own)
-    data = _merge(data, _from_env(env))
+    given = _from_env(env)
+    data = _merge(data, given)
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, source)) from None
     config.source = source
+    config.env_settings = frozenset(
+        f"{section}.{key}" if isinstance(value, dict) else section
+        for section, value in given.items() for key in (value if isinstance(value, dict) else [None])
+    )
     return config
 
 
@@ -242,6 +249,17 @@ def line_of_key(path: str | Path | None, key: str) -> int | None:
     """The line of ``path`` (a config file) where ``key`` is given in its ``[paths]``
     table, for messages that point at the line; None when it cannot be told."""
     return _line_of_setting(str(path) if path is not None else None, ["paths"], key)
+
+
+def where_given(root: Path, sections: list[str], key: str) -> str | None:
+    """``file:line`` of the config file under ``root`` that gives ``key`` in the table
+    ``sections`` (archmem.toml first, as it wins), None when neither does."""
+    for name in (CONFIG_FILE, "pyproject.toml"):
+        path = root / name
+        line = _line_of_setting(str(path), sections, key) if path.is_file() else None
+        if line is not None:
+            return f"{path}:{line}"
+    return None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -270,7 +288,8 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     """ARCHMEM_STORE_PATH=x → {"store": {"path": "x"}}; unknown names are an error."""
-    sections = {name: field.annotation for name, field in Config.model_fields.items() if name != "source"}
+    sections = {name: field.annotation for name, field in Config.model_fields.items()
+                if name not in ("source", "env_settings")}
     known = ["ARCHMEM_MODEL"]
     for name, annotation in sections.items():
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -355,7 +374,7 @@ def _allowed_keys(sections: list[str]) -> list[str]:
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return []
         model = annotation
-    return [k for k in model.model_fields if k != "source"]
+    return [k for k in model.model_fields if k not in ("source", "env_settings")]
 
 
 CONFIG_TEMPLATE = """\

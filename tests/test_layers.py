@@ -14,6 +14,7 @@ from .conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "archmem"
 FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.github_steps", "archmem.json_input",
+              "archmem.confinement",
               "archmem.clock", "archmem.config",
               "archmem.words", "archmem.yaml_text", "archmem.atomic_write"}
 LAYERS = [  # lowest first
