@@ -185,7 +185,7 @@ class ConformanceConfig(_Section):
 class GitHubConfig(_Section):
     """``archmem pr --comment``: the GitHub API client, and whose comment is archmem's."""
 
-    comment_author: str = Field(default="github-actions[bot]", min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$")
+    comment_author: str = Field(default="github-actions[bot]", pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$")
     """The login of the token's identity: only a comment it wrote (a ``Bot`` for a login
     ending in ``[bot]``, a user otherwise) is archmem's to update. The default is
     ``GITHUB_TOKEN``'s; a GitHub App token writes as ``<app-slug>[bot]``, a personal

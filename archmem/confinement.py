@@ -109,8 +109,9 @@ def _refused(config: Config, setting: str, written: str, root: Path, through: st
     env_name = "ARCHMEM_" + setting.replace(".", "_").upper()
     how = f"through the symlink {through} " if through else ""
     where = _where(config, setting, root)
+    default = "" if where else " (the default)"
     return ConfigError(
-        f"{where}{_shown(setting, written)}{'' if where else ' (the default)'} leads {how}outside the repository ({root}): "
+        f"{where}{_shown(setting, written)}{default} leads {how}outside the repository ({root}): "
         "archmem reads and writes only inside it",
         hint=(f"replace the symlink {through} with a folder" if through else "give a path inside the repository")
         + f"; a path outside it can only come from your environment, absolute ({env_name}=/absolute/path)",
