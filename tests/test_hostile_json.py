@@ -102,3 +102,29 @@ def test_a_hook_given_deep_json_on_stdin_still_never_fails(tmp_path: Path):
     write(root, {"archmem.yaml": MODEL, "docs/adr/0017-use-the-body.md": ADR})
     result = run(root, "hook", "session-start", "--client", "claude-code", stdin=DEEP)
     assert result.returncode == 0 and "Traceback" not in result.stderr
+
+
+def test_a_deep_agent_config_file_is_a_config_error_at_its_line_and_nothing_is_written(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from archmem.cli import cli
+
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / ".mcp.json").write_text('{"mcpServers":\n' + DEEP, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["install", "claude-code", "--repo", str(root)], catch_exceptions=False)
+    assert result.exit_code == 3, result.output
+    assert f".mcp.json:2:{MAX_DEPTH}: not valid JSON: nested deeper than {MAX_DEPTH} levels" in result.output
+    assert sorted(p.name for p in root.iterdir()) == [".git", ".mcp.json"]
+
+
+def test_deep_tsconfig_and_package_json_files_are_skipped_by_conformance(git_repo):
+    from archmem.workspace import Workspace
+
+    from .conformance_repos import shop
+
+    root = git_repo({**shop("typescript"), "orders/tsconfig.json": DEEP, "packages/x/package.json": DEEP})
+    with Workspace.open(root, env={}) as ws:
+        report = ws.conformance()
+    assert report.errors == [] and report.counts.unresolved >= 0
