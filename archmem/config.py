@@ -239,9 +239,8 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
         raise ConfigError(_describe(exc, source)) from None
     config.source = source
     config.env_settings = frozenset(
-        f"{section}.{key}" if isinstance(value, dict) else section
-        for section, value in given.items() for key in (value if isinstance(value, dict) else [None])
-    )
+        f"{section}.{key}" for section, value in given.items() if isinstance(value, dict) for key in value
+    ) | {name for name, value in given.items() if not isinstance(value, dict)}
     return config
 
 

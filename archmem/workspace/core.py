@@ -367,9 +367,8 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
     def init(self) -> InitResult:
         """Write a commented archmem.toml (never over an existing one), create
         ``.archmem/`` and keep the database out of git. Safe to run twice."""
-        from archmem.initialize import init_repository
-
         from archmem.confinement import state_folder
+        from archmem.initialize import init_repository
 
         try:
             found: str | None = self._display(discover_model(self.root, None))
