@@ -6,8 +6,9 @@ archmem reads repositories it may not trust: a committed ``archmem.toml`` can sa
 must stay at or below its boundary (``resolve_within``): the model's directives
 (``archmem.model.confine``), and each path a setting names, read or written
 (``configured_path``: the model file, the memory folders, the accepts folder, the index)
-and archmem's own ``.archmem`` folder (``state_folder``). A refused setting is a
-``ConfigError`` that names the setting, and the file and line that give it.
+and archmem's own folders (``repository_folder``: ``.archmem``, its ``templates``). A
+refused setting is a ``ConfigError`` that names the setting, and the file and line that
+give it.
 
 The environment is the user's own, like ``--model``: an absolute path given there
 (``ARCHMEM_STORE_PATH=/mnt/fast/archmem.db``) is taken as given. Every other path, the
@@ -94,15 +95,24 @@ def configured_path(config: Config, setting: str, root: Path) -> Path:
 
 def state_folder(root: Path) -> Path:
     """``.archmem``, archmem's own folder, once checked not to lead out of ``root``."""
+    return repository_folder(root, STATE_FOLDER)
+
+
+def repository_folder(root: Path, rel: str) -> Path:
+    """``root / rel``, a folder archmem reads or writes by its fixed name (``.archmem``,
+    ``.archmem/templates``), once checked not to lead out of ``root``."""
     try:
-        resolve_within(STATE_FOLDER, base=root, within=root)
-    except (OutsideBoundary, OSError, RuntimeError, ValueError):
+        resolve_within(rel, base=root, within=root)
+    except OutsideBoundary as exc:
+        through = exc.through or rel
         raise ConfigError(
-            f"{STATE_FOLDER} in {root} is a symlink leading outside the repository: archmem neither reads nor "
-            "writes there",
-            hint=f"replace the symlink {STATE_FOLDER} with a folder (archmem init makes one)",
+            f"{rel} in {root} leads through the symlink {through} outside the repository: archmem neither reads "
+            "nor writes there",
+            hint=f"replace the symlink {through} with a folder",
         ) from None
-    return root / STATE_FOLDER
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ConfigError(f"{rel} in {root} cannot be resolved ({exc})") from None
+    return root / rel
 
 
 def _refused(config: Config, setting: str, written: str, root: Path, through: str | None) -> ConfigError:

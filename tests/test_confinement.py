@@ -72,8 +72,8 @@ def test_a_symlink_in_place_of_archmem_s_own_folder_is_refused(layout):
     refused(am(repo, "remember", NOTE, "--kind", "pitfall"), "leads through the symlink .archmem outside")
     (repo / "archmem.toml").write_text('[store]\nmemories = "memories"\nprivate_memories = "private"\n'
                                        'accepts = "accepts"\npath = "index.db"\n', encoding="utf-8")
-    refused(am(repo, "remember", NOTE, "--kind", "pitfall"), ".archmem in", "is a symlink leading outside")
-    refused(am(repo, "init"), "is a symlink leading outside")
+    refused(am(repo, "remember", NOTE, "--kind", "pitfall"), ".archmem in", "leads through the symlink .archmem outside")
+    refused(am(repo, "init"), ".archmem in", "leads through the symlink .archmem outside")
     assert everything_under(outside) == []
 
 
@@ -135,3 +135,31 @@ def test_the_rule_resolves_symlinks_and_dot_dots(tmp_path: Path):
     with pytest.raises((OSError, RuntimeError)):
         resolve_within("loop/x", base=root, within=root)
     assert os.listdir(outside) == []
+
+
+SECRET = "OUTSIDEWORD"
+
+
+def test_a_template_symlinked_out_of_the_repository_is_never_read(layout):
+    repo, outside = layout
+    (outside / "stolen.md").write_text(f"{SECRET} {{{{ map.title }}}}\n", encoding="utf-8")
+    own = repo / ".archmem" / "templates"
+    own.mkdir(parents=True)
+    (own / "map.md.j2").symlink_to(outside / "stolen.md")
+    result = am(repo, "map", "--format", "md")
+    assert result.exit_code == 11, result.output
+    assert f"{own / 'map.md.j2'}: a template that leads outside {own} (a symlink) is not read" in result.output
+    assert SECRET not in result.output and "Traceback" not in result.output
+    (own / "map.md.j2").unlink()
+    (own / "map.md.j2").write_text("own map {{ map.title }}\n", encoding="utf-8")  # a real file: used
+    assert am(repo, "map", "--format", "md").output.startswith("own map ")
+
+
+def test_a_templates_folder_symlinked_out_of_the_repository_is_refused(layout):
+    repo, outside = layout
+    (outside / "map.md.j2").write_text(f"{SECRET}\n", encoding="utf-8")
+    (repo / ".archmem").mkdir()
+    (repo / ".archmem" / "templates").symlink_to(outside, target_is_directory=True)
+    refused(am(repo, "map", "--format", "md"), ".archmem/templates in", "leads through the symlink "
+            ".archmem/templates outside the repository")
+    assert SECRET not in am(repo, "map", "--format", "md").output

@@ -479,7 +479,7 @@ def overview_resource(ws: Workspace) -> str:
 
 def map_resource(ws: Workspace) -> str:
     """The knowledge map in Markdown: what is known per element, and the gaps."""
-    return ws.knowledge_map().render("md", overrides=ws.root / ".archmem" / "templates")
+    return ws.knowledge_map().render("md", overrides=ws.template_overrides)
 
 
 def start_task_prompt(ws: Workspace, task: str) -> str:

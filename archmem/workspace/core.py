@@ -184,6 +184,15 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         return configured_path(self.config, setting, self.root)
 
     @property
+    def template_overrides(self) -> Path:
+        """``.archmem/templates``, the project's own templates (a committed folder: one
+        that leads out of the repository is refused, and so is a template file in it that
+        does)."""
+        from archmem.confinement import repository_folder
+
+        return repository_folder(self.root, ".archmem/templates")
+
+    @property
     def store_path(self) -> Path:
         return self._configured_path("store.path")
 

@@ -82,7 +82,7 @@ class ReviewOps:
         from archmem import __version__
         from archmem.review.markdown import render_review
 
-        return render_review(review, version=__version__, overrides=self.root / ".archmem" / "templates")
+        return render_review(review, version=__version__, overrides=self.template_overrides)
 
     def comment_on_pull_request(self, review: PullRequestReview, markdown: str) -> Published:
         """Post the review as the pull request's one archmem comment, or update that
