@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from archmem import __version__
 from archmem.errors import ArchmemError
+from archmem.escape import one_line
 from archmem.json_input import load_json
 
 API_VERSION = "2022-11-28"
@@ -326,9 +327,10 @@ def _is_loopback(host: str) -> bool:
 
 
 def _origin(url: str) -> str:
+    """``scheme://host:port`` of a URL a server named, for a message (one line)."""
     try:
         parts = urlsplit(url)
-        return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else repr(url[:100])
+        return one_line(f"{parts.scheme}://{parts.netloc}"[:200]) if parts.scheme and parts.netloc else repr(url[:100])
     except ValueError:
         return repr(url[:100])
 
@@ -376,7 +378,7 @@ def _short(value: Any) -> str:
 
 
 def _path(url: str) -> str:
-    return urlsplit(url).path
+    return one_line(urlsplit(url).path)
 
 
 def _http_error(method: str, url: str, exc: urllib.error.HTTPError) -> GitHubApiError:
@@ -386,7 +388,7 @@ def _http_error(method: str, url: str, exc: urllib.error.HTTPError) -> GitHubApi
         message = str(load_json(exc.read(MAX_ERROR_BYTES) or b"{}").get("message") or exc.reason)
     except (ValueError, AttributeError, OSError, http.client.HTTPException):
         message = str(exc.reason)
-    message = re.sub(r"[\x00-\x1f\x7f]+", " ", message)[:300]
+    message = one_line(message[:300])
     headers = exc.headers or {}
     where = f"{method} {_path(url)}: {status} {message}"
     if status in (403, 429) and (headers.get("x-ratelimit-remaining") == "0" or headers.get("retry-after")):
