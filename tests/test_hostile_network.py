@@ -59,24 +59,21 @@ def read_outputs(path: Path) -> list[tuple[str, str]]:
 
 def trickle(where: str, seconds: float = 30.0):
     """An answer whose headers (or body) come one byte every 0.1 s, complete after
-    ``seconds``: a per-read timeout never fires on it."""
-    body = b"[]"
+    ``seconds``: a per-read timeout never fires on it, only a total deadline does."""
+    count = int(seconds / 0.1)
+    if where == "headers":
+        fast, slow, rest = b"HTTP/1.1 200 OK\r\nX-Slow: ", b"a" * count, b"\r\nContent-Length: 2\r\n\r\n[]"
+    else:
+        fast, slow, rest = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % (count + 2), b" " * count, b"[]"
 
     def answer(handler: BaseHTTPRequestHandler, seen: Seen) -> bool:
-        count = int(seconds / 0.1)
-        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-        if where == "headers":
-            slow, rest = head + b"X-Slow: " + b"a" * count + b"\r\n", b"Content-Length: 2\r\n\r\n" + body
-        else:
-            slow, rest = head + b"Content-Length: %d\r\n\r\n" % (count + 2), b" " * count + body
         try:
-            handler.wfile.write(slow[: len(slow) - count] if where == "headers" else slow)
-            handler.wfile.flush()
-            for byte in (slow[len(slow) - count:] if where == "headers" else rest[:count]):
+            handler.wfile.write(fast)
+            for byte in slow:
                 handler.wfile.write(bytes([byte]))
                 handler.wfile.flush()
                 time.sleep(0.1)
-            handler.wfile.write(rest if where == "headers" else rest[count:])
+            handler.wfile.write(rest)
         except OSError:  # the client hung up: what it should do
             pass
         return True
