@@ -6,7 +6,7 @@ archmem reads repositories it may not trust: a committed ``archmem.toml`` can sa
 must stay at or below its boundary (``resolve_within``): the model's directives
 (``archmem.model.confine``), and each path a setting names, read or written
 (``configured_path``: the model file, the memory folders, the accepts folder, the index)
-and archmem's own folders (``repository_folder``: ``.archmem``, its ``templates``). A
+and archmem's own files and folders (``repository_path``: ``.archmem``, its ``templates``). A
 refused setting is a ``ConfigError`` that names the setting, and the file and line that
 give it.
 
@@ -95,12 +95,13 @@ def configured_path(config: Config, setting: str, root: Path) -> Path:
 
 def state_folder(root: Path) -> Path:
     """``.archmem``, archmem's own folder, once checked not to lead out of ``root``."""
-    return repository_folder(root, STATE_FOLDER)
+    return repository_path(root, STATE_FOLDER)
 
 
-def repository_folder(root: Path, rel: str) -> Path:
-    """``root / rel``, a folder archmem reads or writes by its fixed name (``.archmem``,
-    ``.archmem/templates``), once checked not to lead out of ``root``."""
+def repository_path(root: Path, rel: str) -> Path:
+    """``root / rel``, a file or folder archmem reads or writes by its fixed name
+    (``.archmem``, ``.archmem/templates``, ``archmem.toml`` and ``.gitignore`` for
+    ``init``), once checked not to lead out of ``root``."""
     try:
         resolve_within(rel, base=root, within=root)
     except OutsideBoundary as exc:
@@ -108,7 +109,7 @@ def repository_folder(root: Path, rel: str) -> Path:
         raise ConfigError(
             f"{rel} in {root} leads through the symlink {through} outside the repository: archmem neither reads "
             "nor writes there",
-            hint=f"replace the symlink {through} with a folder",
+            hint=f"replace the symlink {through} with a real file or folder",
         ) from None
     except (OSError, RuntimeError, ValueError) as exc:
         raise ConfigError(f"{rel} in {root} cannot be resolved ({exc})") from None

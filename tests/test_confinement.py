@@ -163,3 +163,17 @@ def test_a_templates_folder_symlinked_out_of_the_repository_is_refused(layout):
     refused(am(repo, "map", "--format", "md"), ".archmem/templates in", "leads through the symlink "
             ".archmem/templates outside the repository")
     assert SECRET not in am(repo, "map", "--format", "md").output
+
+
+def test_init_never_writes_through_a_committed_symlink(layout):
+    repo, outside = layout
+    (repo / ".gitignore").symlink_to(outside / "gitignore")  # dangling: writing would create it outside
+    refused(am(repo, "init"), ".gitignore in", "leads through the symlink .gitignore outside the repository")
+    (repo / ".gitignore").unlink()
+    (repo / "archmem.toml").symlink_to(outside / "archmem.toml")
+    refused(am(repo, "init"), "archmem.toml in", "leads through the symlink archmem.toml outside")
+    (repo / "archmem.toml").unlink()
+    (repo / ".archmem").mkdir()
+    (repo / ".archmem" / ".gitignore").symlink_to(outside / "ignored")
+    assert am(repo, "remember", NOTE, "--kind", "pitfall").exit_code == 0
+    assert everything_under(outside) == []

@@ -188,9 +188,9 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         """``.archmem/templates``, the project's own templates (a committed folder: one
         that leads out of the repository is refused, and so is a template file in it that
         does)."""
-        from archmem.confinement import repository_folder
+        from archmem.confinement import repository_path
 
-        return repository_folder(self.root, ".archmem/templates")
+        return repository_path(self.root, ".archmem/templates")
 
     @property
     def store_path(self) -> Path:
@@ -376,14 +376,12 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
     def init(self) -> InitResult:
         """Write a commented archmem.toml (never over an existing one), create
         ``.archmem/`` and keep the database out of git. Safe to run twice."""
-        from archmem.confinement import state_folder
         from archmem.initialize import init_repository
 
         try:
             found: str | None = self._display(discover_model(self.root, None))
         except ModelNotFoundError:
             found = None
-        state_folder(self.root)
         self._configured_path("store.memories")
         return init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))
 
