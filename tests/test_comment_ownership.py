@@ -5,6 +5,7 @@ action's input, the environment). On the loopback GitHub API."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,16 @@ def test_the_action_passes_its_comment_author_input_through_the_environment():
     [step] = [s for s in action["runs"]["steps"] if s.get("id") == "pr"]
     assert step["env"]["COMMENT_AUTHOR"] == "${{ inputs.comment-author }}"
     assert 'export ARCHMEM_GITHUB_COMMENT_AUTHOR="$COMMENT_AUTHOR"' in step["run"]
+
+
+def test_a_comment_posted_as_another_identity_says_which_login_to_configure(repo: Path, change, tmp_path: Path):  # noqa: F811
+    event = event_file(tmp_path, change["base"], change["head"])
+    with FakeGitHub() as github:  # its POST answers as github-actions[bot]
+        result = am(repo, "pr", "--comment", "--format", "json",
+                    env=github_env(github, event, ARCHMEM_GITHUB_COMMENT_AUTHOR="archmem-app[bot]"))
+    assert result.exit_code == 0, result.output
+    comment = json.loads(result.stdout)["comment"]
+    assert comment["action"] == "created"
+    assert comment["warning"].startswith("the comment was posted as github-actions[bot], but archmem updates only "
+                                         "comments by archmem-app[bot]")
+    assert "warning: the comment was posted as github-actions[bot]" in result.stderr

@@ -35,9 +35,15 @@ class Published:
     action: str
     comment_id: int | None = None
     url: str | None = None
+    warning: str | None = None
+    """What the caller should say: the comment was posted by another identity than the
+    configured one, so the next run will not find it."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "comment_id": self.comment_id, "url": self.url}
+        data: dict[str, Any] = {"action": self.action, "comment_id": self.comment_id, "url": self.url}
+        if self.warning:
+            data["warning"] = self.warning
+        return data
 
 
 DEFAULT_AUTHOR = "github-actions[bot]"
@@ -59,6 +65,16 @@ def find_comment(api: CommentsApi, number: int, *, author: str = DEFAULT_AUTHOR)
     return next((c for c in api.comments(number) if is_own(c, author) and c.body.lstrip().startswith(MARKER)), None)
 
 
+def _posted_as_another(created: Comment, author: str) -> str | None:
+    """The warning for a comment the token posted under another login than ``author``:
+    archmem would not know it for its own, and would post a new one on every push."""
+    if created.author is None or is_own(created, author):
+        return None
+    return (f"the comment was posted as {created.author}, but archmem updates only comments by {author}: set "
+            f"[github] comment_author (the action's comment-author input, ARCHMEM_GITHUB_COMMENT_AUTHOR) to "
+            f"{created.author}, or each run posts another comment")
+
+
 def publish(api: CommentsApi, number: int, body: str, *, nothing_to_say: bool, resolved: str,
             author: str = DEFAULT_AUTHOR) -> Published:
     """Create or update the one comment; with nothing to say, only an earlier comment is
@@ -70,7 +86,7 @@ def publish(api: CommentsApi, number: int, body: str, *, nothing_to_say: bool, r
         body = resolved
     if existing is None:
         created = api.create_comment(number, body)
-        return Published("created", created.id, created.url)
+        return Published("created", created.id, created.url, _posted_as_another(created, author))
     if existing.body.strip() == body.strip():
         return Published("unchanged", existing.id, existing.url)
     updated = api.update_comment(existing.id, body)
