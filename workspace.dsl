@@ -74,6 +74,16 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/escape.py, archmem/github_steps.py, archmem/yaml_text.py"
                     }
                 }
+                confinement = component "Confinement" "The one rule for paths: resolved through symlinks, they stay in the repository; the paths settings name, refused by setting and line." {
+                    properties {
+                        "archmem.paths" "archmem/confinement.py"
+                    }
+                }
+                jsoninput = component "JSON input" "JSON from clients, files and servers read with a depth limit, so nesting is an error and never a RecursionError." {
+                    properties {
+                        "archmem.paths" "archmem/json_input.py"
+                    }
+                }
             }
 
             domain = container "Model" "Reads the architecture model into elements, relationships and decisions." "Python, pydantic" {
@@ -293,6 +303,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         # inside the foundation
         archmem.foundation.config -> archmem.foundation.errors "Reports invalid settings with"
         archmem.foundation.types -> archmem.foundation.errors "Reports unknown names with"
+        archmem.foundation.confinement -> archmem.foundation.config "Names the setting and its line with"
+        archmem.foundation.confinement -> archmem.foundation.errors "Refuses a path outside the repository with"
+        archmem.foundation.types -> archmem.foundation.jsoninput "Measures the nesting of a JSON model with"
         archmem.foundation.escaping -> archmem.foundation.errors "Refuses a value YAML cannot hold with"
 
         # the model

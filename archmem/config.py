@@ -210,6 +210,20 @@ class ConformanceConfig(_Section):
     """A briefing names the undeclared dependencies of its elements."""
 
 
+class GitHubConfig(_Section):
+    """``archmem pr --comment``: the GitHub API client, and whose comment is archmem's."""
+
+    comment_author: str = Field(default="github-actions[bot]", pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$")
+    """The login of the token's identity: only a comment it wrote (a ``Bot`` for a login
+    ending in ``[bot]``, a user otherwise) is archmem's to update. The default is
+    ``GITHUB_TOKEN``'s; a GitHub App token writes as ``<app-slug>[bot]``, a personal
+    token as its user."""
+    timeout: float = Field(default=30.0, gt=0)
+    """Seconds one API request may take in all: connecting, sending, the whole answer."""
+    max_answer_bytes: int = Field(default=32 << 20, gt=0)
+    """An answer larger than this is not read on."""
+
+
 class Config(_Section):
     model: str | None = None
     """The model file, relative to the repository root; else it is discovered."""
@@ -219,12 +233,15 @@ class Config(_Section):
     recall: RecallConfig = Field(default_factory=RecallConfig)
     code: CodeConfig = Field(default_factory=CodeConfig)
     conformance: ConformanceConfig = Field(default_factory=ConformanceConfig)
+    github: GitHubConfig = Field(default_factory=GitHubConfig)
     paths: dict[str, list[str]] = Field(default_factory=dict)
     """Element id → globs of its code, united with the model's own (``archmem paths
     suggest --write`` records here, so a generated or shared DSL stays untouched)."""
 
     source: str | None = Field(default=None, exclude=True)
     """Which file the settings came from (for messages), if any."""
+    env_settings: frozenset[str] = Field(default=frozenset(), exclude=True)
+    """The settings the environment gave (``store.path`` for ``ARCHMEM_STORE_PATH``)."""
 
 
 def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
@@ -242,12 +259,16 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
     if own.is_file():
         data = _merge(data, _read_toml(own))
         source = str(own)
-    data = _merge(data, _from_env(env))
+    given = _from_env(env)
+    data = _merge(data, given)
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, source)) from None
     config.source = source
+    config.env_settings = frozenset(
+        f"{section}.{key}" for section, value in given.items() if isinstance(value, dict) for key in value
+    ) | {name for name, value in given.items() if not isinstance(value, dict)}
     return config
 
 
@@ -255,6 +276,17 @@ def line_of_key(path: str | Path | None, key: str) -> int | None:
     """The line of ``path`` (a config file) where ``key`` is given in its ``[paths]``
     table, for messages that point at the line; None when it cannot be told."""
     return _line_of_setting(str(path) if path is not None else None, ["paths"], key)
+
+
+def where_given(root: Path, sections: list[str], key: str) -> str | None:
+    """``file:line`` of the config file under ``root`` that gives ``key`` in the table
+    ``sections`` (archmem.toml first, as it wins), None when neither does."""
+    for name in (CONFIG_FILE, "pyproject.toml"):
+        path = root / name
+        line = _line_of_setting(str(path), sections, key) if path.is_file() else None
+        if line is not None:
+            return f"{path}:{line}"
+    return None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -283,7 +315,8 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     """ARCHMEM_STORE_PATH=x → {"store": {"path": "x"}}; unknown names are an error."""
-    sections = {name: field.annotation for name, field in Config.model_fields.items() if name != "source"}
+    sections = {name: field.annotation for name, field in Config.model_fields.items()
+                if name not in ("source", "env_settings")}
     known = ["ARCHMEM_MODEL"]
     for name, annotation in sections.items():
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -368,7 +401,7 @@ def _allowed_keys(sections: list[str]) -> list[str]:
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return []
         model = annotation
-    return [k for k in model.model_fields if k != "source"]
+    return [k for k in model.model_fields if k not in ("source", "env_settings")]
 
 
 CONFIG_TEMPLATE = """\
@@ -488,6 +521,15 @@ forbid = []
 only = []
 # Briefings name the undeclared dependencies of the elements they are about.
 briefings = true
+
+[github]
+# archmem pr --comment updates only a comment written by this login (the token's identity):
+# github-actions[bot] for GITHUB_TOKEN, <app-slug>[bot] for a GitHub App, your login for a
+# personal token. Another user's comment holding archmem's marker is never touched.
+comment_author = "github-actions[bot]"
+# Seconds one GitHub API request may take in all, and the largest answer read.
+timeout = 30.0
+max_answer_bytes = 33554432
 
 # Where each element's code is, when the model file does not say: element id = [globs].
 # United with the model's own "archmem.paths" (`archmem paths suggest --write` adds here).

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from archmem.config import CONFIG_FILE, CONFIG_TEMPLATE
+from archmem.confinement import repository_path
 
 GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*", ".archmem/private/")
 """The local index and private memories stay on this machine; ``.archmem/memories/`` is
@@ -26,8 +27,8 @@ def ignore_local_state(state: Path) -> bool:
     """Write ``.archmem/.gitignore`` (once) so the index and private memories never show
     in ``git status``, even in a repository where nobody ran ``archmem init``."""
     ignore = state / ".gitignore"
-    if ignore.exists() or not state.is_dir():
-        return False
+    if ignore.exists() or ignore.is_symlink() or not state.is_dir():
+        return False  # a symlink (even a dangling one) is never written through
     try:
         ignore.write_text(LOCAL_IGNORE, encoding="utf-8")
     except OSError:
@@ -49,7 +50,8 @@ def init_repository(root: Path, *, model: str | None, memories_folder: str = ".a
     """A commented archmem.toml naming ``model`` when one was found (never over an
     existing file), ``.archmem/``, and the database kept out of git. Safe to run twice."""
     created: list[str] = []
-    config_path = root / CONFIG_FILE
+    config_path = repository_path(root, CONFIG_FILE)
+    gitignore = repository_path(root, ".gitignore")
     written = False
     if not config_path.exists():
         text = CONFIG_TEMPLATE
@@ -58,7 +60,7 @@ def init_repository(root: Path, *, model: str | None, memories_folder: str = ".a
         config_path.write_text(text, encoding="utf-8")
         written = True
         created.append(CONFIG_FILE)
-    state = root / ".archmem"
+    state = repository_path(root, ".archmem")
     if not state.exists():
         state.mkdir()
         created.append(".archmem/")
@@ -67,7 +69,6 @@ def init_repository(root: Path, *, model: str | None, memories_folder: str = ".a
     if not memories.exists():
         memories.mkdir(parents=True)
         created.append(f"{memories_folder}/")
-    gitignore = root / ".gitignore"
     text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
     existing = {line.strip() for line in text.splitlines()}
     missing = [line for line in GITIGNORE_LINES if line not in existing]

@@ -1,11 +1,19 @@
 """A small GitHub REST API on 127.0.0.1 for the pull request comment tests: it keeps the
 issue comments of pull requests in memory, pages them (Link: rel="next"), checks every
-request's method, path, headers and body, and can be told to answer with an error."""
+request's method, path, headers and body, and can be told to answer with an error.
+
+For the hostile-server tests it can also serve TLS (``tls``: on the same port as plain
+http, told apart by the first byte, so ``https://127.0.0.1:N`` and ``http://127.0.0.1:N``
+are one host), alter its JSON answers (``tamper``) or answer a request itself, raw
+(``raw``: trickle, send without end, redirect)."""
 
 from __future__ import annotations
 
 import json
+import socket
+import ssl
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -22,6 +30,7 @@ class Seen:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: Any
+    tls: bool = False
 
 
 @dataclass
@@ -35,6 +44,11 @@ class FakeGitHub:
     fail: tuple[int, dict[str, str], str] | None = None
     page_size: int = 2
     next_id: int = 1000
+    tls: ssl.SSLContext | None = None
+    tamper: Callable[[Seen, Any], Any] | None = None
+    """Given each request and the JSON answer, returns the answer to send instead."""
+    raw: Callable[[BaseHTTPRequestHandler, Seen], bool] | None = None
+    """Answers a request itself (True) or leaves it to the fake (False)."""
 
     def __post_init__(self) -> None:
         handler = type("Handler", (_Handler,), {"github": self})
@@ -43,8 +57,12 @@ class FakeGitHub:
 
     @property
     def url(self) -> str:
+        return f"{'https' if self.tls else 'http'}://{self.host}"
+
+    @property
+    def host(self) -> str:
         host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{host}:{port}"
 
     def __enter__(self) -> FakeGitHub:
         self.thread.start()
@@ -55,9 +73,11 @@ class FakeGitHub:
         self.server.server_close()
         self.thread.join(timeout=5)
 
-    def add_comment(self, number: int, body: str, user: str = "someone") -> dict[str, Any]:
+    def add_comment(self, number: int, body: str, user: str = "someone", user_type: str | None = None) -> dict[str, Any]:
+        """A comment by ``user``: a ``Bot`` when the login ends in ``[bot]``, as on GitHub."""
         self.next_id += 1
-        comment = {"id": self.next_id, "body": body, "user": {"login": user},
+        kind = user_type or ("Bot" if user.endswith("[bot]") else "User")
+        comment = {"id": self.next_id, "body": body, "user": {"login": user, "type": kind},
                    "html_url": f"https://github.example/{REPOSITORY}/pull/{number}#issuecomment-{self.next_id}"}
         self.comments.setdefault(number, []).append(comment)
         return comment
@@ -72,7 +92,21 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         return
 
+    def setup(self) -> None:
+        """TLS when the client starts a handshake (first byte 0x16), plain http otherwise."""
+        self.tls = False
+        context = self.github.tls
+        if context is not None:
+            self.request.settimeout(10)
+            if self.request.recv(1, socket.MSG_PEEK) == b"\x16":
+                self.request = context.wrap_socket(self.request, server_side=True)
+                self.tls = True
+            self.request.settimeout(None)
+        super().setup()
+
     def _answer(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        if self.github.tamper is not None:
+            data = self.github.tamper(self.seen, data)
         raw = json.dumps(data).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
@@ -89,8 +123,11 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         body = json.loads(raw) if raw else None
         seen = Seen(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()},
-                    body)
+                    body, self.tls)
+        self.seen = seen
         github.requests.append(seen)
+        if github.raw is not None and github.raw(self, seen):
+            return None
         expected = {"authorization": f"Bearer {TOKEN}", "accept": "application/vnd.github+json",
                     "x-github-api-version": "2022-11-28"}
         for key, value in expected.items():

@@ -290,7 +290,8 @@ def test_nothing_to_say_posts_nothing_but_resolves_an_earlier_comment(repo: Path
         quiet = am(repo, "pr", "--comment", "--format", "json", env=github_env(github, event))
         assert json.loads(quiet.stdout)["comment"] == {"action": "skipped", "comment_id": None, "url": None}
         assert github.writes() == []
-        earlier = github.add_comment(7, "<!-- archmem:pr-review -->\n## archmem: 1 memory to verify\n", "bot")
+        earlier = github.add_comment(7, "<!-- archmem:pr-review -->\n## archmem: 1 memory to verify\n",
+                                      "github-actions[bot]")
         resolved = am(repo, "pr", "--comment", "--format", "json", env=github_env(github, event))
         assert json.loads(resolved.stdout)["comment"]["action"] == "updated"
         [patch] = github.writes()

@@ -14,6 +14,7 @@ from typing import Any
 
 from archmem import atomic_write
 from archmem.errors import ConfigError
+from archmem.json_input import load_json as read_json
 
 
 def read_exact(path: Path, name: str) -> str | None:
@@ -46,7 +47,7 @@ def load_json(text: str, name: str) -> tuple[dict[str, Any], tuple[int | str, bo
     bom = text.startswith("\ufeff")
     body = text[1:] if bom else text
     try:
-        data = json.loads(body)
+        data = read_json(body)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}; nothing was written",

@@ -13,10 +13,11 @@ Nothing here fails: a missing, unreadable or odd transcript gives what could be 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from archmem.json_input import load_json
 
 MAX_BYTES = 50_000_000
 """Read at most this much of a transcript (the end of a very long one is dropped)."""
@@ -37,7 +38,7 @@ def read_transcript(path: Path | str | None) -> tuple[str, str]:
     own: list[str] = []
     for line in text.splitlines():
         try:
-            record = json.loads(line)
+            record = load_json(line)
         except ValueError:
             continue
         if isinstance(record, dict) and _is_agents(record):
@@ -61,7 +62,7 @@ def _strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         if value[:1] in "{[":
             try:
-                yield from _strings(json.loads(value))
+                yield from _strings(load_json(value))
                 return
             except ValueError:
                 pass

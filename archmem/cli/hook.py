@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from archmem.cli import cli
+from archmem.json_input import load_json
 
 CLIENTS = ["claude-code", "codex", "cursor"]
 CUT_NOTE = "\n\n… (cut to fit what {client} keeps from a hook: `archmem brief --changed --overview` shows it all)\n"
@@ -45,7 +46,7 @@ def read_payload() -> dict[str, Any]:
     if sys.stdin is None or sys.stdin.isatty():
         return {}
     try:
-        data = json.loads(sys.stdin.read() or "{}")
+        data = load_json(sys.stdin.read() or "{}")
     except (ValueError, OSError):
         return {}
     return data if isinstance(data, dict) else {}

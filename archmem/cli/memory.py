@@ -179,7 +179,7 @@ def map_command(workspace: Workspace, output_format: str, out: Path | None, as_j
     if as_json:
         output_format = "json"
     knowledge = workspace.knowledge_map()
-    text = knowledge.render(output_format, overrides=workspace.root / ".archmem" / "templates")
+    text = knowledge.render(output_format, overrides=workspace.template_overrides)
     if out is None:
         click.echo(text, nl=False)
         return

@@ -90,18 +90,25 @@ def _comment(
     from archmem.github_api import GitHubApiError
 
     try:
-        return workspace.comment_on_pull_request(review, markdown), None
+        published = workspace.comment_on_pull_request(review, markdown)
+        if published.warning:
+            _warn(published.warning, github=github)
+        return published, None
     except GitHubApiError as exc:
         if fail_on_api_error:
             raise
         problem = str(exc)
     except InvalidInputError as exc:  # not a pull request: nothing to comment on
         problem = str(exc)
+    _warn(f"no pull request comment: {problem}", github=github)
+    return None, problem
+
+
+def _warn(text: str, *, github: bool) -> None:
     if github:
         from archmem.cli.github import escape
 
-        click.echo(f"::warning title=archmem pr::no pull request comment: {escape(problem)}")
+        click.echo(f"::warning title=archmem pr::{escape(text)}")
     else:
-        click.secho(f"warning: no pull request comment: {problem}", fg="yellow", err=True)
-    return None, problem
+        click.secho(f"warning: {text}", fg="yellow", err=True)
 

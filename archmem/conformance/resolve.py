@@ -20,13 +20,13 @@ the reason). Nothing is guessed: what cannot be resolved is counted and shown.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from archmem.conformance.scan import FileImports, ImportRef, skeleton
+from archmem.json_input import load_json
 
 Reader = Callable[[str], "str | None"]
 """Repo-relative path → its text (None when it cannot be read)."""
@@ -189,7 +189,7 @@ def load_jsonc(text: str) -> object:
     """JSON with comments and trailing commas, as tsconfig files are written."""
     code = skeleton(text, "js")
     code = re.sub(r",(\s*[}\]])", r"\1", code)
-    return json.loads(code)
+    return load_json(code)
 
 
 @dataclass

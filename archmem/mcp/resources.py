@@ -26,7 +26,7 @@ def overview_resource(ws: Workspace) -> str:
 
 def map_resource(ws: Workspace) -> str:
     """The knowledge map in Markdown: what is known per element, and the gaps."""
-    return ws.knowledge_map().render("md", overrides=ws.root / ".archmem" / "templates")
+    return ws.knowledge_map().render("md", overrides=ws.template_overrides)
 
 
 def memory_resource(ws: Workspace, id: str) -> str:  # noqa: A002 (the template's variable)

@@ -6,7 +6,7 @@ notification (it ignores the ``id``), so a client that sent one waits forever. a
 reads stdin itself, checks each line, passes the good ones to the SDK unchanged, and
 answers the others with the JSON-RPC error that names the mistake:
 
-    not JSON                                         -32700 Parse error, id null
+    not JSON, or nested deeper than MAX_DEPTH        -32700 Parse error, id null
     a batch (a JSON array; MCP removed batches)      -32600 Invalid Request, id null
     JSON that is not an object                       -32600, id null
     an object that is no JSON-RPC 2.0 message        -32600, its id when that is a string or integer
@@ -46,10 +46,14 @@ def refusal(line: str) -> JSONRPCError | None:
     from mcp_types import JSONRPCNotification, jsonrpc_message_adapter
     from pydantic import ValidationError
 
+    from archmem.json_input import load_json
+
     if not line.strip():
         return None
     try:
-        value = json.loads(line)
+        value = load_json(line)
+    except json.JSONDecodeError as exc:
+        return _error(None, PARSE_ERROR, "Parse error", f"the line is not JSON: {exc.msg} at column {exc.colno}")
     except ValueError:
         return _error(None, PARSE_ERROR, "Parse error", "the line is not JSON")
     if isinstance(value, list):

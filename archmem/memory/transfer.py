@@ -17,6 +17,7 @@ from typing import Any
 
 from archmem.clock import TimeRangeError, format_time, parse_time
 from archmem.errors import ArchmemError, InvalidInputError
+from archmem.json_input import load_json
 from archmem.memory import links as linkrules
 from archmem.memory.kinds import parse_kind
 from archmem.memory.lifecycle import (
@@ -94,7 +95,7 @@ class ImportFailed(InvalidInputError):
 
 def _parse_line(ctx: MemoryContext, text: str) -> Memory:
     try:
-        record = json.loads(text)
+        record = load_json(text)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"invalid JSON at column {exc.colno}: {exc.msg}") from None
     if not isinstance(record, dict):

@@ -11,12 +11,15 @@ narrower boundary, the including file's folder.
 
 A refused path is a ``ModelError`` at the directive's file:line:col; nothing outside the
 boundary is opened, listed or tested for existence, so no word of it reaches a message.
+The rule itself is ``archmem.confinement.resolve_within``, which the paths configuration
+names go through too.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from archmem.confinement import OutsideBoundary, resolve_within
 from archmem.errors import ModelError, SourceLocation
 
 
@@ -49,24 +52,23 @@ def confine(
     written = str(target)
     if "\x00" in written or not written.strip():
         raise ModelError(f"{what}: {written!r} is not a path", location=location)
-    folder = within.resolve()
     try:
-        resolved = (base / target).resolve()
-    except (OSError, RuntimeError, ValueError) as exc:
-        raise ModelError(f"{what} {written}: {exc}", location=location) from None
-    if not resolved.is_relative_to(folder):
+        return resolve_within(target, base=base, within=within)
+    except OutsideBoundary:
         raise ModelError(
-            f"{what} {written} points outside {label or f'the repository ({folder})'}",
+            f"{what} {written} points outside {label or f'the repository ({within.resolve()})'}",
             location=location,
             hint="a model may only name files inside the repository (symlinks are followed); "
             "copy what it needs into the repository",
-        )
-    return resolved
+        ) from None
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ModelError(f"{what} {written}: {exc}", location=location) from None
 
 
 def is_inside(path: Path, within: Path) -> bool:
     """True when ``path``, symlinks followed, is at or below ``within``."""
     try:
-        return path.resolve().is_relative_to(within.resolve())
-    except (OSError, RuntimeError, ValueError):
+        resolve_within(path, base=within, within=within)
+    except (OutsideBoundary, OSError, RuntimeError, ValueError):
         return False
+    return True

@@ -9,11 +9,12 @@ far inside Python's recursion limit, whatever stack the caller already has.
 
 from __future__ import annotations
 
-import re
+import json
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from archmem.errors import ModelSyntaxError, SourceLocation
+from archmem.json_input import check_depth
 
 if TYPE_CHECKING:
     from yaml.nodes import Node
@@ -30,9 +31,6 @@ MAX_DOCUMENT_DEPTH = 2 * MAX_NESTING + 16
 """Lists and mappings inside each other in a YAML or JSON document (an element level
 takes two: the element and its ``elements`` list), checked before the tree is built."""
 
-_JSON_PARTS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
-
-
 def too_deep(what: str, limit: int, location: SourceLocation) -> ModelSyntaxError:
     """The error for nesting beyond a limit, at the place that went one level too deep."""
     return ModelSyntaxError(
@@ -44,18 +42,10 @@ def too_deep(what: str, limit: int, location: SourceLocation) -> ModelSyntaxErro
 
 def check_json_depth(text: str, file: str) -> None:
     """Refuse a JSON text nested beyond ``MAX_DOCUMENT_DEPTH`` before ``json`` recurses into it."""
-    depth = 0
-    for match in _JSON_PARTS.finditer(text):
-        char = match.group()
-        if char in "[{":
-            depth += 1
-            if depth > MAX_DOCUMENT_DEPTH:
-                start = match.start()
-                line = text.count("\n", 0, start) + 1
-                column = start - (text.rfind("\n", 0, start) + 1) + 1
-                raise too_deep("lists and objects", MAX_DOCUMENT_DEPTH, SourceLocation(file, line, column))
-        elif char in "]}":
-            depth -= 1
+    try:
+        check_depth(text, MAX_DOCUMENT_DEPTH)
+    except json.JSONDecodeError as exc:
+        raise too_deep("lists and objects", MAX_DOCUMENT_DEPTH, SourceLocation(file, exc.lineno, exc.colno)) from None
 
 
 def compose_yaml(text: str, file: str) -> Node | None:

@@ -13,13 +13,14 @@ parse is skipped, never an error: this is evidence, not configuration.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+
+from archmem.json_input import load_json
 
 Read = Callable[[str], "str | None"]
 """Repo path → its text (None when unreadable or too large)."""
@@ -181,7 +182,7 @@ def _by_name(label: str, name: str, folders: dict[str, list[str]], found: Manife
 def _package_json(path: str, read: Read, found: Manifests) -> None:
     text = read(path)
     try:
-        data = json.loads(text) if text else None
+        data = load_json(text) if text else None
     except ValueError:
         return
     if not isinstance(data, dict):

@@ -6,13 +6,19 @@ interpolated value is finalized: HTML is autoescaped and its control characters 
 as escapes; in Markdown a value stays on its line and is inert (``escape.markdown_inline``:
 no heading, raw HTML or image can come out of it). ``{{ x | code }}`` puts a value in a
 code span that shows it literally, whatever backticks it holds.
+
+The project's folder is committed by anyone, so a template there that is a symlink
+leading out of it is refused before it is read: a comment or briefing never carries a
+file from outside the repository (``archmem.confinement``).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
+from archmem.confinement import OutsideBoundary, resolve_within
 from archmem.errors import ArchmemError
 from archmem.escape import markdown_code, markdown_inline, printable
 from archmem.words import plural
@@ -35,7 +41,7 @@ def render(name: str, context: dict[str, Any], *, overrides: Path | None = None)
 
     folders = [str(p) for p in (overrides, shipped_templates()) if p is not None and p.is_dir()]
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(folders),
+        loader=_confined_loader(folders, overrides),
         autoescape=jinja2.select_autoescape(
             enabled_extensions=("html", "htm", "html.j2", "htm.j2"), default_for_string=False
         ),
@@ -55,6 +61,28 @@ def render(name: str, context: dict[str, Any], *, overrides: Path | None = None)
         raise TemplateError(f"template {name!r} not found in {', '.join(folders)}") from None
     except jinja2.UndefinedError as exc:
         raise TemplateError(f"{name}: {exc.message}") from None
+
+
+def _confined_loader(folders: list[str], overrides: Path | None) -> Any:
+    """A ``FileSystemLoader`` over ``folders`` that refuses a template of ``overrides``
+    whose file, symlinks followed, leaves that folder."""
+    import jinja2
+    from jinja2.loaders import split_template_path
+
+    class ConfinedLoader(jinja2.FileSystemLoader):
+        def get_source(self, environment: jinja2.Environment, template: str) -> Any:
+            if overrides is not None:
+                candidate = Path(overrides, *split_template_path(template))
+                if os.path.lexists(candidate):
+                    try:
+                        resolve_within(candidate, base=overrides, within=overrides)
+                    except (OutsideBoundary, OSError, RuntimeError, ValueError):
+                        raise TemplateError(f"{candidate}: a template that leads outside {overrides} (a symlink) is "
+                                            "not read", hint=f"replace {candidate.name} with the template itself") \
+                            from None
+            return super().get_source(environment, template)
+
+    return ConfinedLoader(folders)
 
 
 def _finalize(value: Any, *, html: bool) -> Any:

@@ -18,6 +18,7 @@ from typing import Any
 
 from archmem.errors import InvalidInputError
 from archmem.escape import workflow_command as _escape
+from archmem.json_input import load_json
 from archmem.github_steps import append_step_files
 from archmem.review.markdown import MARKER, inline, label
 from archmem.review.pull_request import PullRequestRef, PullRequestReview
@@ -34,9 +35,12 @@ def read_event(env: Mapping[str, str]) -> dict[str, Any] | None:
     if not name:
         return None
     try:
-        data = json.loads(Path(name).read_text(encoding="utf-8"))
+        data = load_json(Path(name).read_text(encoding="utf-8"))
     except OSError as exc:
         raise InvalidInputError(f"cannot read GITHUB_EVENT_PATH {name}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"GITHUB_EVENT_PATH {name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") \
+            from None
     except ValueError as exc:
         raise InvalidInputError(f"GITHUB_EVENT_PATH {name} is not JSON: {exc}") from None
     return data if isinstance(data, dict) else None

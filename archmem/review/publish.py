@@ -1,6 +1,10 @@
-"""One comment per pull request, updated in place: find it by its hidden marker, create
-it the first time there is something to say, rewrite it on later pushes, and turn it
-into "nothing to check any more" rather than leave a stale warning behind.
+"""One comment per pull request, updated in place: find it by its hidden marker and its
+author, create it the first time there is something to say, rewrite it on later pushes,
+and turn it into "nothing to check any more" rather than leave a stale warning behind.
+
+Anyone can write the marker into a comment, so a comment is archmem's only when the
+token's identity wrote it (``is_own``): archmem never rewrites another user's comment,
+and one that merely imitates archmem's is left alone while archmem posts its own.
 """
 
 from __future__ import annotations
@@ -31,27 +35,58 @@ class Published:
     action: str
     comment_id: int | None = None
     url: str | None = None
+    warning: str | None = None
+    """What the caller should say: the comment was posted by another identity than the
+    configured one, so the next run will not find it."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action, "comment_id": self.comment_id, "url": self.url}
+        data: dict[str, Any] = {"action": self.action, "comment_id": self.comment_id, "url": self.url}
+        if self.warning:
+            data["warning"] = self.warning
+        return data
 
 
-def find_comment(api: CommentsApi, number: int) -> Comment | None:
-    """archmem's earlier comment on the pull request (the first one with the marker)."""
-    return next((c for c in api.comments(number) if c.body.lstrip().startswith(MARKER)), None)
+DEFAULT_AUTHOR = "github-actions[bot]"
+"""The identity ``GITHUB_TOKEN`` writes as."""
 
 
-def publish(api: CommentsApi, number: int, body: str, *, nothing_to_say: bool, resolved: str) -> Published:
+def is_own(comment: Comment, author: str = DEFAULT_AUTHOR) -> bool:
+    """Whether ``comment`` was written by ``author``, the token's identity: the same
+    login (GitHub compares logins case-insensitively), and a ``Bot`` account exactly
+    when the login is a bot's (``…[bot]``), so a user can never pass for the bot."""
+    if comment.author is None or comment.author.casefold() != author.casefold():
+        return False
+    return (comment.author_type == "Bot") == author.endswith("[bot]")
+
+
+def find_comment(api: CommentsApi, number: int, *, author: str = DEFAULT_AUTHOR) -> Comment | None:
+    """archmem's earlier comment on the pull request: the first one with the marker
+    that ``author`` wrote."""
+    return next((c for c in api.comments(number) if is_own(c, author) and c.body.lstrip().startswith(MARKER)), None)
+
+
+def _posted_as_another(created: Comment, author: str) -> str | None:
+    """The warning for a comment the token posted under another login than ``author``:
+    archmem would not know it for its own, and would post a new one on every push."""
+    if created.author is None or is_own(created, author):
+        return None
+    return (f"the comment was posted as {created.author}, but archmem updates only comments by {author}: set "
+            f"[github] comment_author (the action's comment-author input, ARCHMEM_GITHUB_COMMENT_AUTHOR) to "
+            f"{created.author}, or each run posts another comment")
+
+
+def publish(api: CommentsApi, number: int, body: str, *, nothing_to_say: bool, resolved: str,
+            author: str = DEFAULT_AUTHOR) -> Published:
     """Create or update the one comment; with nothing to say, only an earlier comment is
-    touched (rewritten to ``resolved``)."""
-    existing = find_comment(api, number)
+    touched (rewritten to ``resolved``). ``author`` is the token's login."""
+    existing = find_comment(api, number, author=author)
     if nothing_to_say:
         if existing is None:
             return Published("skipped")
         body = resolved
     if existing is None:
         created = api.create_comment(number, body)
-        return Published("created", created.id, created.url)
+        return Published("created", created.id, created.url, _posted_as_another(created, author))
     if existing.body.strip() == body.strip():
         return Published("unchanged", existing.id, existing.url)
     updated = api.update_comment(existing.id, body)

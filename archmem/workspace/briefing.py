@@ -69,7 +69,7 @@ class BriefingOps:
             documented=set(self.store.element_memory_counts()),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
-            overrides=self.root / ".archmem" / "templates", undeclared=undeclared, client=client,
+            overrides=self.template_overrides, undeclared=undeclared, client=client,
             notes=self._drift_notes(result.warnings),
         )
         if overview and derived and not elements and not briefing.memory_ids:
@@ -117,7 +117,7 @@ class BriefingOps:
             config=self.config.recall, staleness=drift.verify_reason if drift is not None else (lambda _m: None),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
-            overrides=self.root / ".archmem" / "templates", for_task=for_task, client=client,
+            overrides=self.template_overrides, for_task=for_task, client=client,
             notes=self._drift_notes(self._recall_warnings),
         )
         briefing.warnings = list(self._recall_warnings)

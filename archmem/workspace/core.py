@@ -81,7 +81,8 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
             if not self._model_path.is_file():
                 raise ModelNotFoundError(f"model file not found: {self._model_path}")
             return self._model_path
-        return discover_model(self.root, self.config.model)
+        configured = str(self._configured_path("model")) if self.config.model else None
+        return discover_model(self.root, configured)
 
     @cached_property
     def model(self) -> ArchitectureModel:
@@ -174,10 +175,26 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         except ValueError:
             return str(path)
 
+    def _configured_path(self, setting: str) -> Path:
+        """The path a setting names, refused when it leads out of the repository
+        (``archmem.confinement``: symlinks followed; an absolute path from the
+        environment is the user's own)."""
+        from archmem.confinement import configured_path
+
+        return configured_path(self.config, setting, self.root)
+
+    @property
+    def template_overrides(self) -> Path:
+        """``.archmem/templates``, the project's own templates (a committed folder: one
+        that leads out of the repository is refused, and so is a template file in it that
+        does)."""
+        from archmem.confinement import repository_path
+
+        return repository_path(self.root, ".archmem/templates")
+
     @property
     def store_path(self) -> Path:
-        path = Path(self.config.store.path)
-        return path if path.is_absolute() else self.root / path
+        return self._configured_path("store.path")
 
     @cached_property
     def memory_folder(self) -> MemoryFolder:
@@ -186,8 +203,8 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         from archmem.store.files import MemoryFolder
 
         return MemoryFolder(
-            root=self.root, shared=Path(self.config.store.memories), private=Path(self.config.store.private_memories),
-            render=render_memory, name=file_name,
+            root=self.root, shared=self._configured_path("store.memories"),
+            private=self._configured_path("store.private_memories"), render=render_memory, name=file_name,
         )
 
     @cached_property
@@ -212,11 +229,13 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         from archmem.store import open_store
         from archmem.store.connection import IN_MEMORY
 
+        self._configured_path("store.accepts")  # a bad setting fails every command, as a bad folder would
         persistent = self._writing or self.reads_keep_index()
         if persistent:
+            from archmem.confinement import state_folder
             from archmem.initialize import ignore_local_state
 
-            state = self.root / ".archmem"
+            state = state_folder(self.root)
             if self._writing and self.store_path.parent == state:
                 state.mkdir(exist_ok=True)
             ignore_local_state(state)  # before the index exists: git never sees it untracked
@@ -363,5 +382,6 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
             found: str | None = self._display(discover_model(self.root, None))
         except ModelNotFoundError:
             found = None
+        self._configured_path("store.memories")
         return init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))
 

@@ -79,6 +79,7 @@ class DriftOps:
         """The committed folder of drift accept files (``[store] accepts``)."""
         from archmem.drift.accepts import AcceptFolder
 
+        self._configured_path("store.accepts")  # refused when it leads out of the repository
         return AcceptFolder(self.root, self.config.store.accepts)
 
     @property

@@ -83,7 +83,7 @@ class ReviewOps:
         from archmem import __version__
         from archmem.review.markdown import render_review
 
-        return render_review(review, version=__version__, overrides=self.root / ".archmem" / "templates")
+        return render_review(review, version=__version__, overrides=self.template_overrides)
 
     def comment_on_pull_request(self, review: PullRequestReview, markdown: str) -> Published:
         """Post the review as the pull request's one archmem comment, or update that
@@ -96,6 +96,8 @@ class ReviewOps:
 
         if review.ref.number is None:
             raise InvalidInputError("no pull request to comment on: run on a pull_request event (GITHUB_EVENT_PATH)")
-        return publish(GitHubClient.from_env(self.env), review.ref.number, markdown,
-                       nothing_to_say=review.nothing_to_say, resolved=resolved_body(review, version=__version__))
+        settings = self.config.github
+        client = GitHubClient.from_env(self.env, timeout=settings.timeout, max_answer_bytes=settings.max_answer_bytes)
+        return publish(client, review.ref.number, markdown, nothing_to_say=review.nothing_to_say,
+                       resolved=resolved_body(review, version=__version__), author=settings.comment_author)
 
