@@ -35,6 +35,27 @@ _TECHNOLOGIES: tuple[tuple[str, frozenset[str]], ...] = (
 )
 
 
+_BUILT = re.compile(
+    r"kubernetes|k8s|helm|kustomiz|terraform|yaml|html|css|template|protocol\s?buffers?|protobuf|proto|grpc"
+    r"|graphql|openapi|sql|docker|ansible|bicep|cloudformation|pulumi|shell|bash|script|wasm|web|\bui\b|\br\b",
+    re.I,
+)
+"""Technologies a repository writes itself without a programming language (manifests,
+templates, schemas)."""
+
+
+_COMMAND = re.compile(r"\bcommand|\btask|\bjob\b|\bjobs\b|\bcron|\bworker", re.I)
+COMMAND_BONUS = 0.15
+"""Added to a command's alias (a Django management command, a Procfile process) when the
+element says it is a task, job or command."""
+
+
+def runs_as_is(technology: str) -> bool:
+    """A technology that names nothing a repository writes ("telegraf", "Extension for
+    Firefox"): a product deployed as it comes, whose code is not a file named like it."""
+    return bool(technology.strip()) and not languages_of(technology) and not _BUILT.search(technology)
+
+
 @dataclass
 class Scored:
     place: Place
@@ -89,7 +110,7 @@ def name_score(
     if not specific:
         return 0.0
     explained = sum(
-        1.0 if any(similarity(word, t) for t in tokens) else 0.5 if word in GENERIC or stem(word) in kinds else 0.0
+        0.5 if word in GENERIC or stem(word) in kinds else 1.0 if any(similarity(word, t) for t in tokens) else 0.0
         for word in own
     )
     return (found / total) * (0.55 + 0.45 * explained / len(own))
@@ -106,6 +127,10 @@ def rank_places(
     name). Words of the technology and of ``shared`` weigh little."""
     forms = name_forms(element)
     kinds = frozenset(stem(w) for w in words(f"{technology} {shared}"))
+    tagged = frozenset(stem(w) for w in words(" ".join(element.tags))) - kinds
+    if any(stem(t) not in kinds | tagged and t not in GENERIC for _, tokens in forms for t in tokens):
+        kinds |= tagged  # "Task" in "Cleanup Task" tagged Task says little; "Database" alone is all it says
+    runs_commands = bool(_COMMAND.search(f"{technology} {' '.join(element.tags)}"))
     alias_list, alias_words = aliases
     scored: dict[int, Scored] = {}
     for label, tokens in forms:
@@ -120,6 +145,8 @@ def rank_places(
         for number in alias_words.matching(tokens):
             alias = alias_list[number]
             score = name_score(tokens, words(alias.name), kinds=kinds) * alias.strength
+            if runs_commands and alias.command:
+                score += COMMAND_BONUS  # a task container runs a command: the declared commands come first
             target = index.by_path.get(alias.target)
             if score > 0 and target is not None:
                 _keep(scored, target, index.places[target], score, alias.evidence)
@@ -127,9 +154,12 @@ def rank_places(
     near = compile_globs(guessed) if guessed else None
     store = is_data_store(element)
     languages = languages_of(technology)
+    product = runs_as_is(technology) and not store
     results = []
     for item in scored.values():
         place = item.place
+        if product and (not place.folder or item.score < 0.9):
+            continue  # a product's own folder may hold its configuration; a file named like it is not it
         if store and item.score < 0.8 or place.glob in given or place.glob in guessed:
             continue  # a part never owns exactly its parent's folder (nor would it hide its own inside it)
         if place.aside:

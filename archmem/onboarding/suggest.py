@@ -18,10 +18,12 @@ from typing import Any
 
 from archmem.model.external import external_elements, is_data_store
 from archmem.model.ownership import is_code
-from archmem.model.paths import compile_globs
+from archmem.model.paths import compile_globs, has_wildcard, is_negated
 from archmem.model.types import ArchitectureModel, Element
 from archmem.onboarding.candidates import Place, activity, build_index
+from archmem.onboarding.declared import Declared, declared_places
 from archmem.onboarding.manifests import Read, read_manifests
+from archmem.onboarding.names import same_joined, words
 from archmem.onboarding.rank import Scored, alias_index, rank_places
 
 MIN_CONFIDENCE = 0.55
@@ -124,16 +126,76 @@ def suggest_paths(
             else:
                 ranked[element.id] = scored
         _assign(model, ranked, taken, own, suggested, result)
+        kept = [f for f in files if not skip(f)]
+        for element in by_depth[depth]:
+            found = declared_places(element, _technology(model, element), manifests, kept)
+            if found:
+                found.globs = [g for g in found.globs if not _named_for_a_sibling(model, element, g)]
+                _add_declared(model, element, found, taken, suggested, result)
     _parents_hold_their_parts(model, result, suggested, taken)
+    _take_back_siblings_code(model, result, own)
     order = {e.id: n for n, (_, e) in enumerate(model.walk())}
     result.suggestions.sort(key=lambda s: order[s.element])
     result.unmatched.sort(key=lambda s: order[s.element])
     code = [f for f in files if is_code(f) and not skip(f)]
-    before = compile_globs([g for globs in owned.values() for g in globs])
-    after = compile_globs([g for globs in [*owned.values(), *suggested.values()] for g in globs])
-    result.unowned_before = sum(1 for f in code if not before(f))
-    result.unowned = sum(1 for f in code if not after(f))
+    before = [compile_globs(globs) for globs in owned.values() if globs]
+    after = before + [compile_globs(globs) for globs in suggested.values() if globs]
+    result.unowned_before = sum(1 for f in code if not any(match(f) for match in before))
+    result.unowned = sum(1 for f in code if not any(match(f) for match in after))
     return result
+
+
+def _add_declared(
+    model: ArchitectureModel, element: Element, found: Declared, taken: dict[str | None, list[tuple[str, str]]],
+    suggested: dict[str, list[str]], result: PathSuggestions,
+) -> None:
+    """An element with no place by name gets what the repository declares for what it
+    is; a database matched by name also gets its migrations."""
+    siblings = [glob for owner, glob in taken.get(element.parent, []) if owner != element.id]
+    globs = [g for g in found.globs if g not in siblings]
+    if not globs:
+        return
+    mine = next((s for s in result.suggestions if s.element == element.id), None)
+    if mine is not None:
+        if not is_data_store(element):
+            return
+        extra = [g for g in globs if g not in mine.paths]
+        mine.paths.extend(extra)
+        mine.evidence.append(found.evidence)
+    else:
+        mine = Suggestion(element.id, element.name, globs, found.confidence, [found.evidence])
+        result.suggestions.append(mine)
+        result.unmatched = [u for u in result.unmatched if u.element != element.id]
+    suggested[element.id] = mine.paths
+    taken.setdefault(element.parent, []).extend((element.id, g) for g in globs)
+
+
+def _named_for_a_sibling(model: ArchitectureModel, element: Element, glob: str) -> bool:
+    """A declared folder named exactly like a sibling is the sibling's (``kubernetes-manifests``
+    holds a kustomization, but it is the "Kubernetes Manifests")."""
+    name = words(glob.removesuffix("/**").rsplit("/", 1)[-1])
+    siblings = [e for e in model.elements if e.parent == element.parent and e.id != element.id]
+    return bool(name) and any(same_joined(words(sibling.name), name) for sibling in siblings)
+
+
+def _take_back_siblings_code(model: ArchitectureModel, result: PathSuggestions, own: Mapping[str, list[str]]) -> None:
+    """A suggested folder that holds a sibling's code gives it back (``!glob``), so two
+    siblings never own the same file: the Django app without its management command."""
+    paths = {**own, **{s.element: s.paths for s in result.suggestions}}
+    for suggestion in result.suggestions:
+        parent = model.get(suggestion.element).parent  # type: ignore[union-attr]
+        folders = [g.removesuffix("/**") for g in suggestion.paths
+                   if not is_negated(g) and not has_wildcard(g.removesuffix("/**"))]
+        for sibling in model.children(parent) if parent else [e for e in model.elements if e.parent is None]:
+            if sibling.id == suggestion.element:
+                continue
+            for glob in paths.get(sibling.id, []):
+                base = glob.removesuffix("/**")
+                if is_negated(glob) or any(ch in base for ch in "*?["):
+                    continue
+                if any(base.startswith(folder + "/") for folder in folders) and f"!{glob}" not in suggestion.paths:
+                    suggestion.paths.append(f"!{glob}")
+                    suggestion.evidence.append(f"gives {glob} back to {sibling.id}")
 
 
 def _assign(
