@@ -152,7 +152,9 @@ def score(repo: str, data: dict, files: list[str], parents: dict[str, str | None
     def effective(element: str) -> list[str]:
         if own.get(element):
             return own[element]
-        return [g for child in children.get(element, []) for g in effective(child)]
+        lists = [effective(child) for child in children.get(element, [])]
+        lists.sort(key=lambda globs: not any(g.startswith("!") for g in globs))  # as effective_paths orders them
+        return [g for globs in lists for g in globs]
 
     tp = fp = fn = 0
     per: dict[str, dict] = {}

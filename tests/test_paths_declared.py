@@ -94,3 +94,37 @@ def test_accepted_negations_leave_no_overlap_between_siblings(tmp_path: Path):
         assert ws.ownership_warnings() == []
         assert "privaterelay/management/commands/cleanup_data.py" not in ws.ownership.files["web_app"]
         assert ws.ownership.files["task_cleanup"] == ["privaterelay/management/commands/cleanup_data.py"]
+
+
+LIBRARY_MODEL = """\
+workspace "CHAP" {
+    model {
+        chap = softwareSystem "CHAP Core" {
+            api = container "REST API" "Serves it" "Python, FastAPI"
+            engine = container "Modelling Engine" "The core library" "Python library"
+            examples = container "Bundled Example Models" "Models it can run" "R, Python, MLproject"
+            tasks = container "Periodic Tasks" "Scheduled jobs" "Python" "Container Collection"
+            purge = container "Purge Job" "Deletes old runs" "Python - Django Command" "Task,in_periodic_tasks"
+        }
+    }
+}
+"""
+
+
+def test_a_library_is_its_package_minus_its_siblings_and_a_collection_owns_its_members(tmp_path: Path):
+    files = {
+        "workspace.dsl": LIBRARY_MODEL,
+        "pyproject.toml": '[project]\nname = "chap-core"\n',
+        "chap_core/__init__.py": "", "chap_core/models/model.py": lines(20, "model"),
+        "chap_core/rest_api/__init__.py": "", "chap_core/rest_api/app.py": lines(20, "app"),
+        "chap_core/management/commands/purge_runs.py": lines(20, "purge"),
+        "external_models/deepar/MLproject": "name: deepar\n", "external_models/deepar/train.py": lines(5, "t"),
+        "external_models/naive/MLproject": "name: naive\n", "external_models/naive/train.py": lines(5, "t"),
+    }
+    root = repos.make_repo(tmp_path / "chap", files)
+    paths = {s["element"]: s["paths"] for s in Workspace.open(root, env={}).suggest_paths().to_dict()["suggestions"]}
+    assert paths["api"] == ["chap_core/rest_api/**"]
+    assert paths["engine"][0] == "chap_core/**" and "!chap_core/rest_api/**" in paths["engine"]
+    assert paths["examples"] == ["external_models/**"]
+    assert paths["purge"] == ["chap_core/management/commands/purge_runs.py"]
+    assert paths["tasks"] == ["chap_core/management/commands/purge_runs.py"]

@@ -11,6 +11,7 @@ elements, and which is which is a question of names).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ _FRAMEWORKS: tuple[tuple[str, str], ...] = (
     (r"\bexpress\b", "express"),
     (r"\belectron\b", "electron"),
     (r"\bdjango\b(?!\s+(?:management\s+)?commands?\b)", "django"),
+    (r"\bmlproject\b|\bmlflow\b", "mlproject"),
     (r"\bhelm\b", "helm"),
     (r"\bkustomiz", "kustomize"),
     (r"\bterraform\b", "terraform"),
@@ -38,7 +40,7 @@ _FRAMEWORKS: tuple[tuple[str, str], ...] = (
 )
 """An element's technology → the framework key ``manifests`` records places under (a
 "Django Command" is one management command, not the project)."""
-_MANY = frozenset({"django", "terraform", "kustomize", "kubernetes", "helm"})
+_MANY = frozenset({"django", "terraform", "kustomize", "kubernetes", "helm", "mlproject"})
 """Frameworks whose places together are one element's (a Django project's apps, every Terraform root)."""
 _LIBRARY = re.compile(r"\b(?:library|lib|package|sdk)\b", re.I)
 _PYTHON = re.compile(r"\bpython\b", re.I)
@@ -74,6 +76,7 @@ def declared_places(element: Element, technology: str, manifests: Manifests, fil
                 places = {p: why for p, why in places.items() if not any(p == h or p.startswith(h + "/") for h in held)}
             if key not in _MANY and len(places) != 1:
                 continue  # several apps with this framework: which is which is for names to say
+            places = _siblings_as_their_folder(places)
             globs = [p if p.endswith((".py", ".json")) else f"{p}/**" for p in places]
             return Declared(globs, "; ".join(list(places.values())[:4]), 0.75)
     if _LIBRARY.search(technology) and _PYTHON.search(technology):
@@ -82,6 +85,16 @@ def declared_places(element: Element, technology: str, manifests: Manifests, fil
             place, why = next(iter(packages.items()))
             return Declared([f"{place}/**"], why, 0.7)
     return None
+
+
+def _siblings_as_their_folder(places: dict[str, str]) -> dict[str, str]:
+    """Several places side by side in one folder (``external_models/a``, ``external_models/b``)
+    are that folder's; never the repository root."""
+    parents = {posixpath.dirname(p) for p in places}
+    if len(places) >= 2 and len(parents) == 1 and "" not in parents and "." not in parents:
+        parent = parents.pop()
+        return {parent: f"{len(places)} of its folders: {next(iter(places.values()))}, …"}
+    return places
 
 
 def named_folders(element: Element, files: Sequence[str]) -> list[str]:

@@ -113,13 +113,15 @@ def read_manifests(files: Sequence[str], read: Read) -> Manifests:
         elif lower.endswith((".yaml", ".yml")) and yaml_read < _MAX_YAML:
             yaml_read += 1
             _kubernetes(path, read, folders, found)
+        if name == "MLproject":
+            found.framework("mlproject", folder or ".", f"{path} describes an MLflow project")
         if lower.endswith(".tf"):
             found.framework("terraform", folder or ".", f"{path} is Terraform")
         elif lower == "kustomization.yaml":
             found.framework("kustomize", folder or ".", f"{path} is a kustomization")
         elif lower == "chart.yaml":
             found.framework("helm", folder or ".", f"{path} is a Helm chart")
-    for key in ("terraform", "kustomize", "helm", "kubernetes"):
+    for key in ("terraform", "kustomize", "helm", "kubernetes", "mlproject"):
         if key in found.frameworks:
             found.frameworks[key] = _outermost(found.frameworks[key])
     return found

@@ -133,6 +133,7 @@ def suggest_paths(
                 found.globs = [g for g in found.globs if not _named_for_a_sibling(model, element, g)]
                 _add_declared(model, element, found, taken, suggested, result)
     _parents_hold_their_parts(model, result, suggested, taken)
+    _collections_by_tag(model, result, suggested)
     _take_back_siblings_code(model, result, own)
     order = {e.id: n for n, (_, e) in enumerate(model.walk())}
     result.suggestions.sort(key=lambda s: order[s.element])
@@ -156,7 +157,12 @@ def _add_declared(
     if not globs:
         return
     mine = next((s for s in result.suggestions if s.element == element.id), None)
-    if mine is not None:
+    if mine is not None and element.kind == "container" and mine.confidence < STRONG and not is_data_store(element) \
+            and all(not g.endswith("/**") for g in mine.paths):
+        mine.paths[:] = []  # a container declared by its technology is more than a file half named like it
+        mine.evidence.insert(0, found.evidence)
+        mine.paths.extend(globs)
+    elif mine is not None:
         if not is_data_store(element):
             return
         extra = [g for g in globs if g not in mine.paths]
@@ -168,6 +174,25 @@ def _add_declared(
         result.unmatched = [u for u in result.unmatched if u.element != element.id]
     suggested[element.id] = mine.paths
     taken.setdefault(element.parent, []).extend((element.id, g) for g in globs)
+
+
+def _collections_by_tag(model: ArchitectureModel, result: PathSuggestions, suggested: dict[str, list[str]]) -> None:
+    """An element still without code whose name is a tag others carry ("Periodic Tasks",
+    and tasks tagged ``in_periodic_tasks``) is the collection of them: it owns their code."""
+    waiting = {u.element for u in result.unmatched}
+    for element_id in list(waiting):
+        element = model.get(element_id)
+        name = words(element.name)  # type: ignore[union-attr]
+        members = [e for e in model.elements if e.id != element_id and e.id in suggested
+                   and any(same_joined(name, words(tag)) for tag in e.tags)]
+        globs = list(dict.fromkeys(g for m in members for g in suggested[m.id] if not g.startswith("!")))
+        if len(name) < 2 or not globs:
+            continue
+        tag = next(t for t in members[0].tags if same_joined(name, words(t)))
+        result.suggestions.append(Suggestion(element_id, element.name, globs, 0.7,  # type: ignore[union-attr]
+                                             [f"the code of the {len(members)} elements tagged {tag!r}"]))
+        result.unmatched = [u for u in result.unmatched if u.element != element_id]
+        suggested[element_id] = globs
 
 
 def _named_for_a_sibling(model: ArchitectureModel, element: Element, glob: str) -> bool:
