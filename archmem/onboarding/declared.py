@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from archmem.model.types import Element
 from archmem.onboarding.manifests import Manifests
-from archmem.onboarding.names import same_joined, words
+from archmem.onboarding.names import joined, words
 
 _FRAMEWORKS: tuple[tuple[str, str], ...] = (
     (r"next\.?js|\bnext\b", "next"),
@@ -58,15 +58,15 @@ class Declared:
     confidence: float
 
 
-def declared_places(element: Element, technology: str, manifests: Manifests, files: Sequence[str]) -> Declared | None:
+def declared_places(element: Element, technology: str, manifests: Manifests, folders: Folders) -> Declared | None:
     """The places the repository declares for what ``element`` is, or None."""
-    named = named_folders(element, files)
+    named = folders.named(element)
     if named and len(named) <= 3:
         return Declared([f"{f}/**" for f in named], f"a folder named {element.name!r}", 0.8)
     if _schema_store(element):
-        folders = migration_folders(files)
-        if folders:
-            return Declared([f"{f}/**" for f in folders], f"schema migrations: {', '.join(folders[:4])}", 0.8)
+        found = folders.migrations
+        if found:
+            return Declared([f"{f}/**" for f in found], f"schema migrations: {', '.join(found[:4])}", 0.8)
         return None
     for pattern, key in _FRAMEWORKS:
         if re.search(pattern, technology, re.I) and key in manifests.frameworks:
@@ -97,24 +97,32 @@ def _siblings_as_their_folder(places: dict[str, str]) -> dict[str, str]:
     return places
 
 
-def named_folders(element: Element, files: Sequence[str]) -> list[str]:
-    """Folders, code or not, named exactly like the element ("Helm Chart" → ``helm-chart``),
-    outermost first."""
-    name = words(element.name)
-    if len(name) < 2:
-        return []  # one word names too many folders ("templates", "config")
-    found: list[str] = []
-    seen: set[str] = set()
-    for path in files:
-        parts = path.split("/")[:-1]
-        for depth in range(1, len(parts) + 1):
-            folder = "/".join(parts[:depth])
-            if folder in seen:
-                continue
-            seen.add(folder)
-            if same_joined(name, words(parts[depth - 1])) and not any(folder.startswith(f + "/") for f in found):
-                found.append(folder)
-    return found
+class Folders:
+    """Every folder of the repository, code or not, by its name (joined words), and the
+    schema migrations folders: built once, asked once per element."""
+
+    def __init__(self, files: Sequence[str]) -> None:
+        self.by_name: dict[str, list[str]] = {}
+        seen: set[str] = set()
+        for path in files:
+            parts = path.split("/")[:-1]
+            for depth in range(1, len(parts) + 1):
+                folder = "/".join(parts[:depth])
+                if folder in seen:
+                    continue
+                seen.add(folder)
+                name = words(parts[depth - 1])
+                for key in {"".join(name), joined(name)}:
+                    self.by_name.setdefault(key, []).append(folder)
+        self.migrations = migration_folders(files)
+
+    def named(self, element: Element) -> list[str]:
+        """Folders named exactly like the element ("Helm Chart" → ``helm-chart``), outermost."""
+        name = words(element.name)
+        if len(name) < 2:
+            return []  # one word names too many folders ("templates", "config")
+        found = sorted({f for key in {"".join(name), joined(name)} for f in self.by_name.get(key, [])})
+        return [f for f in found if not any(f.startswith(other + "/") for other in found)]
 
 
 def _schema_store(element: Element) -> bool:

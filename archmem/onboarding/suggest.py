@@ -21,7 +21,7 @@ from archmem.model.ownership import is_code
 from archmem.model.paths import compile_globs, has_wildcard, is_negated
 from archmem.model.types import ArchitectureModel, Element
 from archmem.onboarding.candidates import Place, activity, build_index
-from archmem.onboarding.declared import Declared, declared_places
+from archmem.onboarding.declared import Declared, Folders, declared_places
 from archmem.onboarding.manifests import Read, read_manifests
 from archmem.onboarding.names import same_joined, words
 from archmem.onboarding.rank import Scored, alias_index, rank_places
@@ -99,6 +99,7 @@ def suggest_paths(
     chosen = [model.find(ref).id for ref in elements]
     index = build_index(files, skip)
     manifests = read_manifests([f for f in files if not skip(f)], read)
+    folders = Folders([f for f in files if not skip(f)])
     aliases = alias_index(manifests.aliases)
     alive = activity(change_sets)
     result = PathSuggestions()
@@ -126,9 +127,8 @@ def suggest_paths(
             else:
                 ranked[element.id] = scored
         _assign(model, ranked, taken, own, suggested, result)
-        kept = [f for f in files if not skip(f)]
         for element in by_depth[depth]:
-            found = declared_places(element, _technology(model, element), manifests, kept)
+            found = declared_places(element, _technology(model, element), manifests, folders)
             if found:
                 found.globs = [g for g in found.globs if not _named_for_a_sibling(model, element, g)]
                 _add_declared(model, element, found, taken, suggested, result)
