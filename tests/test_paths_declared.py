@@ -128,3 +128,32 @@ def test_a_library_is_its_package_minus_its_siblings_and_a_collection_owns_its_m
     assert paths["examples"] == ["external_models/**"]
     assert paths["purge"] == ["chap_core/management/commands/purge_runs.py"]
     assert paths["tasks"] == ["chap_core/management/commands/purge_runs.py"]
+
+
+COMPONENTS_MODEL = """\
+workspace "Boutique" {
+    !identifiers hierarchical
+    model {
+        boutique = softwareSystem "Online Boutique" {
+            frontend = container "Frontend" "Renders the shop" "Go" {
+                rpc = component "Backend RPC Clients" "gRPC client wrappers" "Go, gRPC"
+                pages = component "Page Templates and Static Assets" "HTML and CSS" "html/template, CSS"
+            }
+            currency = container "Currency Service" "Converts money" "Node.js"
+        }
+    }
+}
+"""
+
+
+def test_components_are_the_parts_of_their_container_named_by_them(tmp_path: Path):
+    files = {
+        "workspace.dsl": COMPONENTS_MODEL,
+        "src/frontend/main.go": lines(10, "main"), "src/frontend/rpc.go": lines(10, "rpc"),
+        "src/frontend/templates/home.html": lines(5, "html"), "src/frontend/static/styles/site.css": lines(5, "css"),
+        "src/currencyservice/server.js": lines(10, "server"), "src/currencyservice/client.js": lines(10, "client"),
+    }
+    root = repos.make_repo(tmp_path / "boutique", files)
+    paths = {s["element"]: s["paths"] for s in Workspace.open(root, env={}).suggest_paths().to_dict()["suggestions"]}
+    assert paths["boutique.frontend.rpc"] == ["src/frontend/rpc.go"]  # not another service's client.js
+    assert sorted(paths["boutique.frontend.pages"]) == ["src/frontend/static/**", "src/frontend/templates/**"]

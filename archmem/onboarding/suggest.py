@@ -120,7 +120,7 @@ def suggest_paths(
             scored = rank_places(
                 element, technology=_technology(model, element), index=index, aliases=aliases, manifests=manifests,
                 alive=alive, given=own.get(parent, []), guessed=suggested.get(parent, []),
-                shared=_shared_words(model, element),
+                shared=_shared_words(model, element), others=_beside_parent(model, element, own, suggested),
             )
             if not scored or scored[0].score < MIN_CONFIDENCE:
                 result.unmatched.append(_unmatched(element, scored))
@@ -256,12 +256,31 @@ def _assign(
         suggested[element_id] = [item.place.glob]
         result.suggestions.append(Suggestion(element_id, element.name, [item.place.glob], min(1.0, score),
                                              item.evidence))
+        if item.part:  # "Page Templates and Static Assets": templates/ and static/
+            for other in ranked[element_id]:
+                others = [glob for owner, glob in siblings if owner != element_id]
+                if other.part and other is not item and not _overlaps(other.place, [*others, *suggested[element_id]]) \
+                        and other.place.folder == item.place.folder:
+                    siblings.append((element_id, other.place.glob))
+                    suggested[element_id].append(other.place.glob)
+                    result.suggestions[-1].paths = suggested[element_id]
     for element_id in ranked:
         if element_id not in suggested:
             element = model.get(element_id)
             assert element is not None
             result.unmatched.append(Skipped(element_id, element.name, umbrellas.get(
                 element_id, "its best places are owned by a sibling element already")))
+
+
+def _beside_parent(
+    model: ArchitectureModel, element: Element, own: Mapping[str, list[str]], suggested: Mapping[str, list[str]],
+) -> list[str]:
+    """The code of the elements beside a component's parent (its container's siblings)."""
+    parent = model.get(element.parent) if element.parent else None
+    if parent is None or element.kind != "component":
+        return []
+    return [g for e in model.children(parent.parent) if e.id != parent.id
+            for g in own.get(e.id) or suggested.get(e.id, []) if not g.startswith("!")]
 
 
 def _shared_words(model: ArchitectureModel, element: Element) -> str:
