@@ -5,6 +5,7 @@ recall and F1 against blind hand mappings.
     python bench/paths_quality.py --held-out        # and the held-out one (rules fixed first)
     python bench/paths_quality.py --repo boutique   # one (repeatable)
     python bench/paths_quality.py --show            # also each element's proposal and score
+    python bench/paths_quality.py --leave-one-out   # threshold chosen on three, scored on the fourth
     python bench/paths_quality.py --copy-manifests boutique MIRROR_GIT_DIR
 
 Each ``bench/paths_data/<repo>/`` holds ``files.txt`` (``git ls-tree`` at a pinned
@@ -215,10 +216,42 @@ def evaluate(repo: str, *, show: bool) -> dict:
     return result
 
 
+GRID = (0.45, 0.5, 0.55, 0.6, 0.65)
+"""``MIN_CONFIDENCE`` values tried by ``--leave-one-out``."""
+
+
+def leave_one_out(repos: list[str]) -> None:
+    """Each repository scored with the ``MIN_CONFIDENCE`` that is best on the others
+    (rules fixed; only the threshold is chosen), suggest run in-process."""
+    from archmem.onboarding import suggest as module
+    from archmem.workspace import Workspace
+
+    f1: dict[tuple[str, float], float] = {}
+    default = module.MIN_CONFIDENCE
+    for repo in repos:
+        with tempfile.TemporaryDirectory(prefix=f"paths-{repo}-") as tmp:
+            root = Path(tmp)
+            files = build(DATA / repo, root)
+            parents = parents_of(root)
+            for threshold in GRID:
+                module.MIN_CONFIDENCE = threshold
+                with Workspace.open(root, env={}) as ws:
+                    data = ws.suggest_paths().to_dict()
+                f1[repo, threshold] = score(repo, data, files, parents)["f1"]
+    module.MIN_CONFIDENCE = default
+    print(f"{'held out':18} {'chosen':>6} {'F1':>5}   (MIN_CONFIDENCE grid {', '.join(map(str, GRID))})")
+    for held in repos:
+        rest = [r for r in repos if r != held]
+        chosen = max(GRID, key=lambda t: (sum(f1[r, t] for r in rest), -abs(t - default)))
+        print(f"{held:18} {chosen:6.2f} {f1[held, chosen]:5.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repo", action="append", help="a folder of bench/paths_data (repeatable)")
     parser.add_argument("--show", action="store_true", help="each element's proposal and score")
+    parser.add_argument("--leave-one-out", action="store_true",
+                        help="each repository (held out included) with the threshold chosen on the others")
     parser.add_argument("--held-out", action="store_true",
                         help="also score the held-out repositories (only once the rules are fixed)")
     parser.add_argument("--copy-manifests", nargs=2, metavar=("REPO", "GIT_DIR"),
@@ -228,6 +261,9 @@ def main() -> None:
         repo, git_dir = args.copy_manifests
         for path in copy_manifests(repo, git_dir):
             print(path)
+        return
+    if args.leave_one_out:
+        leave_one_out(args.repo or sorted(p.name for p in DATA.iterdir() if (p / "files.txt").exists()))
         return
     repos = args.repo or sorted(
         p.name for p in DATA.iterdir() if (p / "files.txt").exists() and (args.held_out or p.name not in HELD_OUT))
