@@ -143,7 +143,8 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
     steps = []
     model, store, recall, drift = status["model"], status["store"], status["recall"], status["drift"]
     if "error" in model:
-        steps.append("write the model: workspace.dsl (Structurizr DSL) or archmem.yaml, then `archmem model`")
+        steps.append("write the model: workspace.dsl (Structurizr DSL) or archmem.yaml, or draft one from the "
+                     "manifests with `archmem init --starter-model`; then `archmem model`")
     elif model["documented"] < model["elements"]:
         steps.append(f"{model['elements'] - model['documented']} elements have no memory yet: `archmem map` shows which")
     if "error" not in model and model.get("ownership_warnings"):

@@ -141,4 +141,4 @@ def test_the_hint_names_only_what_paths_suggest_proposes_and_drift_says_since_wh
     assert "proposes code for 1 of them (billing)" in step and "cache" not in step
     assert data["drift"]["since"].startswith("2026-03-01") and data["drift"]["measured"] == 2  # the system owns its container's code
     _, text = status(root)
-    assert "score 100/100 over 2 elements with code, changes since 2026-03-01 (1 commit read)" in text
+    assert "score 100/100 over 2 elements with code since 2026-03-01, 1 commit read" in text

@@ -354,14 +354,28 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         return Workspace(self.repository, config=self.config, model_path=self._model_path, clock=self.clock,
                          env=self.env)
 
-    def init(self) -> InitResult:
+    def init(self, *, starter_model: bool = False) -> InitResult:
         """Write a commented archmem.toml (never over an existing one), create
-        ``.archmem/`` and keep the database out of git. Safe to run twice."""
+        ``.archmem/`` and keep the database out of git. Safe to run twice. With
+        ``starter_model``, a repository without a model gets a draft ``workspace.dsl``
+        from its manifests (``archmem.onboarding.starter``); one with a model keeps it."""
         from archmem.initialize import init_repository
 
         try:
             found: str | None = self._display(discover_model(self.root, None))
         except ModelNotFoundError:
             found = None
-        return init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))
+        drafted = False
+        if starter_model and found is None:
+            from archmem.onboarding.starter import draft_model
+
+            target = self.root / "workspace.dsl"
+            text = draft_model(self.root.resolve().name, self.repository.files(), self.repository.read_small)
+            target.write_text(text, encoding="utf-8")
+            found, drafted = "workspace.dsl", True
+        result = init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))
+        if drafted:
+            result.created.insert(0, "workspace.dsl")
+            result.starter_model = True
+        return result
 
