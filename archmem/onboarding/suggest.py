@@ -4,8 +4,10 @@ how sure that is, and the evidence, from what the repository already says.
 Signals, strongest first: build and deployment files naming a folder (``manifests``),
 the element's own name and identifier against folder and file names (``names``), its
 technology against the languages there, and, for ties, which of the places git history
-shows alive. Elements outside the code (``archmem.model.external``) get nothing, and
-are said so. Nothing is written here: ``Workspace.suggest_paths`` records accepted
+shows alive; then, for what names leave unmatched, what the repository declares for the
+element's technology (``declared``). A suggested folder that holds a sibling's code gives
+it back with ``!glob``, so siblings never overlap. Elements outside the code
+(``archmem.model.external``) get nothing, and are said so. Nothing is written here: ``Workspace.suggest_paths`` records accepted
 globs in ``archmem.toml`` (``archmem.onboarding.table``).
 """
 
