@@ -44,6 +44,8 @@ class InitResult:
     gitignore_updated: bool
     model: str | None
     created: list[str] = field(default_factory=list)
+    starter_model: bool = False
+    """A draft workspace.dsl was written from the repository's manifests."""
 
 
 def init_repository(root: Path, *, model: str | None, memories_folder: str = ".archmem/memories") -> InitResult:

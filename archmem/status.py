@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
+from archmem.clock import format_time
 from archmem.errors import ArchmemError
 from archmem.agents.hook_check import CLEAN_PATH, check_hooks
 from archmem.agents.install import installed
@@ -128,16 +129,25 @@ def _drift(ws: Workspace) -> dict[str, Any]:
     if report.no_commits:
         return {"error": report.warnings[0]}
     counts = report.counts()
-    return {"score": report.score, "stale_memories": counts["stale_memories"], "drifted": counts["drifted"],
-            "missing": counts["missing"], "in_sync": counts["in_sync"], "no_paths": counts["no_paths"],
-            "not_measured": counts["not_measured"], "external": counts["external"], "note": report.not_measured_note()}
+    measured = [e.since for e in report.elements if e.status != "no_paths" and e.since is not None]
+    found = {"score": report.score, "stale_memories": counts["stale_memories"], "drifted": counts["drifted"],
+             "missing": counts["missing"], "in_sync": counts["in_sync"], "no_paths": counts["no_paths"],
+             "not_measured": counts["not_measured"], "external": counts["external"], "note": report.not_measured_note(),
+             "measured": report.measured, "commits": report.commits,
+             "since": format_time(min(measured)) if measured else None}
+    if counts["not_measured"]:
+        # the hint names only what `paths suggest` would propose, so the two never disagree
+        suggestions = ws.suggest_paths().suggestions
+        found["suggestible"] = [s.element for s in suggestions]
+    return found
 
 
 def _next_steps(status: dict[str, Any]) -> list[str]:
     steps = []
     model, store, recall, drift = status["model"], status["store"], status["recall"], status["drift"]
     if "error" in model:
-        steps.append("write the model: workspace.dsl (Structurizr DSL) or archmem.yaml, then `archmem model`")
+        steps.append("write the model: workspace.dsl (Structurizr DSL) or archmem.yaml, or draft one from the "
+                     "manifests with `archmem init --starter-model`; then `archmem model`")
     elif model["documented"] < model["elements"]:
         steps.append(f"{model['elements'] - model['documented']} elements have no memory yet: `archmem map` shows which")
     if "error" not in model and model.get("ownership_warnings"):
@@ -150,9 +160,13 @@ def _next_steps(status: dict[str, Any]) -> list[str]:
         steps.append("the embedding provider did not answer: recall falls back to words (see the error above)")
     if "error" not in drift and drift.get("not_measured"):
         one = drift["not_measured"] == 1
+        proposed = drift.get("suggestible", [])
+        where = (f"`archmem paths suggest` proposes code for {plural(len(proposed), 'of them', 'of them')} "
+                 f"({', '.join(proposed[:4])}{', …' if len(proposed) > 4 else ''})" if proposed else
+                 "`archmem paths suggest` finds no place named like them: give them `archmem.paths` in the model "
+                 "or a [paths] entry in archmem.toml, or tag those outside the code External")
         steps.append(f"{plural(drift['not_measured'], 'element owns', 'elements own')} no code, so "
-                     f"{'its' if one else 'their'} drift is not measured: "
-                     f"`archmem paths suggest` proposes where {'its' if one else 'their'} code is")
+                     f"{'its' if one else 'their'} drift is not measured: {where}")
     if "error" not in drift and drift["stale_memories"]:
         steps.append(f"{plural(drift['stale_memories'], 'memory', 'memories')} to verify: `archmem review`, "
                      "then confirm or supersede")

@@ -44,9 +44,12 @@ def test_django_apps_and_management_commands(tmp_path: Path):
     assert paths["emails"] == ["notifications/management/commands/process_emails_from_sqs.py"]
     assert paths["digest"] == ["notifications/management/commands/send_weekly_digest.py"]
     # the web container's own paths replace its components', so it gets both
-    assert paths["web"] == ["shop/**", "orders/**", "catalog/**", "accounts/**"]
+    # and gives the database's migrations back to it
+    assert paths["web"] == ["shop/**", "orders/**", "catalog/**", "accounts/**", "!accounts/migrations/**",
+                            "!catalog/migrations/**", "!orders/migrations/**"]
+    assert paths["db"] == ["accounts/migrations/**", "catalog/migrations/**", "orders/migrations/**"]
     assert {e["element"] for e in result["external"]} == {"customer", "stripe", "queue"}
-    assert [u["element"] for u in result["unmatched"]] == ["db"]
+    assert result["unmatched"] == []
     assert "shop" in result["from_children"] and "shop" not in paths
     emails = next(s for s in result["suggestions"] if s["element"] == "emails")
     assert any("management command" in line for line in emails["evidence"])

@@ -108,3 +108,37 @@ def test_embeddings_counted_and_the_provider_checked_on_request(tmp_path: Path):
         failed = json.loads(status(tmp_path, "--json", "--check-provider")[1])
         assert failed["recall"]["provider_ok"] is False and failed["recall"]["provider_error"]
         assert any("did not answer" in step for step in failed["next"])
+
+
+FRESH = """\
+workspace "Shop" {
+    model {
+        shop = softwareSystem "Shop" {
+            orders = container "Orders" "Takes orders" "Python" {
+                properties {
+                    "archmem.paths" "orders/**"
+                }
+            }
+            billing = container "Billing" "Charges cards" "Python"
+            cache = container "Cache" "Sessions" "Redis" "Database"
+        }
+    }
+}
+"""
+
+
+def test_the_hint_names_only_what_paths_suggest_proposes_and_drift_says_since_when(tmp_path: Path):
+    from .conftest import commit, lines
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": FRESH, "orders/app.py": lines(20), "billing/charge.py": lines(20)})
+    commit(root, "a fresh model", "2026-03-01T00:00:00Z")
+    data = json.loads(status(root, "--json")[1])
+    assert data["drift"]["suggestible"] == ["billing"]
+    step = next(s for s in data["next"] if "not measured" in s)
+    assert "proposes code for 1 of them (billing)" in step and "cache" not in step
+    assert data["drift"]["since"].startswith("2026-03-01") and data["drift"]["measured"] == 2  # the system owns its container's code
+    _, text = status(root)
+    assert "score 100/100 over 2 elements with code since 2026-03-01, 1 commit read" in text

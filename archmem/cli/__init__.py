@@ -216,9 +216,12 @@ def cli() -> None:
 
 @cli.command()
 @click.option("--print", "print_only", is_flag=True, help="Print the commented archmem.toml and write nothing.")
+@click.option("--starter-model", is_flag=True,
+              help="Without a model, draft workspace.dsl from the repository's manifests (containers with paths "
+                   "and technology, tagged Draft) for a person to review.")
 @workspace_options
 @json_option
-def init(workspace: Workspace, print_only: bool, as_json: bool) -> None:
+def init(workspace: Workspace, print_only: bool, starter_model: bool, as_json: bool) -> None:
     """Write a commented archmem.toml, create the memory folder, and keep the local index
     and private memories out of git."""
     if print_only:
@@ -226,11 +229,12 @@ def init(workspace: Workspace, print_only: bool, as_json: bool) -> None:
 
         click.echo(CONFIG_TEMPLATE, nl=False)
         return
-    result = workspace.init()
+    result = workspace.init(starter_model=starter_model)
     if as_json:
         emit_json(
             {
                 "root": str(result.root),
+                "starter_model": result.starter_model,
                 "config": str(result.config_path),
                 "config_written": result.config_written,
                 "gitignore_updated": result.gitignore_updated,
@@ -249,10 +253,15 @@ def init(workspace: Workspace, print_only: bool, as_json: bool) -> None:
     if result.gitignore_updated:
         click.echo("kept the local index and private memories out of git (.gitignore)")
     click.echo(f"memories are files in {workspace.config.store.memories}/: commit them to share them")
-    if result.model:
-        click.echo(f"model: {result.model}")
+    if result.starter_model:
+        click.echo(f"drafted {result.model} from the repository's manifests: every element is tagged Draft; "
+                   "review the names, add people, external systems and relationships, then commit it")
+    elif result.model:
+        click.echo(f"model: {result.model}" + (" (kept; --starter-model writes one only where there is none)"
+                                               if starter_model else ""))
     else:
-        click.echo("no model file yet: write workspace.dsl (Structurizr DSL) or archmem.yaml")
+        click.echo("no model file yet: write workspace.dsl (Structurizr DSL) or archmem.yaml, "
+                   "or draft one with `archmem init --starter-model`")
 
 
 @cli.command("model")

@@ -411,7 +411,9 @@ def print_status(status: dict[str, Any]) -> None:
 
     line("recall", recall, recall_text)
     line("drift", drift, lambda d: (
-        (f"score {d['score']}/100 ({d['drifted']} drifted, {d['missing']} missing, {d['in_sync']} in sync"
+        (f"score {d['score']}/100 over {plural(d.get('measured', 0), 'element')} with code"
+         + (f" since {d['since'][:10]}, {plural(d.get('commits', 0), 'commit')} read" if d.get("since") else "")
+         + f" ({d['drifted']} drifted, {d['missing']} missing, {d['in_sync']} in sync"
          + (f"; not measured for {d['not_measured']} without paths" if d.get("not_measured") else "") + "); "
          if d["score"] is not None else
          click.style(f"not measured: none of the {d.get('not_measured', 0)} elements that should own code has paths",

@@ -25,7 +25,7 @@ from math import ceil
 from typing import TYPE_CHECKING, NamedTuple
 
 from archmem.drift.types import Baseline, Commit, DriftStamp, ElementSize, FileChange, Thresholds
-from archmem.model.paths import compile_globs, has_wildcard
+from archmem.model.paths import compile_globs, has_wildcard, is_negated
 
 if TYPE_CHECKING:
     import numpy as np
@@ -148,8 +148,16 @@ class _PathOwners:
     ) -> None:
         grouped: dict[str, dict[str, list[str]]] = {}
         for element_id, globs in element_paths.items():
+            negations = any(is_negated(glob) for glob in globs)
             for glob in globs:
-                grouped.setdefault(_literal_prefix(glob), {}).setdefault(element_id, []).append(glob)
+                if is_negated(glob):
+                    continue
+                # with a negation, every prefix tries the whole list: what it takes away is decided there
+                members = grouped.setdefault(_literal_prefix(glob), {})
+                if negations:
+                    members[element_id] = list(globs)
+                else:
+                    members.setdefault(element_id, []).append(glob)
         self._by_prefix: dict[str, list[tuple[str, Callable[[str], bool]]]] = {
             prefix: [(eid, compile_globs(globs)) for eid, globs in members.items()]
             for prefix, members in grouped.items()

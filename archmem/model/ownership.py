@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from archmem.model.paths import compile_globs
+from archmem.model.paths import compile_globs, is_negated
 from archmem.model.types import ArchitectureModel
 
 CODE_EXTENSIONS = frozenset(
@@ -81,7 +81,8 @@ def compute_ownership(
         result.files[element.id] = mine
         owned.update(mine)
         if element.paths:
-            empty = [glob for glob in element.paths if not any(map(compile_globs([glob]), mine))]
+            empty = [glob for glob in element.paths
+                     if not is_negated(glob) and not any(map(compile_globs([glob]), mine))]
             if empty:
                 result.unmatched_globs[element.id] = empty
     result.unowned = [f for f in candidates if f not in owned and is_code(f)]

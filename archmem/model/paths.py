@@ -4,7 +4,10 @@ One place for the rule: ``archmem.paths`` (comma- or semicolon-separated globs),
 ``source`` / ``code`` / ``path`` properties (a ``File.java:method`` suffix becomes an
 anchor ``File.java#method``), and a ``url`` that points into this repository all give
 repo-relative globs. A glob with no wildcard names a file or a whole folder. A glob
-that leaves the repository is refused.
+that leaves the repository is refused. A glob written ``!glob`` takes back what the globs
+before it gave, with gitignore's semantics: the last glob that matches a path decides,
+so ``privaterelay/**, !privaterelay/management/**`` is the Django app without its
+management commands, and a later positive glob can give a file back.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ MAPPING_PREFIX = "archmem."
 """Properties under this prefix map an element to code; they never describe it."""
 PATHS_PROPERTY = "archmem.paths"
 SINGLE_PATH_PROPERTIES = ("source", "code", "path")
+NEGATION = "!"
 _WILDCARDS = set("*?[")
 _URL_IN_REPO = re.compile(r"^https?://[^/]+/(?P<slug>[^/]+/[^/]+?)(?:\.git)?/(?:-/)?(?:tree|blob|src)/(?P<rest>.+)$")
 _METHOD_SUFFIX = re.compile(r"^(?P<path>[^:]+\.[A-Za-z0-9]+):(?P<symbol>[A-Za-z_$][\w$.]*)$")
@@ -31,9 +35,22 @@ def split_globs(text: str) -> list[str]:
     return [part.strip() for part in re.split(r"[,;]", text) if part.strip()]
 
 
+def is_negated(glob: str) -> bool:
+    """``!src/gen/**``: a glob that takes code away from the globs before it."""
+    return glob.startswith(NEGATION)
+
+
+def positive(glob: str) -> str:
+    """The glob a negation takes away (``!src/gen/**`` → ``src/gen/**``); others as they are."""
+    return glob[len(NEGATION):] if is_negated(glob) else glob
+
+
 def normalize_glob(glob: str) -> str:
-    """A repo-relative posix glob, or ``ValueError`` saying why it is not one."""
-    text = glob.strip().replace("\\", "/")
+    """A repo-relative posix glob (a leading ``!`` kept), or ``ValueError`` saying why it is not one."""
+    stripped = glob.strip()
+    if is_negated(stripped):
+        return NEGATION + normalize_glob(stripped[len(NEGATION):])
+    text = stripped.replace("\\", "/")
     if text.startswith("./"):
         text = text[2:]
     if not text:
@@ -107,12 +124,31 @@ def _segment_regex(segment: str) -> str:
 
 
 def compile_globs(globs: Iterable[str]) -> Callable[[str], bool]:
-    """One matcher for a set of globs (an empty set matches nothing)."""
-    patterns = [glob_to_regex(g) for g in globs]
-    if not patterns:
+    """One matcher for a list of globs (an empty list matches nothing). Negated globs
+    take away what the globs before them matched; the last glob that matches decides."""
+    runs: list[tuple[bool, list[str]]] = []
+    for glob in globs:
+        negated = is_negated(glob)
+        if not runs or runs[-1][0] != negated:
+            runs.append((negated, []))
+        runs[-1][1].append(glob_to_regex(positive(glob)))
+    while runs and runs[0][0]:
+        runs.pop(0)  # nothing before a leading negation to take away
+    if not runs:
         return lambda path: False
-    regex = re.compile("(?:" + "|".join(patterns) + r")\Z")
-    return lambda path: regex.match(path) is not None
+    compiled = [(negated, re.compile("(?:" + "|".join(patterns) + r")\Z")) for negated, patterns in runs]
+    if len(compiled) == 1:
+        regex = compiled[0][1]
+        return lambda path: regex.match(path) is not None
+    checks = list(reversed(compiled))
+
+    def matches(path: str) -> bool:
+        for negated, regex in checks:
+            if regex.match(path) is not None:
+                return not negated
+        return False
+
+    return matches
 
 
 def path_from_url(url: str, exists: Callable[[str], bool] | None = None) -> str | None:

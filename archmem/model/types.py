@@ -217,9 +217,12 @@ class ArchitectureModel(BaseModel):
         if element.paths:
             return list(element.paths)
         union: list[str] = []
-        for child in self._children.get(id, []):
-            for glob in self.effective_paths(child.id):
-                if glob not in union:
+        lists = [self.effective_paths(child.id) for child in self._children.get(id, [])]
+        # a child's "!glob" takes away only its own code when the lists that take nothing come after it
+        lists.sort(key=lambda globs: not any(g.startswith("!") for g in globs))
+        for globs in lists:
+            for glob in globs:
+                if glob not in union or glob.startswith("!"):
                     union.append(glob)
         return union
 

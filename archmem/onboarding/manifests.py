@@ -39,6 +39,8 @@ class Alias:
     target: str
     evidence: str
     strength: float = 1.0
+    command: bool = False
+    """A command the repository runs (a management command, a Procfile process, a script)."""
 
 
 @dataclass
@@ -48,6 +50,12 @@ class Manifests:
     aliases: list[Alias] = field(default_factory=list)
     units: dict[str, str] = field(default_factory=dict)
     """Folder → why it is a unit (``has a Dockerfile``)."""
+    frameworks: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Framework (``next``, ``django``) → the places built with it → why (``frontend/package.json
+    depends on next``)."""
+
+    def framework(self, name: str, place: str, why: str) -> None:
+        self.frameworks.setdefault(name, {}).setdefault(place, why)
 
     def unit(self, folder: str, why: str) -> None:
         self.units.setdefault(folder, why)
@@ -92,17 +100,39 @@ def read_manifests(files: Sequence[str], read: Read) -> Manifests:
             _chart(path, read, folders, found)
         elif lower == "manage.py":
             found.unit(folder or ".", f"{path}: a Django project")
+            found.framework("django", path, f"{path} runs the Django project")
+        elif lower == "settings.py" or (folder.endswith("/settings") and lower.endswith(".py")):
+            _django_settings(path, read, present, found)
         elif lower == "apps.py" and present.intersection({f"{folder}/models.py", f"{folder}/views.py"}):
             found.unit(folder, f"{folder} is a Django app")
         elif lower == "main.go" and folder and PurePosixPath(folder).parent.name == "cmd":
             found.unit(folder, f"{path}: a Go command")
         elif _management_command(path):
             command = PurePosixPath(path).stem
-            found.aliases.append(Alias(command, path, f"{path} is the Django management command {command}", 1.0))
+            found.aliases.append(Alias(command, path, f"{path} is the Django management command {command}", 1.0,
+                                       command=True))
         elif lower.endswith((".yaml", ".yml")) and yaml_read < _MAX_YAML:
             yaml_read += 1
             _kubernetes(path, read, folders, found)
+        if name == "MLproject":
+            found.framework("mlproject", folder or ".", f"{path} describes an MLflow project")
+        if lower.endswith(".tf"):
+            found.framework("terraform", folder or ".", f"{path} is Terraform")
+        elif lower == "kustomization.yaml":
+            found.framework("kustomize", folder or ".", f"{path} is a kustomization")
+        elif lower == "chart.yaml":
+            found.framework("helm", folder or ".", f"{path} is a Helm chart")
+    for key in ("terraform", "kustomize", "helm", "kubernetes", "mlproject"):
+        if key in found.frameworks:
+            found.frameworks[key] = _outermost(found.frameworks[key])
     return found
+
+
+def _outermost(places: dict[str, str]) -> dict[str, str]:
+    """Only the folders no other of them holds (``kustomize`` over ``kustomize/base``);
+    never the repository root nor a hidden folder (CI, tooling)."""
+    kept = {p: why for p, why in places.items() if p != "." and not any(part.startswith(".") for part in p.split("/"))}
+    return {p: why for p, why in kept.items() if not any(p.startswith(other + "/") for other in kept)}
 
 
 def _folders(files: Iterable[str]) -> dict[str, list[str]]:
@@ -193,6 +223,39 @@ def _package_json(path: str, read: Read, found: Manifests) -> None:
         short = name.rsplit("/", 1)[-1]
         found.unit(folder, f"{path} is the package {name}")
         found.aliases.append(Alias(short, folder, f"{path}: package {name}", 1.0))
+    for key in ("dependencies", "devDependencies", "peerDependencies"):
+        declared = data.get(key)
+        if isinstance(declared, dict) and folder != ".":
+            for dependency in declared:
+                framework = _JS_FRAMEWORKS.get(str(dependency))
+                if framework:
+                    found.framework(framework, folder, f"{path} depends on {dependency}")
+
+
+_JS_FRAMEWORKS = {
+    "next": "next", "react": "react", "vue": "vue", "nuxt": "nuxt", "@angular/core": "angular", "svelte": "svelte",
+    "@sveltejs/kit": "svelte", "express": "express", "@nestjs/core": "nest", "electron": "electron",
+    "react-native": "react-native", "expo": "react-native",
+}
+"""npm dependencies that say which framework a folder is built with."""
+_INSTALLED_APPS = re.compile(r"INSTALLED_APPS\s*(?:\+?=|\.append\(|\.extend\(|\.insert\([^,]*,)\s*(\[[^\]]*\]|[^\n]*)")
+_STRING = re.compile(r"""["']([A-Za-z_][\w.]*)["']""")
+
+
+def _django_settings(path: str, read: Read, present: set[str], found: Manifests) -> None:
+    """The project's own apps in ``INSTALLED_APPS`` (``"emails.apps.EmailsConfig"`` →
+    ``emails/``): folders of this repository that are Django apps."""
+    text = read(path) or ""
+    if "INSTALLED_APPS" not in text:
+        return
+    roots = {posixpath.dirname(p) for p in present if PurePosixPath(p).name == "manage.py"} | {""}
+    for block in _INSTALLED_APPS.finditer(text):
+        for app in _STRING.findall(block.group(1)):
+            for root in roots:
+                folder = posixpath.join(root, app.split(".")[0]) if root else app.split(".")[0]
+                if f"{folder}/__init__.py" in present or f"{folder}/apps.py" in present:
+                    found.framework("django", folder, f"{path}: INSTALLED_APPS has {app}")
+                    break
 
 
 def _pyproject(path: str, read: Read, present: set[str], found: Manifests) -> None:
@@ -208,6 +271,9 @@ def _pyproject(path: str, read: Read, present: set[str], found: Manifests) -> No
     if isinstance(name, str) and name:
         found.unit(folder, f"{path} is the Python project {name}")
         found.aliases.append(Alias(name, folder, f"{path}: project {name}", 1.0))
+        package = _module_path(re.sub(r"[-.]", "_", name.lower()), folder, present)
+        if package and not package.endswith(".py"):
+            found.framework("python-package", package, f"{path}: the package of the project {name}")
     scripts = project.get("scripts") if isinstance(project.get("scripts"), dict) else {}
     if isinstance(poetry, dict) and isinstance(poetry.get("scripts"), dict):
         scripts = {**poetry["scripts"], **scripts}
@@ -284,7 +350,8 @@ def _procfile(path: str, read: Read, present: set[str], found: Manifests) -> Non
         target = _command_target(command.split(), base, present)
         if target:
             found.aliases.append(
-                Alias(process.strip(), target, f"{path}: the {process.strip()} process runs {command.strip()}", 0.9)
+                Alias(process.strip(), target, f"{path}: the {process.strip()} process runs {command.strip()}", 0.9,
+                      command=True)
             )
 
 
@@ -322,6 +389,8 @@ def _kubernetes(path: str, read: Read, folders: dict[str, list[str]], found: Man
     text = read(path)
     if not text or "kind:" not in text or "apiVersion" not in text:
         return
+    if re.search(r"^apiVersion:\s*\S+", text, re.M) and re.search(r"^kind:\s*\w+", text, re.M):
+        found.framework("kubernetes", posixpath.dirname(path) or ".", f"{path} holds Kubernetes resources")
     for doc in _yaml(text):
         if not isinstance(doc, dict) or str(doc.get("kind", "")).lower() not in _K8S_KINDS:
             continue

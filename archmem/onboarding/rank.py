@@ -35,6 +35,27 @@ _TECHNOLOGIES: tuple[tuple[str, frozenset[str]], ...] = (
 )
 
 
+_BUILT = re.compile(
+    r"kubernetes|k8s|helm|kustomiz|terraform|yaml|html|css|template|protocol\s?buffers?|protobuf|proto|grpc"
+    r"|graphql|openapi|sql|docker|ansible|bicep|cloudformation|pulumi|shell|bash|script|wasm|web|\bui\b|\br\b",
+    re.I,
+)
+"""Technologies a repository writes itself without a programming language (manifests,
+templates, schemas)."""
+
+
+_COMMAND = re.compile(r"\bcommand|\btask|\bjob\b|\bjobs\b|\bcron|\bworker", re.I)
+COMMAND_BONUS = 0.15
+"""Added to a command's alias (a Django management command, a Procfile process) when the
+element says it is a task, job or command."""
+
+
+def runs_as_is(technology: str) -> bool:
+    """A technology that names nothing a repository writes ("telegraf", "Extension for
+    Firefox"): a product deployed as it comes, whose code is not a file named like it."""
+    return bool(technology.strip()) and not languages_of(technology) and not _BUILT.search(technology)
+
+
 @dataclass
 class Scored:
     place: Place
@@ -42,6 +63,9 @@ class Scored:
     """May pass 1 while places are ranked (a bonus must still tell two perfect names
     apart); a suggestion's confidence is clipped to 1."""
     evidence: list[str]
+    part: bool = False
+    """Inside its container and named only with words of the component's name: one of
+    possibly several places that together are the component."""
 
 
 def alias_index(aliases: list[Alias]) -> tuple[list[Alias], WordIndex]:
@@ -89,7 +113,7 @@ def name_score(
     if not specific:
         return 0.0
     explained = sum(
-        1.0 if any(similarity(word, t) for t in tokens) else 0.5 if word in GENERIC or stem(word) in kinds else 0.0
+        0.5 if word in GENERIC or stem(word) in kinds else 1.0 if any(similarity(word, t) for t in tokens) else 0.0
         for word in own
     )
     return (found / total) * (0.55 + 0.45 * explained / len(own))
@@ -98,14 +122,19 @@ def name_score(
 def rank_places(
     element: Element, *, technology: str, index: PlaceIndex, aliases: tuple[list[Alias], WordIndex],
     manifests: Manifests, alive: Mapping[str, int], given: Sequence[str], guessed: Sequence[str],
-    shared: str = "",
+    shared: str = "", others: Sequence[str] = (),
 ) -> list[Scored]:
     """The element's places, best first, with the evidence for each. ``technology`` is
     its own or its parent's; ``given`` and ``guessed`` are its parent's paths, from the
     model or suggested; ``shared`` names what all its siblings share (the system's
-    name). Words of the technology and of ``shared`` weigh little."""
+    name); ``others`` the code of the elements beside its parent. Words of the technology
+    and of ``shared`` weigh little."""
     forms = name_forms(element)
     kinds = frozenset(stem(w) for w in words(f"{technology} {shared}"))
+    tagged = frozenset(stem(w) for w in words(" ".join(element.tags))) - kinds
+    if any(stem(t) not in kinds | tagged and t not in GENERIC for _, tokens in forms for t in tokens):
+        kinds |= tagged  # "Task" in "Cleanup Task" tagged Task says little; "Database" alone is all it says
+    runs_commands = bool(_COMMAND.search(f"{technology} {' '.join(element.tags)}"))
     alias_list, alias_words = aliases
     scored: dict[int, Scored] = {}
     for label, tokens in forms:
@@ -113,6 +142,8 @@ def rank_places(
         for number in index.words.matching(tokens):
             place = index.places[number]
             score = name_score(tokens, place.words, place.above, kinds)
+            if not score and element.kind == "component" and _all_named(place.words, forms, kinds):
+                score = 0.01  # its words are the technology's ("rpc" of gRPC), yet the whole name: a part, if inside
             if score > 0:
                 what = "folder" if place.folder else "file"
                 _keep(scored, number, place, score,
@@ -120,16 +151,22 @@ def rank_places(
         for number in alias_words.matching(tokens):
             alias = alias_list[number]
             score = name_score(tokens, words(alias.name), kinds=kinds) * alias.strength
+            if runs_commands and alias.command:
+                score += COMMAND_BONUS  # a task container runs a command: the declared commands come first
             target = index.by_path.get(alias.target)
             if score > 0 and target is not None:
                 _keep(scored, target, index.places[target], score, alias.evidence)
     within = compile_globs(given) if given else None
+    beside = compile_globs(others) if others else None
     near = compile_globs(guessed) if guessed else None
     store = is_data_store(element)
     languages = languages_of(technology)
+    product = runs_as_is(technology) and not store
     results = []
     for item in scored.values():
         place = item.place
+        if product and (not place.folder or item.score < 0.9):
+            continue  # a product's own folder may hold its configuration; a file named like it is not it
         if store and item.score < 0.8 or place.glob in given or place.glob in guessed:
             continue  # a part never owns exactly its parent's folder (nor would it hide its own inside it)
         if place.aside:
@@ -151,11 +188,32 @@ def rank_places(
         elif near is not None and (near(place.path + "/x") or near(place.path)):
             item.score += 0.05
             item.evidence.append("inside the code suggested for its parent")
+        elif beside is not None and (beside(place.path + "/x") or beside(place.path)):
+            item.score *= 0.5  # a component is part of its own container, never of the one beside it
+            item.evidence.append("inside the code of another element beside its parent")
+        inside = any(match is not None and (match(place.path + "/x") or match(place.path)) for match in (within, near))
+        if element.kind == "component" and inside and _all_named(place.words, forms, kinds):
+            # inside its container, a place whose whole name is words of the component's
+            # name is that part ("rpc.go" for "Backend RPC Clients")
+            item.score = max(item.score, PART_NAMED)
+            item.part = True
+            item.evidence.append(f"its whole name is words of the name {element.name!r}")
         results.append(item)
     results = _prune(results)
     results.sort(key=lambda item: (-item.score, item.place.depth, item.place.path))
     _break_ties(results, alive)
     return results
+
+
+PART_NAMED = 0.6
+"""The score of a place inside a component's container whose whole name is words of the
+component's name (above ``MIN_CONFIDENCE``, below a full name)."""
+
+
+def _all_named(own: tuple[str, ...], forms: list[tuple[str, tuple[str, ...]]], kinds: frozenset[str]) -> bool:
+    specific = [w for w in own if w not in GENERIC]
+    return bool(specific) and all(
+        any(similarity(word, t) for _, tokens in forms for t in tokens) for word in specific)
 
 
 def _keep(scored: dict[int, Scored], number: int, place: Place, score: float, evidence: str) -> None:
@@ -188,8 +246,8 @@ def _prune(items: list[Scored]) -> list[Scored]:
 def _break_ties(results: list[Scored], alive: Mapping[str, int]) -> None:
     """Two places as good as each other by name: the one history shows alive goes
     first; still tied, both are named and the confidence drops."""
-    if len(results) < 2 or results[0].score - results[1].score > TIE:
-        return
+    if len(results) < 2 or results[0].score - results[1].score > TIE or (results[0].part and results[1].part):
+        return  # two parts named by the component are both its own, no coin toss
     first, second = results[0], results[1]
     a, b = alive.get(first.place.path, 0), alive.get(second.place.path, 0)
     if a != b and alive:

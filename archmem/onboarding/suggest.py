@@ -4,8 +4,10 @@ how sure that is, and the evidence, from what the repository already says.
 Signals, strongest first: build and deployment files naming a folder (``manifests``),
 the element's own name and identifier against folder and file names (``names``), its
 technology against the languages there, and, for ties, which of the places git history
-shows alive. Elements outside the code (``archmem.model.external``) get nothing, and
-are said so. Nothing is written here: ``Workspace.suggest_paths`` records accepted
+shows alive; then, for what names leave unmatched, what the repository declares for the
+element's technology (``declared``). A suggested folder that holds a sibling's code gives
+it back with ``!glob``, so siblings never overlap. Elements outside the code
+(``archmem.model.external``) get nothing, and are said so. Nothing is written here: ``Workspace.suggest_paths`` records accepted
 globs in ``archmem.toml`` (``archmem.onboarding.table``).
 """
 
@@ -18,10 +20,12 @@ from typing import Any
 
 from archmem.model.external import external_elements, is_data_store
 from archmem.model.ownership import is_code
-from archmem.model.paths import compile_globs
+from archmem.model.paths import compile_globs, has_wildcard, is_negated
 from archmem.model.types import ArchitectureModel, Element
 from archmem.onboarding.candidates import Place, activity, build_index
+from archmem.onboarding.declared import Declared, Folders, declared_places
 from archmem.onboarding.manifests import Read, read_manifests
+from archmem.onboarding.names import same_joined, words
 from archmem.onboarding.rank import Scored, alias_index, rank_places
 
 MIN_CONFIDENCE = 0.55
@@ -97,6 +101,7 @@ def suggest_paths(
     chosen = [model.find(ref).id for ref in elements]
     index = build_index(files, skip)
     manifests = read_manifests([f for f in files if not skip(f)], read)
+    folders = Folders([f for f in files if not skip(f)])
     aliases = alias_index(manifests.aliases)
     alive = activity(change_sets)
     result = PathSuggestions()
@@ -117,23 +122,107 @@ def suggest_paths(
             scored = rank_places(
                 element, technology=_technology(model, element), index=index, aliases=aliases, manifests=manifests,
                 alive=alive, given=own.get(parent, []), guessed=suggested.get(parent, []),
-                shared=_shared_words(model, element),
+                shared=_shared_words(model, element), others=_beside_parent(model, element, own, suggested),
             )
             if not scored or scored[0].score < MIN_CONFIDENCE:
                 result.unmatched.append(_unmatched(element, scored))
             else:
                 ranked[element.id] = scored
         _assign(model, ranked, taken, own, suggested, result)
+        for element in by_depth[depth]:
+            found = declared_places(element, _technology(model, element), manifests, folders)
+            if found:
+                found.globs = [g for g in found.globs if not _named_for_a_sibling(model, element, g)]
+                _add_declared(model, element, found, taken, suggested, result)
     _parents_hold_their_parts(model, result, suggested, taken)
+    _collections_by_tag(model, result, suggested)
+    _take_back_siblings_code(model, result, own)
     order = {e.id: n for n, (_, e) in enumerate(model.walk())}
     result.suggestions.sort(key=lambda s: order[s.element])
     result.unmatched.sort(key=lambda s: order[s.element])
     code = [f for f in files if is_code(f) and not skip(f)]
-    before = compile_globs([g for globs in owned.values() for g in globs])
-    after = compile_globs([g for globs in [*owned.values(), *suggested.values()] for g in globs])
-    result.unowned_before = sum(1 for f in code if not before(f))
-    result.unowned = sum(1 for f in code if not after(f))
+    before = [compile_globs(globs) for globs in owned.values() if globs]
+    after = before + [compile_globs(globs) for globs in suggested.values() if globs]
+    result.unowned_before = sum(1 for f in code if not any(match(f) for match in before))
+    result.unowned = sum(1 for f in code if not any(match(f) for match in after))
     return result
+
+
+def _add_declared(
+    model: ArchitectureModel, element: Element, found: Declared, taken: dict[str | None, list[tuple[str, str]]],
+    suggested: dict[str, list[str]], result: PathSuggestions,
+) -> None:
+    """An element with no place by name gets what the repository declares for what it
+    is; a database matched by name also gets its migrations."""
+    siblings = [glob for owner, glob in taken.get(element.parent, []) if owner != element.id]
+    globs = [g for g in found.globs if g not in siblings]
+    if not globs:
+        return
+    mine = next((s for s in result.suggestions if s.element == element.id), None)
+    if mine is not None and element.kind == "container" and mine.confidence < STRONG and not is_data_store(element) \
+            and all(not g.endswith("/**") for g in mine.paths):
+        mine.paths[:] = []  # a container declared by its technology is more than a file half named like it
+        mine.evidence.insert(0, found.evidence)
+        mine.paths.extend(globs)
+    elif mine is not None:
+        if not is_data_store(element):
+            return
+        extra = [g for g in globs if g not in mine.paths]
+        mine.paths.extend(extra)
+        mine.evidence.append(found.evidence)
+    else:
+        mine = Suggestion(element.id, element.name, globs, found.confidence, [found.evidence])
+        result.suggestions.append(mine)
+        result.unmatched = [u for u in result.unmatched if u.element != element.id]
+    suggested[element.id] = mine.paths
+    taken.setdefault(element.parent, []).extend((element.id, g) for g in globs)
+
+
+def _collections_by_tag(model: ArchitectureModel, result: PathSuggestions, suggested: dict[str, list[str]]) -> None:
+    """An element still without code whose name is a tag others carry ("Periodic Tasks",
+    and tasks tagged ``in_periodic_tasks``) is the collection of them: it owns their code."""
+    waiting = {u.element for u in result.unmatched}
+    for element_id in list(waiting):
+        element = model.get(element_id)
+        name = words(element.name)  # type: ignore[union-attr]
+        members = [e for e in model.elements if e.id != element_id and e.id in suggested
+                   and any(same_joined(name, words(tag)) for tag in e.tags)]
+        globs = list(dict.fromkeys(g for m in members for g in suggested[m.id] if not g.startswith("!")))
+        if len(name) < 2 or not globs:
+            continue
+        tag = next(t for t in members[0].tags if same_joined(name, words(t)))
+        result.suggestions.append(Suggestion(element_id, element.name, globs, 0.7,  # type: ignore[union-attr]
+                                             [f"the code of the {len(members)} elements tagged {tag!r}"]))
+        result.unmatched = [u for u in result.unmatched if u.element != element_id]
+        suggested[element_id] = globs
+
+
+def _named_for_a_sibling(model: ArchitectureModel, element: Element, glob: str) -> bool:
+    """A declared folder named exactly like a sibling is the sibling's (``kubernetes-manifests``
+    holds a kustomization, but it is the "Kubernetes Manifests")."""
+    name = words(glob.removesuffix("/**").rsplit("/", 1)[-1])
+    siblings = [e for e in model.elements if e.parent == element.parent and e.id != element.id]
+    return bool(name) and any(same_joined(words(sibling.name), name) for sibling in siblings)
+
+
+def _take_back_siblings_code(model: ArchitectureModel, result: PathSuggestions, own: Mapping[str, list[str]]) -> None:
+    """A suggested folder that holds a sibling's code gives it back (``!glob``), so two
+    siblings never own the same file: the Django app without its management command."""
+    paths = {**own, **{s.element: s.paths for s in result.suggestions}}
+    for suggestion in result.suggestions:
+        parent = model.get(suggestion.element).parent  # type: ignore[union-attr]
+        folders = [g.removesuffix("/**") for g in suggestion.paths
+                   if not is_negated(g) and not has_wildcard(g.removesuffix("/**"))]
+        for sibling in model.children(parent) if parent else [e for e in model.elements if e.parent is None]:
+            if sibling.id == suggestion.element:
+                continue
+            for glob in paths.get(sibling.id, []):
+                base = glob.removesuffix("/**")
+                if is_negated(glob) or any(ch in base for ch in "*?["):
+                    continue
+                if any(base.startswith(folder + "/") for folder in folders) and f"!{glob}" not in suggestion.paths:
+                    suggestion.paths.append(f"!{glob}")
+                    suggestion.evidence.append(f"gives {glob} back to {sibling.id}")
 
 
 def _assign(
@@ -169,12 +258,31 @@ def _assign(
         suggested[element_id] = [item.place.glob]
         result.suggestions.append(Suggestion(element_id, element.name, [item.place.glob], min(1.0, score),
                                              item.evidence))
+        if item.part:  # "Page Templates and Static Assets": templates/ and static/
+            for other in ranked[element_id]:
+                others = [glob for owner, glob in siblings if owner != element_id]
+                if other.part and other is not item and not _overlaps(other.place, [*others, *suggested[element_id]]) \
+                        and other.place.folder == item.place.folder:
+                    siblings.append((element_id, other.place.glob))
+                    suggested[element_id].append(other.place.glob)
+                    result.suggestions[-1].paths = suggested[element_id]
     for element_id in ranked:
         if element_id not in suggested:
             element = model.get(element_id)
             assert element is not None
             result.unmatched.append(Skipped(element_id, element.name, umbrellas.get(
                 element_id, "its best places are owned by a sibling element already")))
+
+
+def _beside_parent(
+    model: ArchitectureModel, element: Element, own: Mapping[str, list[str]], suggested: Mapping[str, list[str]],
+) -> list[str]:
+    """The code of the elements beside a component's parent (its container's siblings)."""
+    parent = model.get(element.parent) if element.parent else None
+    if parent is None or element.kind != "component":
+        return []
+    return [g for e in model.children(parent.parent) if e.id != parent.id
+            for g in own.get(e.id) or suggested.get(e.id, []) if not g.startswith("!")]
 
 
 def _shared_words(model: ArchitectureModel, element: Element) -> str:

@@ -373,9 +373,11 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         return Workspace(self.repository, config=self.config, model_path=self._model_path, clock=self.clock,
                          env=self.env)
 
-    def init(self) -> InitResult:
+    def init(self, *, starter_model: bool = False) -> InitResult:
         """Write a commented archmem.toml (never over an existing one), create
-        ``.archmem/`` and keep the database out of git. Safe to run twice."""
+        ``.archmem/`` and keep the database out of git. Safe to run twice. With
+        ``starter_model``, a repository without a model gets a draft ``workspace.dsl``
+        from its manifests (``archmem.onboarding.starter``); one with a model keeps it."""
         from archmem.initialize import init_repository
 
         try:
@@ -383,5 +385,18 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         except ModelNotFoundError:
             found = None
         self._configured_path("store.memories")
-        return init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))
+        drafted = False
+        if starter_model and found is None:
+            from archmem.atomic_write import write_atomic
+            from archmem.onboarding.starter import draft_model
+
+            target = self.root / "workspace.dsl"
+            text = draft_model(self.root.resolve().name, self.repository.files(), self.repository.read_small)
+            write_atomic(target, text)  # a symlink in its place is replaced, never written through
+            found, drafted = "workspace.dsl", True
+        result = init_repository(self.root, model=found, memories_folder=self.config.store.memories.rstrip("/"))
+        if drafted:
+            result.created.insert(0, "workspace.dsl")
+            result.starter_model = True
+        return result
 
