@@ -19,7 +19,7 @@ from archmem.drift.changes import ChangesSince, changes_since
 from archmem.drift.baselines import described_text, is_mapping_only, mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
-from archmem.drift.scan import Progress, ScanResult, reader_for, scan_history
+from archmem.drift.scan import Progress, ScanResult, history_exclusions, reader_for, scan_history
 from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import Baseline, ElementSize, Thresholds
@@ -76,8 +76,9 @@ class DriftView:
 
     @cached_property
     def scan(self) -> ScanResult:
+        exclude = history_exclusions(self.thresholds.ignore, self.store.anchor_paths())
         return scan_history(
-            self.store, reader_for(self.repository), deepen=self.deepen, progress=self.progress, budget=self.budget
+            self.store, reader_for(self.repository, exclude=exclude), deepen=self.deepen, progress=self.progress, budget=self.budget
         )
 
     @cached_property

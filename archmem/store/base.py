@@ -73,6 +73,9 @@ class Store(Protocol):
         """{active memory id: the given paths it anchors (the file, a symbol in it, or a
         folder holding it)}."""
 
+    def anchor_paths(self) -> list[str]:
+        """The distinct files and folders any memory anchors (``#Symbol`` cut off)."""
+
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF."""
 
