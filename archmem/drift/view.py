@@ -6,7 +6,7 @@ it for VERIFY reasons and ``archmem drift`` for the report.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
@@ -73,6 +73,7 @@ class DriftView:
         self.progress = progress
         self.budget = budget
         self._hunks: dict[tuple[str, str], list[Hunk]] = {}
+        self._memory_paths: dict[str, str | None] = {}
 
     @cached_property
     def scan(self) -> ScanResult:
@@ -332,14 +333,34 @@ class DriftView:
         return found
 
     def _memory_commit(self, memory: Memory) -> int | None:
-        path = self.store.path_of(memory.id) if self._memory_file_commits else None
+        if not self._memory_file_commits:
+            return None
+        if memory.id not in self._memory_paths:
+            self._memory_paths[memory.id] = self.store.path_of(memory.id)
+        path = self._memory_paths[memory.id]
         return self._memory_file_commits.get(path) if path else None
 
+    def _read_memory_paths(self, memories: Sequence[Memory]) -> None:
+        """The files of many memories in one query, before their staleness is asked one
+        by one (a query per memory was most of a recall's and a status's statements)."""
+        if not self._memory_file_commits:
+            return
+        wanted = [m.id for m in memories if m.id not in self._memory_paths]
+        if wanted:
+            found = self.store.paths_of(wanted)
+            self._memory_paths.update({memory_id: found.get(memory_id) for memory_id in wanted})
+
     def stale(self, memories: list[Memory]) -> dict[str, Staleness]:
+        self._read_memory_paths(memories)
         return self.checker.stale(memories)
 
     def verify_reason(self, memory: Memory) -> str | None:
         return self.checker.reason(memory)
+
+    def verify_reasons(self, memories: Sequence[Memory]) -> dict[str, str | None]:
+        """{memory id: its VERIFY reason, or None} for many memories, their files read at once."""
+        self._read_memory_paths(memories)
+        return {memory.id: self.checker.reason(memory) for memory in memories}
 
     def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         key = (path, base)

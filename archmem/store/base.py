@@ -48,6 +48,9 @@ class Store(Protocol):
     def path_of(self, memory_id: str) -> str | None:
         """The memory's file, relative to the repository root (None: not in a file)."""
 
+    def paths_of(self, memory_ids: Iterable[str]) -> dict[str, str]:
+        """{memory id: its file} for many memories (those without a file left out)."""
+
     def get_memory(self, memory_id: str) -> Memory | None:
         """One memory by id."""
 

@@ -16,6 +16,7 @@ it takes what the files say and writes nothing back.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -216,6 +217,19 @@ class MemoryFileIndex:
 
     def path_of(self, memory_id: str) -> str | None:
         return self._paths_of([memory_id]).get(memory_id)
+
+    def paths_of(self, memory_ids: Iterable[str]) -> dict[str, str]:
+        """{memory id: its file} for many memories in one query, however many (those
+        without a file left out; a memory in two files: the first by name)."""
+        found: dict[str, str] = {}
+        rows = self._execute(
+            "SELECT memory_id, path FROM memory_files WHERE memory_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY path",
+            (json.dumps(list(dict.fromkeys(memory_ids))),),
+        )
+        for memory_id, path in rows:
+            found.setdefault(memory_id, path)
+        return found
 
     def _file_statuses(self, ids: list[str]) -> dict[str, str]:
         return dict(self._select_in("SELECT id, file_status FROM memories WHERE id IN ({ids})", ids))
