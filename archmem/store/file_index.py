@@ -186,6 +186,10 @@ class MemoryFileIndex:
         rows = self._execute("SELECT path, size, mtime_ns FROM memory_files").fetchall()
         return {path: (size, mtime_ns) for path, size, mtime_ns in rows}
 
+    def file_count(self) -> int:
+        """How many memory files the index knows."""
+        return int(self._execute("SELECT COUNT(*) FROM memory_files").fetchone()[0])
+
     def indexed_ids(self) -> set[str]:
         """The id of every memory in the index."""
         return {row[0] for row in self._execute("SELECT id FROM memories").fetchall()}
