@@ -103,3 +103,16 @@ def test_a_private_memory_is_indexed(shop: Path):
     [private] = [p for p in (shop / ".archmem").rglob("*.md") if "title: Mine" in p.read_text()]
     private.write_text(private.read_text().replace("My own note.", "My own note, edited."))
     assert contents(shop)["Mine"] == "My own note, edited."
+
+
+def test_status_counts_the_files_from_the_index_without_listing_them(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    from archmem.status import workspace_status
+
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.remember("My own note.", kind="note", title="Mine", private=True)
+    contents(shop)
+    seen = scanned_folders(monkeypatch)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        files = workspace_status(ws)["files"]
+    assert (files["files"], files["private"]) == (3, 1)
+    assert ".archmem/memories/" not in seen

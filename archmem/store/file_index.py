@@ -190,6 +190,15 @@ class MemoryFileIndex:
         """How many memory files the index knows."""
         return int(self._execute("SELECT COUNT(*) FROM memory_files").fetchone()[0])
 
+    def file_counts(self, private_folder: str) -> tuple[int, int]:
+        """(files, of which below ``private_folder``) the index knows, counted in SQL."""
+        prefix = private_folder.rstrip("/") + "/"
+        row = self._execute(
+            "SELECT COUNT(*), COUNT(CASE WHEN path >= ? AND path < ? THEN 1 END) FROM memory_files",
+            (prefix, prefix[:-1] + "0"),  # "0" sorts right after "/"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
     def indexed_ids(self) -> set[str]:
         """The id of every memory in the index."""
         return {row[0] for row in self._execute("SELECT id FROM memories").fetchall()}
