@@ -29,6 +29,13 @@ process is started per commit. The choices, and why:
   makes paths relative to it and drops files outside it; a rename across the boundary
   becomes an add or a delete. Commits that touch nothing inside are still listed (with
   no changes) so the newest commit read is always the tip and incremental reads chain.
+* **Ignored files are never diffed.** The default ignores (lock files, minified and
+  generated code) count for no element, and diffing them is most of a scan's time (a
+  ``package-lock.json`` changes by thousands of lines), so they go to git as exclude
+  pathspecs rather than being dropped afterwards. ``--full-history --sparse`` keeps
+  every first-parent commit listed, as without pathspecs; a rename between an excluded
+  and a read path then shows as an add or a delete, as across a sub-folder root. The
+  exclusions are part of ``scope``: a cache read with others is rescanned.
 * **Determinism.** Options a user's git config could change are pinned on the command
   line (colours, textconv, external diff, diff algorithm, signatures, output encoding),
   because the output is cached and compared across runs.
@@ -38,7 +45,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from functools import cached_property
 from pathlib import Path
@@ -64,7 +71,7 @@ _LOG_OPTIONS = (
     "-c", "log.showSignature=false",
     "log", _FORMAT, "--reverse", "--first-parent", "--diff-merges=first-parent", "--root",
     "-w", "-M", "--raw", "--no-abbrev", "--numstat", "-z", "--no-color", "--no-textconv",
-    "--no-ext-diff", "--diff-algorithm=myers", "--encoding=UTF-8",
+    "--no-ext-diff", "--diff-algorithm=myers", "--encoding=UTF-8", "--full-history", "--sparse",
 )
 _STATUS: dict[str, ChangeStatus] = {"A": "A", "D": "D", "M": "M", "R": "R", "C": "A"}
 _READ_SIZE = 1 << 18
@@ -79,8 +86,10 @@ class HistoryReader:
     drift is computed from history and cannot be guessed without it.
     """
 
-    def __init__(self, repo_root: Path) -> None:
+    def __init__(self, repo_root: Path, *, exclude: Sequence[str] = ()) -> None:
         self.root = Path(repo_root).resolve()
+        self.exclude = tuple(sorted(set(exclude)))
+        """Globs (relative to ``repo_root``) whose files git leaves out of every diff."""
         if not self.root.is_dir():
             raise RepositoryError(f"{self.root} is not a git repository: drift needs its history",
                                   hint="run archmem in a git checkout (or git init and commit)")
@@ -110,8 +119,16 @@ class HistoryReader:
 
     @property
     def scope(self) -> str:
-        """What a cache of this reader's output depends on: the sub-folder and the format."""
-        return f"format={HISTORY_FORMAT};prefix={self.prefix}"
+        """What a cache of this reader's output depends on: the sub-folder, the format and
+        the excluded globs."""
+        scope = f"format={HISTORY_FORMAT};prefix={self.prefix}"
+        return scope + (";exclude=" + "\x1f".join(self.exclude) if self.exclude else "")
+
+    def pathspecs(self) -> list[str]:
+        """What git reads: the root (a sub-folder, or everything) less the excluded globs."""
+        if not self.exclude:
+            return []
+        return [self.prefix or ".", *[f":(exclude,glob){self.prefix}{glob}" for glob in self.exclude]]
 
     # ---- questions ------------------------------------------------------------------
 
@@ -147,7 +164,7 @@ class HistoryReader:
         """The exact ``git log`` command ``read`` runs (the benchmark times it bare)."""
         relative = [f"--relative={self.prefix}"] if self.prefix else []
         spec = f"{since_sha}..{until}" if since_sha else until
-        return [_git_executable(), *_LOG_OPTIONS, *relative, spec, "--"]
+        return [_git_executable(), *_LOG_OPTIONS, *relative, spec, "--", *self.pathspecs()]
 
     def read(
         self,

@@ -227,6 +227,30 @@ class Repository:
         entries = result.stdout.decode("utf-8", errors="surrogateescape").split("\0")
         return [entry[3:] for entry in entries if len(entry) > 3]
 
+    def folder_signature(self, folder: str) -> str | None:
+        """A digest that changes whenever a file below ``folder`` may have: HEAD's commit,
+        and each path git lists as differing from it there (staged, changed, deleted,
+        untracked, ignored) with its size and mtime. git tells the other files unchanged
+        from its index's stat cache, in C (and its fsmonitor where one is set up), so
+        nothing here stats them; None outside git or when git fails."""
+        if not self.is_git:
+            return None
+        result = self._git(
+            "--no-optional-locks", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z", "--branch",
+            "--untracked-files=all", "--ignored=traditional", "--", folder, check=False,
+        )
+        if result.returncode != 0:
+            return None
+        top = os.fsencode(_top_level(self.root))
+        digest = hashlib.sha256(result.stdout)
+        for path in _status_paths(result.stdout):
+            try:
+                info = os.lstat(top + b"/" + path)
+                digest.update(b"%d %d\0" % (info.st_size, info.st_mtime_ns))
+            except OSError:
+                digest.update(b"-\0")
+        return digest.hexdigest()
+
     def user_name(self) -> str | None:
         """Who works in this clone: ``git config user.name``, else the local part of
         ``user.email`` (None outside git or when neither is set)."""
@@ -394,3 +418,30 @@ def count_lines(path: Path) -> int:
     if last and last != b"\n":
         count += 1
     return count
+
+
+def _top_level(root: Path) -> Path:
+    """The git top level holding ``root`` (a ``.git`` folder or file), without asking git."""
+    for folder in (root, *root.parents):
+        if (folder / ".git").exists():
+            return folder
+    return root
+
+
+_FIELDS_BEFORE_PATH = {b"1": 8, b"2": 9, b"u": 10}
+
+
+def _status_paths(output: bytes) -> list[bytes]:
+    """The paths of ``git status --porcelain=v2 -z`` records (top-level relative; a
+    rename's old path too)."""
+    paths: list[bytes] = []
+    records = iter(output.split(b"\0"))
+    for record in records:
+        kind = record[:1]
+        if kind in _FIELDS_BEFORE_PATH:
+            paths.append(record.split(b" ", _FIELDS_BEFORE_PATH[kind])[-1])
+            if kind == b"2":
+                paths.append(next(records, b""))
+        elif kind in (b"?", b"!"):
+            paths.append(record[2:])
+    return paths

@@ -73,10 +73,13 @@ def _files(ws: Workspace, stored: bool) -> dict[str, Any]:
     once indexed, which could not be read and where chains fork; and the drift accept
     files, how many and which are not committed yet."""
     folder = ws.memory_folder
-    stats = folder.scan()
-    private = sum(1 for stat in stats.values() if stat.private)
+    if stored:  # the open's sync left the index with every file: no second listing
+        total, private = ws.store.file_counts(folder.relative(folder.private))
+    else:
+        stats = folder.scan()
+        total, private = len(stats), sum(1 for stat in stats.values() if stat.private)
     found: dict[str, Any] = {
-        "folder": _relative(ws, folder.shared), "files": len(stats) - private, "private": private,
+        "folder": _relative(ws, folder.shared), "files": total - private, "private": private,
         "uncommitted": ws.repository.uncommitted(_relative(ws, folder.shared)) if ws.repository.is_git else [],
         "indexed": stored,
     }

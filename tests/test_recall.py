@@ -162,7 +162,7 @@ def test_a_stale_memory_drops_and_says_why(ws: Workspace, clock: FrozenClock):
     ids = seed(ws)
     reason = "ApiGateway drifted since this was confirmed"
     ctx = RecallContext(store=ws.store, model=ws.model, config=RecallConfig(), now=clock(),
-                        staleness=lambda m: reason if m.id == ids["headers"] else None)
+                        staleness=lambda ms: {m.id: reason for m in ms if m.id == ids["headers"]})
     plain = RecallContext(store=ws.store, model=ws.model, config=RecallConfig(), now=clock())
     stale = recall(ctx, "custom headers stripped", explain=True).results[0]
     fresh = recall(plain, "custom headers stripped", explain=True).results[0]

@@ -358,8 +358,9 @@ class DriftIndex:
 
     def file_changes(self, path: str, since: datetime | None) -> FileActivity:
         """Commits after ``since`` that touched ``path`` (a file, or every file under a
-        folder), the last of them and its time. Ignore globs do not apply: an anchor
-        names its file on purpose."""
+        folder), the last of them and its time. Ignore globs do not apply to a file an
+        anchor names (the scan keeps such a file read); a folder counts the files the
+        scan read, which leaves ignored ones out."""
         return self.activity(path, self.position(since))
 
     def activity(self, path: str, position: int) -> FileActivity:

@@ -19,12 +19,13 @@ oldest commit of ``cached_head..HEAD`` must have the cached head as its first pa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from archmem.drift.types import Commit
 from archmem.errors import RepositoryError
 from archmem.history import SHALLOW_HINT, HistoryReader
+from archmem.model.paths import compile_globs, normalize_glob
 from archmem.repo import Repository
 from archmem.store.commits import CommitCache
 from archmem.store.sqlite import SQLiteStore
@@ -44,14 +45,34 @@ class ScanResult:
     head: str | None = None
 
 
-def reader_for(repository: Repository) -> HistoryReader:
-    """The history reader for a repository; a plain folder has no history to read."""
+def history_exclusions(ignore: Sequence[str], anchors: Iterable[str]) -> list[str]:
+    """The ignore globs git can leave out of the scan: those no anchored file matches (an
+    anchor names its file on purpose, ignored or not) and that git reads as archmem does
+    (no backslash escapes, nothing that leaves the repository)."""
+    files = [anchor.partition("#")[0] for anchor in anchors]
+    kept = []
+    for glob in dict.fromkeys(ignore):
+        try:
+            normal = normalize_glob(glob)
+        except ValueError:
+            continue
+        if normal != glob or "\\" in glob:
+            continue
+        matches = compile_globs([glob])
+        if not any(matches(path) for path in files):
+            kept.append(glob)
+    return kept
+
+
+def reader_for(repository: Repository, *, exclude: Sequence[str] = ()) -> HistoryReader:
+    """The history reader for a repository (git leaves the ``exclude`` globs out); a
+    plain folder has no history to read."""
     if not repository.is_git:
         raise RepositoryError(
             f"{repository.root} is not a git repository: drift needs its history",
             hint="run archmem in a git checkout (or git init and commit)",
         )
-    return HistoryReader(repository.root)
+    return HistoryReader(repository.root, exclude=exclude)
 
 
 Progress = Callable[[int, int], None]

@@ -6,7 +6,7 @@ it for VERIFY reasons and ``archmem drift`` for the report.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
@@ -19,7 +19,7 @@ from archmem.drift.changes import ChangesSince, changes_since
 from archmem.drift.baselines import described_text, is_mapping_only, mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
-from archmem.drift.scan import Progress, ScanResult, reader_for, scan_history
+from archmem.drift.scan import Progress, ScanResult, history_exclusions, reader_for, scan_history
 from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import Baseline, ElementSize, Thresholds
@@ -73,11 +73,13 @@ class DriftView:
         self.progress = progress
         self.budget = budget
         self._hunks: dict[tuple[str, str], list[Hunk]] = {}
+        self._memory_paths: dict[str, str | None] = {}
 
     @cached_property
     def scan(self) -> ScanResult:
+        exclude = history_exclusions(self.thresholds.ignore, self.store.anchor_paths())
         return scan_history(
-            self.store, reader_for(self.repository), deepen=self.deepen, progress=self.progress, budget=self.budget
+            self.store, reader_for(self.repository, exclude=exclude), deepen=self.deepen, progress=self.progress, budget=self.budget
         )
 
     @cached_property
@@ -331,14 +333,34 @@ class DriftView:
         return found
 
     def _memory_commit(self, memory: Memory) -> int | None:
-        path = self.store.path_of(memory.id) if self._memory_file_commits else None
+        if not self._memory_file_commits:
+            return None
+        if memory.id not in self._memory_paths:
+            self._memory_paths[memory.id] = self.store.path_of(memory.id)
+        path = self._memory_paths[memory.id]
         return self._memory_file_commits.get(path) if path else None
 
+    def _read_memory_paths(self, memories: Sequence[Memory]) -> None:
+        """The files of many memories in one query, before their staleness is asked one
+        by one (a query per memory was most of a recall's and a status's statements)."""
+        if not self._memory_file_commits:
+            return
+        wanted = [m.id for m in memories if m.id not in self._memory_paths]
+        if wanted:
+            found = self.store.paths_of(wanted)
+            self._memory_paths.update({memory_id: found.get(memory_id) for memory_id in wanted})
+
     def stale(self, memories: list[Memory]) -> dict[str, Staleness]:
+        self._read_memory_paths(memories)
         return self.checker.stale(memories)
 
     def verify_reason(self, memory: Memory) -> str | None:
         return self.checker.reason(memory)
+
+    def verify_reasons(self, memories: Sequence[Memory]) -> dict[str, str | None]:
+        """{memory id: its VERIFY reason, or None} for many memories, their files read at once."""
+        self._read_memory_paths(memories)
+        return {memory.id: self.checker.reason(memory) for memory in memories}
 
     def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         key = (path, base)

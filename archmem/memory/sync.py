@@ -1,6 +1,10 @@
 """Bring the local index up to date with the memory files (the truth, shared through git).
 
-Runs on every open. Unchanged files are recognized by size and mtime without being read;
+Runs on every open. A large folder in git is known unchanged by its signature: git says
+which files differ from HEAD (it compares the others with its index's stat cache), and
+only those are stat-ed (``Repository.folder_signature``); the signature the last sync
+saw is kept in the index. Otherwise, or when the signature moved, unchanged files are
+recognized by size and mtime without being read;
 a changed one is hashed, and parsed only when its bytes changed (a checkout that touched
 it without changing it costs a read). A file that cannot be read as a memory is reported
 with its path and line and skipped: the rest of the memories work, and what the index
@@ -9,6 +13,7 @@ already held for that file stays until the file is fixed. Nothing here writes a 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,12 +67,27 @@ class SyncReport:
                 if problem.severity == "error"]
 
 
+SIGNATURE_FROM = 1000
+"""Indexed files from which an open asks git whether the committed folder changed rather
+than stat every file (below it, the stats cost less than starting git)."""
+_SIGNATURE = "files_signature"
+
+FolderSignature = Callable[[str], "str | None"]
+"""A repository folder → a digest that changes when any file below it may have."""
+
+
 def sync_from_files(
-    store: SQLiteStore, folder: MemoryFolder, model: Callable[[], ArchitectureModel]
+    store: SQLiteStore, folder: MemoryFolder, model: Callable[[], ArchitectureModel],
+    *, signature: FolderSignature | None = None,
 ) -> SyncReport:
     """Index what changed in the memory folders since the last open; see the module doc."""
     report = SyncReport()
-    _index_changed_files(store, folder, model, report)
+    seen = _files_signature(store, folder, signature)
+    kept = store.meta(_SIGNATURE)
+    if seen is None or kept != seen:
+        _index_changed_files(store, folder, model, report)
+        if seen != kept:
+            store.set_meta(_SIGNATURE, seen)
     if store.meta("files_export") == "pending":
         # after indexing: files an export killed before its COMMIT left are taken as they are,
         # not written again under a second name
@@ -76,6 +96,18 @@ def sync_from_files(
         reindex_search_text(store, model())
     report.problems = _recorded_problems(store)
     return report
+
+
+def _files_signature(store: SQLiteStore, folder: MemoryFolder, signature: FolderSignature | None) -> str | None:
+    """Both folders' signature: git's for the committed one, the stamps of the private
+    one (git ignores it); None when the folder is small or git cannot say."""
+    if signature is None or store.file_count() < SIGNATURE_FROM:
+        return None
+    shared = signature(folder.relative(folder.shared))
+    if shared is None:
+        return None
+    private = sorted(folder.private_stamps().items())
+    return hashlib.sha256(f"{shared}\0{private!r}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _index_changed_files(

@@ -22,7 +22,7 @@ from archmem.clock import format_time
 from archmem.config import RecallConfig
 from archmem.errors import ArchmemError
 from archmem.memory import text as textrules
-from archmem.memory.types import Memory
+from archmem.memory.types import Link, Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.recall.decision import Decision, Evidence, confidence, decide
@@ -51,13 +51,14 @@ if TYPE_CHECKING:
 MAX_QUERY_TERMS = 64
 RANKED_TERMS = 12
 
-Staleness = Callable[[Memory], "str | None"]
-"""The drift module's one interface to recall: a VERIFY reason for a memory, or None."""
+Staleness = Callable[[Sequence[Memory]], Mapping[str, "str | None"]]
+"""The drift module's one interface to recall: the VERIFY reason of each of many
+memories (None, or left out, when nothing moved), asked once for all candidates."""
 
 
-def nothing_is_stale(memory: Memory) -> str | None:
+def nothing_is_stale(memories: Sequence[Memory]) -> dict[str, str | None]:
     """Until drift is known, no memory is stale."""
-    return None
+    return {}
 
 
 @dataclass
@@ -159,9 +160,9 @@ def recall(
     scored: list[tuple[Factors, Memory, str | None]] = []
     strengths: list[float] = []
     pointers: list[float] = []
-    for memory in memories.values():
-        if memory.status != "active":
-            continue
+    active = [memory for memory in memories.values() if memory.status == "active"]
+    reasons = ctx.staleness(active)
+    for memory in active:
         element_score = max((matches[e].score for e in memory.elements if e in matches), default=0.0)
         pointed_score = max((pointed[e].score for e in memory.elements if e in pointed), default=0.0)
         if memory.id in titled:
@@ -170,7 +171,7 @@ def recall(
         if memory.id in anchored:
             element_score = pointed_score = ANCHORED
         cosine = semantic.get(memory.id) if semantic is not None else None
-        reason = ctx.staleness(memory)
+        reason = reasons.get(memory.id)
         factors = score_memory(
             lexical=lexical.get(memory.id, 0.0),
             semantic=semantic_relevance(cosine, config.semantic_floor) if cosine is not None else None,
@@ -367,17 +368,26 @@ def _neighbours(
     found: list[dict[str, Any]] = []
     listed = {e["id"]: e for e in elements}
     decisions = {(f"{d.element}/{d.id}" if d.element else d.id): d for d in ctx.model.decisions}
+    links_of: dict[str, list[Link]] = {}
+    for link in ctx.store.links(source_ids=[source["id"] for source in sources], pending=False):
+        links_of.setdefault(link.source_id, []).append(link)
+    targets = ctx.store.get_memories(
+        link.target_id for found in links_of.values() for link in found
+        if link.target_kind == "memory" and link.target_id is not None
+    )
+    targets = {memory_id: memory for memory_id, memory in targets.items() if memory.status == "active"}
+    reasons = ctx.staleness(list(targets.values())) if targets else {}
     for source in sources:
         via = {"id": source["id"], "title": source["title"]}
-        for link in ctx.store.links(source_ids=[source["id"]], pending=False):
+        for link in links_of.get(source["id"], []):
             target = link.target_id
             if target is None or target in seen:
                 continue
             if link.target_kind == "memory":
-                memory = ctx.store.get_memory(target)
-                if memory is None or memory.status != "active":
+                memory = targets.get(target)
+                if memory is None:
                     continue
-                found.append(_memory_result(memory, ctx.staleness(memory), via=via))
+                found.append(_memory_result(memory, reasons.get(memory.id), via=via))
             elif link.target_kind == "decision" and target in decisions:
                 decision = decisions[target]
                 found.append({

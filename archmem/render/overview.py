@@ -10,7 +10,7 @@ so kind, freshness, usage and drift order them; the budget cuts the lowest first
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -39,7 +39,7 @@ def build_overview(
     *,
     now: datetime,
     config: RecallConfig,
-    staleness: Callable[[Memory], str | None],
+    staleness: Callable[[Sequence[Memory]], Mapping[str, str | None]],
     budget: int = DEFAULT_BUDGET_CHARS,
     measure: Callable[[str], int] = len,
     overrides: Path | None = None,
@@ -51,7 +51,8 @@ def build_overview(
     that starts with a task still gets what holds for every task)."""
     title = for_task.strip() if for_task and for_task.strip() else OVERVIEW_TASK
     active = [m for m in memories if m.status == "active"]
-    reasons = {m.id: staleness(m) for m in active}
+    found = staleness(active)
+    reasons = {m.id: found.get(m.id) for m in active}
     standing = sorted(
         (m for m in active if is_standing(m)),
         key=lambda m: (-_prior(m, now, config, reasons[m.id] is not None), m.id),

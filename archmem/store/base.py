@@ -48,6 +48,9 @@ class Store(Protocol):
     def path_of(self, memory_id: str) -> str | None:
         """The memory's file, relative to the repository root (None: not in a file)."""
 
+    def paths_of(self, memory_ids: Iterable[str]) -> dict[str, str]:
+        """{memory id: its file} for many memories (those without a file left out)."""
+
     def get_memory(self, memory_id: str) -> Memory | None:
         """One memory by id."""
 
@@ -76,6 +79,9 @@ class Store(Protocol):
     def anchors_named(self, names: Sequence[str]) -> dict[str, list[str]]:
         """{active memory id: its anchors a task names}: the whole anchor, its path from a
         folder boundary on, or the symbol after ``#``."""
+
+    def anchor_paths(self) -> list[str]:
+        """The distinct files and folders any memory anchors (``#Symbol`` cut off)."""
 
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF."""

@@ -16,6 +16,7 @@ it takes what the files say and writes nothing back.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -185,6 +186,19 @@ class MemoryFileIndex:
         rows = self._execute("SELECT path, size, mtime_ns FROM memory_files").fetchall()
         return {path: (size, mtime_ns) for path, size, mtime_ns in rows}
 
+    def file_count(self) -> int:
+        """How many memory files the index knows."""
+        return int(self._execute("SELECT COUNT(*) FROM memory_files").fetchone()[0])
+
+    def file_counts(self, private_folder: str) -> tuple[int, int]:
+        """(files, of which below ``private_folder``) the index knows, counted in SQL."""
+        prefix = private_folder.rstrip("/") + "/"
+        row = self._execute(
+            "SELECT COUNT(*), COUNT(CASE WHEN path >= ? AND path < ? THEN 1 END) FROM memory_files",
+            (prefix, prefix[:-1] + "0"),  # "0" sorts right after "/"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
     def indexed_ids(self) -> set[str]:
         """The id of every memory in the index."""
         return {row[0] for row in self._execute("SELECT id FROM memories").fetchall()}
@@ -216,6 +230,19 @@ class MemoryFileIndex:
 
     def path_of(self, memory_id: str) -> str | None:
         return self._paths_of([memory_id]).get(memory_id)
+
+    def paths_of(self, memory_ids: Iterable[str]) -> dict[str, str]:
+        """{memory id: its file} for many memories in one query, however many (those
+        without a file left out; a memory in two files: the first by name)."""
+        found: dict[str, str] = {}
+        rows = self._execute(
+            "SELECT memory_id, path FROM memory_files WHERE memory_id IN (SELECT value FROM json_each(?)) "
+            "ORDER BY path",
+            (json.dumps(list(dict.fromkeys(memory_ids))),),
+        )
+        for memory_id, path in rows:
+            found.setdefault(memory_id, path)
+        return found
 
     def _file_statuses(self, ids: list[str]) -> dict[str, str]:
         return dict(self._select_in("SELECT id, file_status FROM memories WHERE id IN ({ids})", ids))

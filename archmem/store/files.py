@@ -81,6 +81,10 @@ class MemoryFolder:
         found.update(self._stamps(self.private))
         return found
 
+    def private_stamps(self) -> dict[str, tuple[int, int]]:
+        """``stamps`` of the git-ignored private folder alone (git knows nothing of it)."""
+        return self._stamps(self.private)
+
     def _stamps(self, folder: Path) -> dict[str, tuple[int, int]]:
         prefix = self.relative(folder)
         found: dict[str, tuple[int, int]] = {}

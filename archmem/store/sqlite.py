@@ -268,6 +268,14 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
                 found.setdefault(memory_id, []).append(anchor)
         return found
 
+    def anchor_paths(self) -> list[str]:
+        """The distinct files and folders any memory anchors (``#Symbol`` cut off), in one query."""
+        rows = self._execute(
+            "SELECT DISTINCT CASE WHEN instr(anchor, '#') > 0 THEN substr(anchor, 1, instr(anchor, '#') - 1) "
+            "ELSE anchor END FROM memory_anchors ORDER BY 1"
+        ).fetchall()
+        return [row[0] for row in rows]
+
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF (cached until the store changes)."""
         stats = self._cached_stats()

@@ -114,7 +114,7 @@ class BriefingOps:
         drift = self.drift
         briefing = build_overview(
             self.store.list_memories(status="active"), self.model_or_empty, now=self.clock(),
-            config=self.config.recall, staleness=drift.verify_reason if drift is not None else (lambda _m: None),
+            config=self.config.recall, staleness=drift.verify_reasons if drift is not None else (lambda _memories: {}),
             budget=budget_tokens if budget_tokens is not None else (budget or DEFAULT_BUDGET_CHARS),
             measure=estimate_tokens if budget_tokens is not None else len,
             overrides=self.template_overrides, for_task=for_task, client=client,

@@ -311,7 +311,8 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
     def _sync(self, store: SQLiteStore) -> SyncReport:
         from archmem.memory.sync import sync_from_files
 
-        report = sync_from_files(store, self.memory_folder, lambda: self.model_or_empty)
+        report = sync_from_files(store, self.memory_folder, lambda: self.model_or_empty,
+                                 signature=self.repository.folder_signature)
         self._export_index_accepts(store)
         return report
 

@@ -106,7 +106,7 @@ class RecallOps:
             now=self.clock(),
             ownership=(self.ownership if model.elements else Ownership()) if files or elements else None,
             element_index=self.element_index,
-            staleness=drift.verify_reason if drift is not None else nothing_is_stale,
+            staleness=drift.verify_reasons if drift is not None else nothing_is_stale,
             semantic=self.semantic_search,
             thesaurus=self.thesaurus,
             warnings=list(self._recall_warnings),

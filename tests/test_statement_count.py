@@ -1,0 +1,84 @@
+"""A recall and a status run a small, fixed number of SQL statements, however many
+memories there are: staleness, memory files and linked memories are read in batches,
+not one query per memory. Counted with sqlite3's trace callback on a real store with
+committed memory files and back-dated history; statements SQLite runs inside FTS5
+(``-- ``) are its own and not counted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from archmem.status import workspace_status
+from archmem.workspace import Workspace
+
+from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
+
+RECALL_LIMIT = 25
+STATUS_LIMIT = 20
+
+
+def clock(day: int) -> FrozenClock:
+    frozen = FrozenClock()
+    frozen.now = datetime(2026, 1, day, 12, tzinfo=timezone.utc)
+    return frozen
+
+
+def build(root: Path, memories: int) -> Path:
+    """A repository with ``memories`` committed memory files on two elements, a third
+    anchored to a file, each linking the one before; then the code changes under them."""
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": DRIFT_MODEL, "services/api/router.go": lines(40), "services/orders/app.py": lines(40),
+                 "legacy/old.py": lines(10)})
+    commit(root, "initial", "2026-01-01T00:00:00Z")
+    with Workspace.open(root, clock=clock(1), env={}) as ws:
+        for i in range(memories):
+            ws.remember(
+                f"Gateway token retries, rule {i}: see [[Rule {max(i - 1, 0)}]]", kind="pitfall", title=f"Rule {i}",
+                elements=["ApiGateway" if i % 2 else "Orders"], anchors=["services/api/router.go"] if i % 3 == 0 else [],
+            )
+    commit(root, "memories", "2026-01-02T00:00:00Z")
+    write(root, {"services/api/router.go": lines(200), "services/orders/app.py": lines(120)})
+    commit(root, "rewrite", "2026-01-03T00:00:00Z")
+    return root
+
+
+def statements(root: Path, action: Callable[[Workspace], object]) -> list[str]:
+    """The statements archmem runs for ``action`` on a freshly opened workspace (the
+    history scan done before, as after any earlier command)."""
+    with Workspace.open(root, clock=clock(5), env={}) as ws:
+        ws.drift_report()
+    with Workspace.open(root, clock=clock(5), env={}) as ws:
+        seen: list[str] = []
+        ws.store.db.set_trace_callback(seen.append)
+        try:
+            action(ws)
+        finally:
+            ws.store.db.set_trace_callback(None)
+    return [sql for sql in seen if not sql.startswith("-- ")]
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    return {n: build(tmp_path_factory.mktemp(f"n{n}") / "repo", n) for n in (8, 48)}
+
+
+def recall(ws: Workspace) -> None:
+    result = ws.recall("gateway token retries rule", limit=3)
+    assert any(r["verify"] for r in result.results)
+    assert any(r["via"] is not None for r in result.results)  # linked neighbours were read too
+
+
+def status(ws: Workspace) -> None:
+    assert workspace_status(ws)["drift"]["stale_memories"] > 0
+
+
+@pytest.mark.parametrize("action, limit", [(recall, RECALL_LIMIT), (status, STATUS_LIMIT)], ids=["recall", "status"])
+def test_statements_do_not_grow_with_the_memories(stores: dict[int, Path], action, limit: int):
+    small, large = (statements(stores[n], action) for n in sorted(stores))
+    assert len(large) <= limit, "\n".join(large)
+    assert len(large) == len(small), "\n".join(sorted(set(large) - set(small)))

@@ -1,0 +1,118 @@
+"""Sync by signature: a large memory folder in git is known unchanged from what git says
+differs from HEAD, without stat-ing every file; and every way a file can change still
+reaches the index (an edit in place, a new file, a deletion, a staged change, a
+checkout that brings files, a private file). Real git repositories and real files; the
+size from which the signature is used is lowered so a few files exercise it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archmem.memory import sync as sync_module
+from archmem.store import files as files_module
+from archmem.workspace import Workspace
+
+from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
+
+
+@pytest.fixture
+def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(sync_module, "SIGNATURE_FROM", 2)
+    root = tmp_path / "shop"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": DRIFT_MODEL, "services/api/router.go": lines(10)})
+    commit(root, "initial", "2026-01-01T00:00:00Z")
+    with Workspace.open(root, clock=FrozenClock(), env={}) as ws:
+        for name in ("Retries", "Timeouts", "Headers"):
+            ws.remember(f"{name} are set in the gateway.", kind="convention", title=name, elements=["ApiGateway"])
+    commit(root, "memories", "2026-01-02T00:00:00Z")
+    return root
+
+
+def scanned_folders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The folders an open lists file by file (the real scan runs; it is only watched)."""
+    seen: list[str] = []
+    real = files_module._scan_folder
+
+    def watched(folder, prefix, found):
+        seen.append(prefix)
+        real(folder, prefix, found)
+
+    monkeypatch.setattr(files_module, "_scan_folder", watched)
+    return seen
+
+
+def contents(root: Path) -> dict[str, str]:
+    with Workspace.open(root, clock=FrozenClock(), env={}) as ws:
+        return {m.title or m.id: m.content for m in ws.store.list_memories()}
+
+
+def memory_file(root: Path, title: str) -> Path:
+    [found] = [p for p in (root / ".archmem/memories").rglob("*.md") if f"title: {title}" in p.read_text()]
+    return found
+
+
+def test_an_open_with_nothing_changed_lists_no_committed_file(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    contents(shop)  # the first open after the commit takes the signature
+    seen = scanned_folders(monkeypatch)
+    assert len(contents(shop)) == 3
+    assert ".archmem/memories/" not in seen
+
+
+def test_an_edit_in_place_of_a_committed_file_is_indexed(shop: Path):
+    contents(shop)
+    path = memory_file(shop, "Retries")
+    text = path.read_text()
+    with path.open("r+") as handle:  # same size, written in place: the folder's mtime does not move
+        handle.write(text.replace("Retries are set", "Retries are cut"))
+    assert contents(shop)["Retries"] == "Retries are cut in the gateway."
+
+
+def test_new_deleted_and_staged_files_are_indexed(shop: Path):
+    contents(shop)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.remember("Caches live for a minute.", kind="convention", title="Caches", elements=["ApiGateway"])
+    assert "Caches" in contents(shop)
+    memory_file(shop, "Timeouts").unlink()
+    assert "Timeouts" not in contents(shop)
+    path = memory_file(shop, "Headers")
+    path.write_text(path.read_text().replace("Headers are set", "Headers are stripped"))
+    git(shop, "add", "-A")
+    assert contents(shop)["Headers"] == "Headers are stripped in the gateway."
+
+
+def test_a_checkout_that_brings_files_is_indexed(shop: Path):
+    git(shop, "checkout", "-q", "-b", "teammate")
+    path = memory_file(shop, "Retries")
+    path.write_text(path.read_text().replace("Retries are set", "Retries are capped"))
+    commit(shop, "a teammate's change", "2026-01-03T00:00:00Z")
+    git(shop, "checkout", "-q", "main")
+    assert contents(shop)["Retries"] == "Retries are set in the gateway."
+    git(shop, "merge", "-q", "--ff-only", "teammate")  # a pull, as far as the folder can tell
+    assert contents(shop)["Retries"] == "Retries are capped in the gateway."
+
+
+def test_a_private_memory_is_indexed(shop: Path):
+    contents(shop)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.remember("My own note.", kind="note", title="Mine", private=True)
+    assert contents(shop)["Mine"] == "My own note."
+    [private] = [p for p in (shop / ".archmem").rglob("*.md") if "title: Mine" in p.read_text()]
+    private.write_text(private.read_text().replace("My own note.", "My own note, edited."))
+    assert contents(shop)["Mine"] == "My own note, edited."
+
+
+def test_status_counts_the_files_from_the_index_without_listing_them(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    from archmem.status import workspace_status
+
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.remember("My own note.", kind="note", title="Mine", private=True)
+    contents(shop)
+    seen = scanned_folders(monkeypatch)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        files = workspace_status(ws)["files"]
+    assert (files["files"], files["private"]) == (3, 1)
+    assert ".archmem/memories/" not in seen
