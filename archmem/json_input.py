@@ -27,7 +27,24 @@ def load_json(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode(json.detect_encoding(text), "surrogatepass")
     check_depth(text, max_depth)
-    return json.loads(text)
+    try:
+        return json.loads(text, parse_int=_int)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # an int past Python's digit limit, a float json cannot hold
+        found = _LONG_NUMBER.search(text)
+        raise json.JSONDecodeError(f"a number too long to read ({exc})", text, found.start() if found else 0) from None
+
+
+MAX_DIGITS = 100
+"""No count, id or time archmem reads has more digits; Python refuses past 4,300 anyway."""
+_LONG_NUMBER = re.compile(r"-?\d{%d,}" % (MAX_DIGITS + 1))
+
+
+def _int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"{len(digits)} digits")
+    return int(digits)
 
 
 def check_depth(text: str, max_depth: int = MAX_DEPTH) -> None:

@@ -128,3 +128,17 @@ def test_deep_tsconfig_and_package_json_files_are_skipped_by_conformance(git_rep
     with Workspace.open(root, env={}) as ws:
         report = ws.conformance()
     assert report.errors == [] and report.counts.unresolved >= 0
+
+
+def test_a_number_too_long_to_read_is_a_json_error_at_its_position() -> None:
+    import json
+
+    import pytest
+
+    from archmem.json_input import load_json
+
+    text = '{"confirmations": ' + "9" * 5000 + "}"
+    with pytest.raises(json.JSONDecodeError) as caught:
+        load_json(text)
+    assert caught.value.pos == text.index("9") and "too long" in caught.value.msg
+    assert load_json('{"n": 12345}') == {"n": 12345}
