@@ -87,9 +87,8 @@ class LinkedDecision(BaseModel):
 
 class Recalled(BaseModel):
     mode: str = Field(description="lexical (words) or hybrid (words and meaning).")
-    results: list[RecallItem] = Field(description="What recall stands behind, best first, at most limit.")
-    weak: list[RecallItem] = Field(
-        default_factory=list, description="When unsure: its best candidates, shown apart; skip them if they do not fit.")
+    results: list[RecallItem]
+    weak: list[RecallItem] = Field(default_factory=list, description="Unsure: best candidates; skip misfits.")
     linked: list[LinkedMemory | LinkedDecision] = Field(description="What results [[link]] (via), beyond limit.")
     elements: list[RecalledElement]
     warnings: list[str]
