@@ -45,6 +45,13 @@ def ranked_ids(result) -> list[str]:
     return [r["id"] for r in result.results]
 
 
+def shown_ids(result) -> list[str]:
+    """What recall shows an agent: its answer, else the weak candidates it is unsure of.
+    A test on a store of a few memories checks ranking through this: the decision to
+    answer is fitted on repositories of a hundred and more, and is tested on its own."""
+    return [r["id"] for r in (result.results or result.weak)]
+
+
 def write(root: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         path = root / name

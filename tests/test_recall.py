@@ -14,7 +14,7 @@ from archmem.recall import score as S
 from archmem.recall.engine import RecallContext, recall
 from archmem.workspace import Workspace
 
-from .conftest import ADR, MODEL, FrozenClock, git, write, ranked_ids as results
+from .conftest import ADR, MODEL, FrozenClock, git, write, ranked_ids as results, shown_ids
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_nothing_relevant_returns_an_empty_list(ws: Workspace):
 
 def test_element_description_brings_its_memories(ws: Workspace):
     ids = seed(ws)
-    found = results(ws.recall("speed up checkout"))
+    found = shown_ids(ws.recall("speed up checkout"))
     # neither memory says "checkout"; OrderProcessor's description does
     assert set(found[:2]) == {ids["stock"], ids["tax"]}
 
@@ -73,14 +73,14 @@ def test_element_description_brings_its_memories(ws: Workspace):
 def test_hinted_element_and_changed_file(ws: Workspace):
     ids = seed(ws)
     assert ids["tokens"] in results(ws.recall("refactor", elements=["ApiGateway"]))
-    by_file = results(ws.recall("refactor", changed_files=["services/orders/app.py"]))
+    by_file = shown_ids(ws.recall("refactor", changed_files=["services/orders/app.py"]))
     assert set(by_file) == {ids["stock"], ids["tax"]}
 
 
 def test_changed_takes_files_from_git_diff(ws: Workspace):
     ids = seed(ws)
     (ws.root / "services/orders/app.py").write_text("x = 2\n")
-    assert set(results(ws.recall("refactor", changed=True))) == {ids["stock"], ids["tax"]}
+    assert set(shown_ids(ws.recall("refactor", changed=True))) == {ids["stock"], ids["tax"]}
 
 
 def test_unknown_hint_is_an_error(ws: Workspace):

@@ -141,14 +141,14 @@ def test_a_task_naming_the_whole_product_is_not_about_everything_in_it(m) -> Non
 
 
 def test_an_element_one_relationship_away_is_relevant_at_a_lower_weight(m) -> None:
-    found = scores(m, None, hints=["boutique.checkout"])
+    found = scores(m, None, hints=["boutique.checkout"], config=RecallConfig(hop_weight=0.5))
     assert found["boutique.currency"] == pytest.approx(0.5)  # checkout -> currency, hop_weight 0.5
     assert found["boutique.frontend.rpc"] == pytest.approx(0.5)  # rpc -> checkout, the other way
     assert S.hop_evidence(0.8, 0.5) == pytest.approx(0.4)
 
 
 def test_hops_go_one_step_only_and_can_be_switched_off(m) -> None:
-    found = scores(m, None, hints=["boutique.currency"])
+    found = scores(m, None, hints=["boutique.currency"], config=RecallConfig(hop_weight=0.5))
     assert found["boutique.checkout"] == pytest.approx(0.5)
     assert found.get("boutique.frontend.rpc", 0) < 0.1 and found.get("shopper", 0) < 0.1  # two hops away
     off = scores(m, None, hints=["boutique.currency"], config=RecallConfig(hop_weight=0.0))
@@ -158,21 +158,19 @@ def test_hops_go_one_step_only_and_can_be_switched_off(m) -> None:
 # ---- rule 4: no answer is an answer -------------------------------------------------
 
 
-def test_answering_needs_one_memory_over_the_calibrated_bar() -> None:
-    config = RecallConfig(answer_threshold=0.25, answer_threshold_hybrid=0.3, min_relevance=0.2)
-    assert not S.worth_answering([], config)
-    assert not S.worth_answering([0.21, 0.24], config)  # each over min_relevance, none over the bar
-    assert S.worth_answering([0.21, 0.26], config)
-    assert not S.worth_answering([0.21, 0.26], config, hybrid=True)
-    assert S.worth_answering([0.31], config, hybrid=True)
+def test_with_meaning_mixed_in_answering_needs_one_memory_over_the_hybrid_bar() -> None:
+    config = RecallConfig(answer_threshold_hybrid=0.3, min_relevance=0.2)
+    assert not S.worth_answering([], config, hybrid=True)
+    assert not S.worth_answering([0.21, 0.26], config, hybrid=True)  # each over min_relevance, none over the bar
+    assert S.worth_answering([0.21, 0.31], config, hybrid=True)
 
 
-def test_the_bar_weighs_the_best_relevance_by_how_much_of_the_task_the_memories_know() -> None:
-    config = RecallConfig(answer_threshold=0.2)
-    assert S.worth_answering([S.answer_strength(0.4, 1.0, 0.0)], config)
-    assert not S.worth_answering([S.answer_strength(0.4, 0.45, 0.0)], config)  # most of its words are unknown
+def test_answer_strength_weighs_the_best_relevance_by_how_much_of_the_task_the_memories_know() -> None:
+    config = RecallConfig(answer_threshold_hybrid=0.2)
+    assert S.worth_answering([S.answer_strength(0.4, 1.0, 0.0)], config, hybrid=True)
+    assert not S.worth_answering([S.answer_strength(0.4, 0.45, 0.0)], config, hybrid=True)  # words unknown
     # what a changed file or a hint says is not weakened by unknown words
-    assert S.worth_answering([S.answer_strength(0.4, 0.0, 0.35)], config)
+    assert S.worth_answering([S.answer_strength(0.4, 0.0, 0.35)], config, hybrid=True)
     idfs = {"wishlist": 3.0, "keep": 1.0}
     assert S.known_share(idfs, {"keep"}, set(), 0.7) == pytest.approx(0.25)
     assert S.known_share(idfs, {"keep"}, {"wishlist"}, 0.7) == pytest.approx((1.0 + 0.7 * 3.0) / 4.0)
@@ -236,5 +234,6 @@ def test_a_memory_on_a_related_element_comes_back_lower(ws: Workspace) -> None:
                       elements=["boutique.checkout"]).id
     related = ws.remember("Exchange rates are static and never update.", kind="note",
                           elements=["boutique.currency"]).id
+    ws.config.recall.hop_weight = 0.5  # the rule under test (the default, chosen held out, is 0)
     found = ids(ws.recall("refactor", elements=["boutique.checkout"]))
     assert found == [own, related]

@@ -70,7 +70,10 @@ def remember(repo: Path, content: str, *args: str) -> str:
 
 
 def recalled(repo: Path, query: str, limit: int = 10) -> list[str]:
-    return [r["id"] for r in am_json(repo, "recall", query, "--limit", str(limit))["results"]]
+    """What recall shows: its answer, or its weak candidates when it is unsure (these stores are
+    too small for the decision to be sure; what is tested here is what the index holds)."""
+    result = am_json(repo, "recall", query, "--limit", str(limit))
+    return [r["id"] for r in result["results"] or result["weak"]]
 
 
 def listed(repo: Path, *args: str) -> dict[str, dict[str, Any]]:

@@ -114,7 +114,11 @@ def recall(
     changed_files: Sequence[str] = (),
     limit: int = 5,
     explain: bool = False,
+    always_answer: bool = False,
 ) -> RecallResult:
+    """The memories that matter for a task, ranked, and whether recall stands behind them.
+    ``always_answer``: rank without deciding (a pull request review wants the touched
+    elements' memories whatever the task's words say)."""
     config = ctx.config
     warnings = list(ctx.warnings)
     index = ctx.element_index or ElementIndex(
@@ -198,7 +202,9 @@ def recall(
     on_named = any(set(m.elements) & set(named) for _, m, _ in scored)
     evidence = _evidence(scored, strengths, pointers, known, named=bool(named or titled),
                          explicit=asked, named_hit=on_named)
-    if mode == "hybrid":
+    if always_answer:
+        verdict, sure = ("answer" if scored else "nothing"), 1.0
+    elif mode == "hybrid":
         # calibrated on words alone; with meaning mixed in the one bar stays until a real model is measured
         verdict: Decision = "answer" if worth_answering(strengths, config, hybrid=True) else "nothing"
         sure = 1.0 if verdict == "answer" else 0.0

@@ -160,18 +160,12 @@ def answer_strength(relevance: float, known: float, pointed: float) -> float:
     return max(pointed, relevance * known)
 
 
-def worth_answering(strengths: Sequence[float], config: RecallConfig, *, hybrid: bool = False) -> bool:
-    """Whether the store knows anything about the task: the strongest answer
-    (``answer_strength``) must reach ``answer_threshold`` (``answer_threshold_hybrid``
-    when meaning was mixed in); the rest are then shown down to ``min_relevance``.
-
-    Relevance alone could not tell a task nobody wrote about from one worded otherwise.
-    Each bar is the one that answers the most no-answer tasks with nothing while leaving
-    fewer than one answerable task in ten empty, pooled over the tuning sets of
-    bench/recall_quality.py (ties: the fewer answerable tasks left empty); see the
-    README's "Recall quality"."""
-    bar = config.answer_threshold_hybrid if hybrid else config.answer_threshold
-    return bool(strengths) and max(strengths) >= bar
+def worth_answering(strengths: Sequence[float], config: RecallConfig, *, hybrid: bool = True) -> bool:
+    """With meaning mixed in, whether the store knows anything about the task: the
+    strongest answer (``answer_strength``) must reach ``answer_threshold_hybrid``. Ranked by
+    words alone, the fitted decision of ``archmem.recall.decision`` decides instead; this
+    one bar stays for hybrid recall until a real embedding model is measured held out."""
+    return bool(strengths) and max(strengths) >= config.answer_threshold_hybrid
 
 
 def _bounded(raw: float, strength: float) -> float:

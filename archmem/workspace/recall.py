@@ -85,6 +85,7 @@ class RecallOps:
         session_id: str | None = None,
         limit: int = 5,
         explain: bool = False,
+        always_answer: bool = False,
     ) -> RecallResult:
         """The memories that matter for a task, ranked, with why (DESIGN.md "Recall")."""
         from archmem.model.ownership import Ownership
@@ -111,7 +112,8 @@ class RecallOps:
             thesaurus=self.thesaurus,
             warnings=list(self._recall_warnings),
         )
-        result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain)
+        result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain,
+                        always_answer=always_answer)
         result.warnings.extend(self._fork_warnings(result.memory_ids))
         result.warnings.extend(self.file_warnings)  # an agent hears of a broken memory file too
         if session_id is not None and result.memory_ids:

@@ -65,7 +65,8 @@ class ReviewOps:
         brought = {p for f in accept_files for p in f.paths}
         return review_pull_request(
             ref, merge_base=merge_base, code=code, model=self.model, ownership=self.ownership,
-            recall=lambda task, files: self.recall(task, changed_files=files, limit=60),
+            # a review shows what is known about the code a change touches: ranked, not decided
+            recall=lambda task, files: self.recall(task, changed_files=files, limit=60, always_answer=True),
             memories=self.store.list_memories(status="active"), stale=view.stale,
             new_commits=revisions.commits_between(ref.base, checkout or ref.head), memory_path=self.store.path_of,
             memory_changes=memory_changes(memory_files, show=revisions.show, base=merge_base, head=ref.head,
