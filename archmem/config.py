@@ -30,6 +30,16 @@ GENERATED_GLOBS = (
 (``archmem.model.generated`` adds .gitattributes and generator headers)."""
 
 
+TEST_GLOBS = (
+    "**/tests/**", "**/test/**", "**/__tests__/**", "**/testdata/**", "**/test_*.py", "**/*_test.py",
+    "**/conftest.py", "**/*_test.go", "**/*.test.ts", "**/*.test.tsx", "**/*.spec.ts", "**/*.spec.tsx",
+    "**/*.test.js", "**/*.test.jsx", "**/*.spec.js", "**/*.spec.jsx", "**/*Test.java", "**/*Tests.java",
+    "**/*IT.java", "**/*Test.kt", "**/*Tests.kt", "**/*Test.cs", "**/*Tests.cs",
+)
+"""Test code by name: what it imports is no dependency of the architecture
+(``[conformance] test_code`` replaces the list)."""
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -202,6 +212,8 @@ class ConformanceConfig(_Section):
 
     ignore: list[str] = Field(default_factory=list)
     """Globs of files whose imports are not read (generated code, fixtures)."""
+    test_code: list[str] = Field(default_factory=lambda: list(TEST_GLOBS))
+    """Globs of test files: their imports are no dependency between elements."""
     python_roots: list[str] = Field(default_factory=list)
     """Extra folders absolute Python imports start from (besides each top-level package's parent)."""
     forbid: list[ConformanceRule] = Field(default_factory=list)
@@ -210,6 +222,8 @@ class ConformanceConfig(_Section):
     """Only code of ``from`` (and of ``to`` itself) may import code of ``to``."""
     briefings: bool = True
     """A briefing names the undeclared dependencies of its elements."""
+    baseline: str = ".archmem/conformance-baseline.json"
+    """The committed file of frozen findings (``archmem conformance --update-baseline``)."""
 
 
 class GitHubConfig(_Section):
@@ -514,6 +528,10 @@ ignore = []
 # archmem conformance compares the code's imports with the model's relationships.
 # Files whose imports are not read (generated code, fixtures):
 ignore = []
+# Test files: their imports are no dependency between elements (this list replaces the default:
+# tests/, test/, __tests__/, testdata/, test_*.py, *_test.py, conftest.py, *_test.go, *.test.ts(x),
+# *.spec.ts(x), *.test.js(x), *.spec.js(x), *Test(s).java, *IT.java, *Test(s).kt, *Test(s).cs).
+# test_code = ["**/tests/**", "**/*_test.go"]
 # Extra folders that absolute Python imports start from:
 python_roots = []
 # Rules, by element identifier or name (a rule on an element covers what is inside it):
@@ -523,6 +541,9 @@ forbid = []
 only = []
 # Briefings name the undeclared dependencies of the elements they are about.
 briefings = true
+# The committed file of findings frozen by `archmem conformance --update-baseline`:
+# conformance reports and fails only on findings it does not hold.
+baseline = ".archmem/conformance-baseline.json"
 
 [github]
 # archmem pr --comment updates only a comment written by this login (the token's identity):

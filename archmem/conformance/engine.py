@@ -78,8 +78,13 @@ def check_conformance(
 ) -> ConformanceReport:
     """The conformance report for the repository's ``files`` now."""
     ignored = compile_globs(list(config.ignore))
-    sources = [f for f in files if language_of(f) is not None and not ignored(f)]
-    report = ConformanceReport(counts=ImportCounts(files=len(sources)))
+    is_test = compile_globs(list(config.test_code))
+    generated = ownership.generated
+    readable = [f for f in files if language_of(f) is not None and not ignored(f)]
+    tests = [f for f in readable if is_test(f)]
+    sources = [f for f in readable if f not in generated and not is_test(f)]
+    report = ConformanceReport(counts=ImportCounts(files=len(sources), tests=len(tests),
+                                                   generated=len(readable) - len(tests) - len(sources)))
     counts = report.counts
     scanned = read_imports(sources, hashes, read, cache, counts)
 
@@ -107,7 +112,7 @@ def check_conformance(
                     report.unresolved.append(Unresolved(path, ref.line, ref.spec, resolution.reason))
 
     lineage = Lineage(model)
-    graph = build_graph(internal, owners(ownership.files, lineage), lineage, counts)
+    graph = build_graph(internal, owners(ownership.files, lineage), lineage, counts, generated=generated)
     report.dependencies = graph.dependencies()
     mark_declared(report.dependencies, model, lineage)
     read_code = {e: any(language_of(f) for f in ownership.files.get(e, ())) for e in ownership.files}

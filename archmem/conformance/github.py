@@ -63,7 +63,7 @@ def annotations(report: ConformanceReport) -> list[str]:
 
 def summary(report: ConformanceReport) -> str:
     counts = report.summary_counts()
-    state = "the code has the model's shape" if report.clean else "the code leaves the model"
+    state = report.verdict
     imports = report.counts
     out = [
         f"## archmem conformance: {state}",
@@ -72,7 +72,8 @@ def summary(report: ConformanceReport) -> str:
         f"repository, {imports.external} outside, {imports.unresolved} unresolved); "
         f"{plural(counts['dependencies'], 'dependency', 'dependencies')} between elements, "
         f"{counts['undeclared']} not in the model, {len(report.violations)} breaking a rule, "
-        f"{plural(len([c for c in report.cycles if not c.drawn]), 'cycle')}.",
+        f"{plural(len([c for c in report.cycles if not c.drawn]), 'cycle')}."
+        + (f" {plural(report.frozen, 'finding')} frozen by the baseline." if report.frozen else ""),
         "",
     ]
     if report.violations:
