@@ -207,6 +207,42 @@ class ConformanceRule(_Section):
         return [value] if isinstance(value, str) else value
 
 
+class LayersRule(_Section):
+    """``{ order = ["web", "service", ["orders", "payments"], "storage"] }``: top layer
+    first; code may depend on the layers below its own, never above. A list is one layer
+    whose members may use each other (an ``independent`` rule says they may not)."""
+
+    order: list[str | list[str]] = Field(min_length=2)
+    reason: str = ""
+
+
+class IndependentRule(_Section):
+    """``{ elements = ["orders", "payments"] }``: no dependency among them, either way."""
+
+    elements: list[str] = Field(min_length=2)
+    reason: str = ""
+
+
+class AcyclicRule(_Section):
+    """``{ within = "shop" }``: the elements inside ``within`` form no cycle, even one the
+    model draws."""
+
+    within: list[str] = Field(min_length=1)
+    reason: str = ""
+
+    @field_validator("within", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class IgnoredDependencyRule(ConformanceRule):
+    """``{ from = "web", to = "sync", reason = "…" }``: a dependency left out of every
+    finding; the reason is required, so whoever reads the rule knows why."""
+
+    reason: str = Field(min_length=1, pattern=r"\S")
+
+
 class ConformanceConfig(_Section):
     """``archmem conformance``: the code's imports against the model's relationships."""
 
@@ -220,6 +256,14 @@ class ConformanceConfig(_Section):
     """Code of ``from`` may not import code of ``to``, whatever the model draws."""
     only: list[ConformanceRule] = Field(default_factory=list)
     """Only code of ``from`` (and of ``to`` itself) may import code of ``to``."""
+    layers: list[LayersRule] = Field(default_factory=list)
+    """Ordered layers: code depends only on the layers below its own."""
+    independent: list[IndependentRule] = Field(default_factory=list)
+    """Sets of elements with no dependency among them."""
+    acyclic: list[AcyclicRule] = Field(default_factory=list)
+    """Elements whose children form no cycle, drawn or not."""
+    ignore_dependencies: list[IgnoredDependencyRule] = Field(default_factory=list)
+    """Dependencies left out of every finding, each with its required reason."""
     briefings: bool = True
     """A briefing names the undeclared dependencies of its elements."""
     baseline: str = ".archmem/conformance-baseline.json"
@@ -377,7 +421,8 @@ def _describe(exc: ValidationError, source: str | None) -> str:
                 + (" (a table of element paths is [paths], at the top level)" if parents and "." in key else "")
             )
         else:
-            lines.append(f"  {path}: {error['msg']} (got {error.get('input')!r})")
+            line = _line_of_setting(source, loc[:1], loc[1]) if len(loc) > 1 else None
+            lines.append((f"  line {line}: " if line else "  ") + f"{path}: {error['msg']} (got {error.get('input')!r})")
     return "\n".join(lines)
 
 
@@ -539,6 +584,17 @@ python_roots = []
 # only = [{ to = "database", from = ["orders", "payments"] }]
 forbid = []
 only = []
+# Ordered layers, top first (code depends only on layers below its own; a list is one layer):
+# layers = [{ order = ["web", "service", ["orders", "payments"], "storage"], reason = "imports point down" }]
+# Elements with no dependency among them, and elements whose children form no cycle (drawn or not):
+# independent = [{ elements = ["orders", "payments"] }]
+# acyclic = [{ within = "shop" }]
+# A dependency left out of every finding; the reason is required:
+# ignore_dependencies = [{ from = "web", to = "sync", reason = "legacy admin command, goes in Q3" }]
+layers = []
+independent = []
+acyclic = []
+ignore_dependencies = []
 # Briefings name the undeclared dependencies of the elements they are about.
 briefings = true
 # The committed file of findings frozen by `archmem conformance --update-baseline`:

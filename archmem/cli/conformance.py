@@ -150,6 +150,11 @@ def print_conformance(report: ConformanceReport, *, all_sites: bool = False) -> 
             click.echo(f"  {' → '.join([*cycle.names, cycle.names[0]])}{note}")
             for step in cycle.steps:
                 click.echo(f"    {step.source_name} → {step.target_name}: {step.sites[0]} imports {step.sites[0].target}")
+    if report.ignored:
+        click.secho(f"\nDependencies ignored by [conformance] ignore_dependencies ({len(report.ignored)})", bold=True)
+        for v in report.ignored:
+            click.echo(f"  {v.dependency.source_name} → {v.dependency.target_name}: {v.reason} "
+                       f"({plural(v.dependency.weight, 'import')})")
     checkable = [u for u in report.unevidenced if u.checkable]
     if checkable:
         click.secho(f"\nRelationships no import shows ({len(checkable)}; informational: calls over the network, "

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from archmem.config import ConformanceConfig
-from archmem.conformance.check import mark_declared, mark_drawn, unevidenced, violations
+from archmem.conformance.check import ignored_dependencies, mark_declared, mark_drawn, unevidenced, violations
 from archmem.conformance.graph import FileImport, Lineage, build_graph, owners
 from archmem.conformance.resolve import Resolver
 from archmem.conformance.scan import EXTRACTOR_VERSION, FileImports, extract, language_of
@@ -120,9 +120,12 @@ def check_conformance(
         report.dependencies, model, lineage, owns_code=lambda e: bool(ownership.files.get(e)),
         readable=lambda e: read_code.get(e, False),
     )
+    report.dependencies, report.ignored = ignored_dependencies(report.dependencies, model, lineage, config,
+                                                              source=config_source)
     report.cycles = graph.cycles(report.dependencies)
     mark_drawn(report.cycles, model, lineage)
-    report.violations = violations(report.dependencies, model, lineage, config, source=config_source)
+    report.violations = violations(report.dependencies, model, lineage, config, source=config_source,
+                                   cycles=report.cycles)
     if counts.to_unowned:
         report.warnings.append(
             f"{counts.to_unowned} imports reach code no element owns (e.g. {graph.to_unowned[0]} → "
