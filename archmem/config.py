@@ -266,6 +266,8 @@ class ConformanceConfig(_Section):
     """Dependencies left out of every finding, each with its required reason."""
     briefings: bool = True
     """A briefing names the undeclared dependencies of its elements."""
+    network: bool = True
+    """Read calls between services from deployment manifests (Kubernetes, compose) as dependencies."""
     baseline: str = ".archmem/conformance-baseline.json"
     """The committed file of frozen findings (``archmem conformance --update-baseline``)."""
 
@@ -597,6 +599,9 @@ acyclic = []
 ignore_dependencies = []
 # Briefings name the undeclared dependencies of the elements they are about.
 briefings = true
+# Calls between services that Kubernetes and compose manifests state (an address such as
+# "currencyservice:7000" in an environment variable, depends_on) count as dependencies too.
+network = true
 # The committed file of findings frozen by `archmem conformance --update-baseline`:
 # conformance reports and fails only on findings it does not hold.
 baseline = ".archmem/conformance-baseline.json"

@@ -119,11 +119,14 @@ def print_conformance(report: ConformanceReport, *, all_sites: bool = False) -> 
     if counts.tests or counts.generated:
         click.echo(f"Left out: {plural(counts.tests, 'test file')} ([conformance] test_code), "
                    f"{plural(counts.generated, 'generated file')}")
+    if counts.manifests:
+        click.echo(f"{plural(counts.manifests, 'deployment manifest')}: "
+                   f"{plural(counts.calls, 'call')} between elements over the network")
 
     def sites(dep: Dependency) -> None:
         shown = dep.sites if all_sites else dep.sites[:EXAMPLES]
         for site in shown:
-            click.echo(f"    {site} imports {site.target}")
+            click.echo(f"    {site} {site.verb} {site.target}" + (f" ({site.spec})" if site.kind != "import" else ""))
         rest = len(dep.sites) - len(shown)
         if rest:
             click.echo(f"    … {rest} more (--all-sites)")
@@ -139,7 +142,7 @@ def print_conformance(report: ConformanceReport, *, all_sites: bool = False) -> 
         click.secho(f"\nDependencies the model does not draw ({len(report.undeclared)})", bold=True)
         for dep in report.undeclared:
             click.secho(f"  {dep.source_name} → {dep.target_name}  ({dep.source} → {dep.target}, "
-                        f"{plural(dep.weight, 'import')})", fg="yellow")
+                        f"{dep.weight_text()})", fg="yellow")
             sites(dep)
     undrawn = [c for c in report.cycles if not c.drawn]
     if report.cycles:
@@ -149,15 +152,15 @@ def print_conformance(report: ConformanceReport, *, all_sites: bool = False) -> 
             note = "  (the model draws it)" if cycle.drawn else ""
             click.echo(f"  {' → '.join([*cycle.names, cycle.names[0]])}{note}")
             for step in cycle.steps:
-                click.echo(f"    {step.source_name} → {step.target_name}: {step.sites[0]} imports {step.sites[0].target}")
+                click.echo(f"    {step.source_name} → {step.target_name}: {step.sites[0]} {step.sites[0].verb} {step.sites[0].target}")
     if report.ignored:
         click.secho(f"\nDependencies ignored by [conformance] ignore_dependencies ({len(report.ignored)})", bold=True)
         for v in report.ignored:
             click.echo(f"  {v.dependency.source_name} → {v.dependency.target_name}: {v.reason} "
-                       f"({plural(v.dependency.weight, 'import')})")
+                       f"({v.dependency.weight_text()})")
     checkable = [u for u in report.unevidenced if u.checkable]
     if checkable:
-        click.secho(f"\nRelationships no import shows ({len(checkable)}; informational: calls over the network, "
+        click.secho(f"\nRelationships no import or manifest shows ({len(checkable)}; informational: calls over the network, "
                     "queues, configuration)", bold=True)
         for u in checkable:
             click.echo(f"  {u.source_name} → {u.destination_name}" + (f": {u.description}" if u.description else ""))

@@ -113,6 +113,21 @@ def check_conformance(
 
     lineage = Lineage(model)
     graph = build_graph(internal, owners(ownership.files, lineage), lineage, counts, generated=generated)
+    if config.network:
+        from archmem.conformance.network import map_workloads, network_sites, read_deployment
+
+        deployment = read_deployment([f for f in files if not ignored(f) and not is_test(f)], read_text)
+        mapped = map_workloads(deployment, ownership.files, lineage)
+        calls = network_sites(deployment, mapped, lineage)
+        graph.add_sites(calls)
+        counts.manifests, counts.calls = deployment.files, len(calls)
+        unmapped = sorted({c.caller for c in deployment.calls if c.caller in mapped.unmapped}
+                          | {c.callee for c in deployment.calls if c.callee in mapped.unmapped})
+        if unmapped:
+            report.warnings.append(
+                f"{len(unmapped)} deployed services that call or are called map to no element "
+                f"({', '.join(unmapped[:5])}{', …' if len(unmapped) > 5 else ''}): give their code to an element, "
+                "or name an element like them, to check their calls")
     report.dependencies = graph.dependencies()
     mark_declared(report.dependencies, model, lineage)
     read_code = {e: any(language_of(f) for f in ownership.files.get(e, ())) for e in ownership.files}

@@ -45,7 +45,7 @@ def annotations(report: ConformanceReport) -> list[str]:
         dep = violation.dependency
         for site in dep.sites:
             why = f" ({violation.reason})" if violation.reason else ""
-            text = f"{site} imports {site.target}: {dep.source_name} → {dep.target_name} breaks the rule {violation.rule}{why}"
+            text = f"{site} {site.verb} {site.target}: {dep.source_name} → {dep.target_name} breaks the rule {violation.rule}{why}"
             lines.append(_command("error", site.file, site.line, "archmem conformance: rule", text))
     for dep in report.undeclared:
         for site in dep.sites:
@@ -57,7 +57,7 @@ def annotations(report: ConformanceReport) -> list[str]:
         for step in cycle.steps:
             site = step.sites[0]
             lines.append(_command("warning", site.file, site.line, "archmem conformance: cycle",
-                                  f"{site} imports {site.target}: part of the cycle {ring}"))
+                                  f"{site} {site.verb} {site.target}: part of the cycle {ring}"))
     return lines
 
 

@@ -89,6 +89,14 @@ class ElementGraph:
     lineage: Lineage
     to_unowned: list[Site] = field(default_factory=list)
 
+    def add_sites(self, sites: Iterable[tuple[str, str, Site]]) -> None:
+        """Add element → element sites found elsewhere than in imports (network calls)."""
+        for source, target, site in sites:
+            if self.graph.has_edge(source, target):
+                self.graph[source][target]["sites"].append(site)
+            else:
+                self.graph.add_edge(source, target, sites=[site])
+
     def dependencies(self) -> list[Dependency]:
         """Every edge as a ``Dependency``, heaviest first."""
         deps = [

@@ -23,12 +23,19 @@ class Site:
     line: int
     spec: str
     target: str
+    kind: str = "import"
+    """``import``, or ``network``: a manifest line naming the service called (``target``)."""
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"
 
+    @property
+    def verb(self) -> str:
+        return "imports" if self.kind == "import" else "calls"
+
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "import": self.spec, "target": self.target}
+        data = {"file": self.file, "line": self.line, "import": self.spec, "target": self.target}
+        return data if self.kind == "import" else {**data, "kind": self.kind}
 
 
 @dataclass
@@ -48,9 +55,15 @@ class Dependency:
     def weight(self) -> int:
         return len(self.sites)
 
+    def weight_text(self) -> str:
+        """``3 imports``, ``2 calls``, ``1 import, 2 calls``."""
+        calls = sum(site.kind == "network" for site in self.sites)
+        parts = [(self.weight - calls, "import"), (calls, "call")]
+        return ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts if n) or "0 imports"
+
     def sentence(self, site: Site) -> str:
         """``orders/api.py:12 imports payments/internal.py: OrderService → PaymentService is not in the model``."""
-        return (f"{site} imports {site.target}: {self.source_name} → {self.target_name} is not in the model")
+        return f"{site} {site.verb} {site.target}: {self.source_name} → {self.target_name} is not in the model"
 
     def to_dict(self, *, all_sites: bool = True) -> dict[str, Any]:
         sites = self.sites if all_sites else self.sites[:EXAMPLES]
@@ -144,6 +157,10 @@ class ImportCounts:
     within: int = 0
     """Imports between files of one element (or of an element and its parent)."""
     languages: dict[str, int] = field(default_factory=dict)
+    manifests: int = 0
+    """Deployment manifests read for calls over the network (Kubernetes, compose, skaffold)."""
+    calls: int = 0
+    """Calls between elements those manifests state."""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -114,7 +114,7 @@ def conformance_findings(report: ConformanceReport) -> Findings:
         why = f" ({violation.reason})" if violation.reason else ""
         for site in dep.sites:
             items.append(Finding(
-                RULE_BROKEN, f"{site} imports {site.target}: {dep.source_name} → {dep.target_name} breaks the rule "
+                RULE_BROKEN, f"{site} {site.verb} {site.target}: {dep.source_name} → {dep.target_name} breaks the rule "
                 f"{violation.rule}{why}", at(site), _key(violation.rule, dep.source, dep.target, site)))
     for dep in report.undeclared:
         for site in dep.sites:
@@ -125,7 +125,7 @@ def conformance_findings(report: ConformanceReport) -> Findings:
         ring = " → ".join([*cycle.names, cycle.names[0]])
         for step in cycle.steps:
             site = step.sites[0]
-            items.append(Finding(CYCLE, f"{site} imports {site.target}: part of the cycle {ring}", at(site),
+            items.append(Finding(CYCLE, f"{site} {site.verb} {site.target}: part of the cycle {ring}", at(site),
                                  _key(*sorted(cycle.members), step.source, step.target, site)))
     return Findings("conformance", CONFORMANCE_RULES, tuple(items), frozen=report.frozen)
 
