@@ -111,6 +111,8 @@ def read_deployment(files: Iterable[str], read: Callable[[str], str | None]) -> 
             found.files += 1
             _compose(path, text, lines, found, pending)
             continue
+        if "kind:" not in text:  # no Kubernetes or skaffold document: not parsed at all
+            continue
         counted = False
         for start, body in _documents(text):
             doc = _load(body)
