@@ -170,3 +170,13 @@ def test_generated_code_is_neither_unowned_nor_a_source(git_repo):
     data = json.loads(run(root, "conformance", "--json").output)
     assert data["undeclared"] == [] and data["imports"]["generated"] == 2
     assert data["imports"]["to_unowned"] == 0 and data["warnings"] == []
+
+
+def test_check_names_a_frozen_element_the_model_lost(git_repo):
+    root = small_shop(git_repo)
+    run(root, "conformance", "--update-baseline")
+    model = MODEL.replace("      - {id: db, kind: container, name: Db, paths: [src/shop/db/**]}\n", "")
+    (root / "archmem.yaml").write_text(model, encoding="utf-8")
+    [finding] = [f for f in json.loads(run(root, "check", "--json").output)["problems"]
+                 if f["rule"] == "stale-baseline"]
+    assert "the model has no element 'db' any more" in finding["message"] and finding["severity"] == "warning"
