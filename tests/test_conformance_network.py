@@ -157,3 +157,9 @@ def test_a_called_service_no_element_owns_is_said(git_repo):
         "---\nkind: Deployment\nmetadata:\n  name: redis-cart\nspec: {}\n")})
     warnings = json.loads(run(root, "--json").output)["warnings"]
     assert any("map to no element (cartservice2" in w for w in warnings), warnings
+
+
+def test_the_map_counts_calls_as_calls(git_repo):
+    root = boutique(git_repo)
+    out = CliRunner().invoke(cli, ["map", "--repo", str(root)], catch_exceptions=False).output
+    assert "**Frontend → Currency Service**: 1 call (`kubernetes-manifests/frontend.yaml:15`)" in out
