@@ -189,9 +189,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/conformance/scan.py, archmem/conformance/resolve.py"
                     }
                 }
-                checker = component "Conformance check" "Lifts imports to an element graph, compares it with the model and the rules; GitHub output." "networkx" {
+                checker = component "Conformance check" "Lifts imports to an element graph, compares it with the model and the rules, with the calls deployment manifests state; the baseline of frozen findings; GitHub output." "networkx" {
                     properties {
-                        "archmem.paths" "archmem/conformance/__init__.py, archmem/conformance/graph.py, archmem/conformance/check.py, archmem/conformance/engine.py, archmem/conformance/github.py"
+                        "archmem.paths" "archmem/conformance/__init__.py, archmem/conformance/graph.py, archmem/conformance/check.py, archmem/conformance/engine.py, archmem/conformance/github.py, archmem/conformance/baseline.py, archmem/conformance/network.py"
                     }
                 }
             }

@@ -30,6 +30,16 @@ GENERATED_GLOBS = (
 (``archmem.model.generated`` adds .gitattributes and generator headers)."""
 
 
+TEST_GLOBS = (
+    "**/tests/**", "**/test/**", "**/__tests__/**", "**/testdata/**", "**/test_*.py", "**/*_test.py",
+    "**/conftest.py", "**/*_test.go", "**/*.test.ts", "**/*.test.tsx", "**/*.spec.ts", "**/*.spec.tsx",
+    "**/*.test.js", "**/*.test.jsx", "**/*.spec.js", "**/*.spec.jsx", "**/*Test.java", "**/*Tests.java",
+    "**/*IT.java", "**/*Test.kt", "**/*Tests.kt", "**/*Test.cs", "**/*Tests.cs",
+)
+"""Test code by name: what it imports is no dependency of the architecture
+(``[conformance] test_code`` replaces the list)."""
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -197,19 +207,69 @@ class ConformanceRule(_Section):
         return [value] if isinstance(value, str) else value
 
 
+class LayersRule(_Section):
+    """``{ order = ["web", "service", ["orders", "payments"], "storage"] }``: top layer
+    first; code may depend on the layers below its own, never above. A list is one layer
+    whose members may use each other (an ``independent`` rule says they may not)."""
+
+    order: list[str | list[str]] = Field(min_length=2)
+    reason: str = ""
+
+
+class IndependentRule(_Section):
+    """``{ elements = ["orders", "payments"] }``: no dependency among them, either way."""
+
+    elements: list[str] = Field(min_length=2)
+    reason: str = ""
+
+
+class AcyclicRule(_Section):
+    """``{ within = "shop" }``: the elements inside ``within`` form no cycle, even one the
+    model draws."""
+
+    within: list[str] = Field(min_length=1)
+    reason: str = ""
+
+    @field_validator("within", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class IgnoredDependencyRule(ConformanceRule):
+    """``{ from = "web", to = "sync", reason = "…" }``: a dependency left out of every
+    finding; the reason is required, so whoever reads the rule knows why."""
+
+    reason: str = Field(min_length=1, pattern=r"\S")
+
+
 class ConformanceConfig(_Section):
     """``archmem conformance``: the code's imports against the model's relationships."""
 
     ignore: list[str] = Field(default_factory=list)
     """Globs of files whose imports are not read (generated code, fixtures)."""
+    test_code: list[str] = Field(default_factory=lambda: list(TEST_GLOBS))
+    """Globs of test files: their imports are no dependency between elements."""
     python_roots: list[str] = Field(default_factory=list)
     """Extra folders absolute Python imports start from (besides each top-level package's parent)."""
     forbid: list[ConformanceRule] = Field(default_factory=list)
     """Code of ``from`` may not import code of ``to``, whatever the model draws."""
     only: list[ConformanceRule] = Field(default_factory=list)
     """Only code of ``from`` (and of ``to`` itself) may import code of ``to``."""
+    layers: list[LayersRule] = Field(default_factory=list)
+    """Ordered layers: code depends only on the layers below its own."""
+    independent: list[IndependentRule] = Field(default_factory=list)
+    """Sets of elements with no dependency among them."""
+    acyclic: list[AcyclicRule] = Field(default_factory=list)
+    """Elements whose children form no cycle, drawn or not."""
+    ignore_dependencies: list[IgnoredDependencyRule] = Field(default_factory=list)
+    """Dependencies left out of every finding, each with its required reason."""
     briefings: bool = True
     """A briefing names the undeclared dependencies of its elements."""
+    network: bool = True
+    """Read calls between services from deployment manifests (Kubernetes, compose) as dependencies."""
+    baseline: str = ".archmem/conformance-baseline.json"
+    """The committed file of frozen findings (``archmem conformance --update-baseline``)."""
 
 
 class GitHubConfig(_Section):
@@ -363,7 +423,8 @@ def _describe(exc: ValidationError, source: str | None) -> str:
                 + (" (a table of element paths is [paths], at the top level)" if parents and "." in key else "")
             )
         else:
-            lines.append(f"  {path}: {error['msg']} (got {error.get('input')!r})")
+            line = _line_of_setting(source, loc[:1], loc[1]) if len(loc) > 1 else None
+            lines.append((f"  line {line}: " if line else "  ") + f"{path}: {error['msg']} (got {error.get('input')!r})")
     return "\n".join(lines)
 
 
@@ -514,6 +575,10 @@ ignore = []
 # archmem conformance compares the code's imports with the model's relationships.
 # Files whose imports are not read (generated code, fixtures):
 ignore = []
+# Test files: their imports are no dependency between elements (this list replaces the default:
+# tests/, test/, __tests__/, testdata/, test_*.py, *_test.py, conftest.py, *_test.go, *.test.ts(x),
+# *.spec.ts(x), *.test.js(x), *.spec.js(x), *Test(s).java, *IT.java, *Test(s).kt, *Test(s).cs).
+# test_code = ["**/tests/**", "**/*_test.go"]
 # Extra folders that absolute Python imports start from:
 python_roots = []
 # Rules, by element identifier or name (a rule on an element covers what is inside it):
@@ -521,8 +586,25 @@ python_roots = []
 # only = [{ to = "database", from = ["orders", "payments"] }]
 forbid = []
 only = []
+# Ordered layers, top first (code depends only on layers below its own; a list is one layer):
+# layers = [{ order = ["web", "service", ["orders", "payments"], "storage"], reason = "imports point down" }]
+# Elements with no dependency among them, and elements whose children form no cycle (drawn or not):
+# independent = [{ elements = ["orders", "payments"] }]
+# acyclic = [{ within = "shop" }]
+# A dependency left out of every finding; the reason is required:
+# ignore_dependencies = [{ from = "web", to = "sync", reason = "legacy admin command, goes in Q3" }]
+layers = []
+independent = []
+acyclic = []
+ignore_dependencies = []
 # Briefings name the undeclared dependencies of the elements they are about.
 briefings = true
+# Calls between services that Kubernetes and compose manifests state (an address such as
+# "currencyservice:7000" in an environment variable, depends_on) count as dependencies too.
+network = true
+# The committed file of findings frozen by `archmem conformance --update-baseline`:
+# conformance reports and fails only on findings it does not hold.
+baseline = ".archmem/conformance-baseline.json"
 
 [github]
 # archmem pr --comment updates only a comment written by this login (the token's identity):

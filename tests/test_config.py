@@ -95,7 +95,7 @@ def test_an_unknown_key_with_a_dot_is_named_at_its_line_not_a_crash(tmp_path: Pa
     message = str(raised.value)
     assert "line 6: unknown setting 'conformance.\"shop.web\"'" in message
     assert "[paths], at the top level" in message
-    assert "line 7: unknown setting 'conformance.briefing'; did you mean 'conformance.briefings'?" in message
+    assert "line 7: unknown setting 'conformance.briefing'; did you mean 'conformance.briefings'" in message
 
 
 def test_an_unknown_key_in_pyproject_is_named_at_its_line(tmp_path: Path):

@@ -48,7 +48,7 @@ def test_json_is_the_report(git_repo):
     data = json.loads(run(root, "--json").output)
     assert data["clean"] is False
     assert data["counts"] == {"dependencies": 6, "undeclared": 2, "undeclared_sites": 2, "unevidenced": 1,
-                              "cycles": 1, "violations": 2, "unresolved": 0, "files": 6}
+                              "cycles": 1, "violations": 2, "unresolved": 0, "files": 6, "frozen": 0, "ignored": 0}
     (ledger,) = [d for d in data["undeclared"] if d["target"] == "shop.payments.internal"]
     assert ledger["sites"] == [{"file": "orders/service/checkout.go", "line": 6,
                                 "import": "example.com/shop/payments/internal", "target": "payments/internal/ledger.go"}]

@@ -95,32 +95,72 @@ def mark_drawn(cycles: Sequence[Cycle], model: ArchitectureModel, lineage: Linea
         cycle.drawn = all(coverage.find(step.source, step.target) is not None for step in cycle.steps)
 
 
+def _ids(names: Sequence[str], model: ArchitectureModel, where: str) -> list[str]:
+    """The element ids ``names`` give (identifiers or names); a ``ConfigError`` at ``where``
+    naming the closest for one the model does not have."""
+    ids = []
+    for name in names:
+        try:
+            ids.append(model.find(name).id)
+        except UnknownNameError as exc:
+            raise ConfigError(f"{where}: {exc.message}", hint=exc.hint) from None
+    return ids
+
+
 def _resolve_names(rule: ConformanceRule, kind: str, index: int, model: ArchitectureModel,
                    source: str | None) -> tuple[list[str], list[str]]:
     where = f"{source or 'archmem.toml'}: [conformance] {kind}[{index}]"
-    if not rule.targets or (kind == "forbid" and not rule.sources):
-        raise ConfigError(f"{where} needs both 'from' and 'to'" if kind == "forbid" else f"{where} needs 'to'")
-    ids: tuple[list[str], list[str]] = ([], [])
-    for side, names in ((0, rule.sources), (1, rule.targets)):
-        for name in names:
-            try:
-                ids[side].append(model.find(name).id)
-            except UnknownNameError as exc:
-                label = "from" if side == 0 else "to"
-                raise ConfigError(f"{where} {label}: {exc.message}", hint=exc.hint) from None
-    return ids
+    if not rule.targets or (kind != "only" and not rule.sources):
+        raise ConfigError(f"{where} needs both 'from' and 'to'" if kind != "only" else f"{where} needs 'to'")
+    return _ids(rule.sources, model, f"{where} from"), _ids(rule.targets, model, f"{where} to")
+
+
+class _Inside:
+    """Whether an element is one of some roots or inside one."""
+
+    def __init__(self, lineage: Lineage) -> None:
+        self.lineage = lineage
+
+    def __call__(self, element: str, roots: Sequence[str]) -> bool:
+        chain = self.lineage.chain.get(element, (element,))
+        return any(root in chain for root in roots)
+
+    def which(self, element: str, groups: Sequence[Sequence[str]]) -> int | None:
+        """The index of the first group ``element`` is inside of."""
+        return next((i for i, roots in enumerate(groups) if self(element, roots)), None)
+
+
+def ignored_dependencies(
+    dependencies: Sequence[Dependency], model: ArchitectureModel, lineage: Lineage, config: ConformanceConfig,
+    *, source: str | None = None,
+) -> tuple[list[Dependency], list[Violation]]:
+    """``dependencies`` without those ``ignore_dependencies`` names, and those, each with
+    the rule's reason."""
+    inside = _Inside(lineage)
+    rules = []
+    for index, rule in enumerate(config.ignore_dependencies):
+        sources, targets = _resolve_names(rule, "ignore_dependencies", index, model, source)
+        rules.append((sources, targets, f"ignore {', '.join(rule.sources)} → {', '.join(rule.targets)}", rule.reason))
+    kept, ignored = [], []
+    for dep in dependencies:
+        match = next((r for r in rules if inside(dep.source, r[0]) and inside(dep.target, r[1])), None)
+        if match is None:
+            kept.append(dep)
+        else:
+            ignored.append(Violation(rule=match[2], dependency=dep, reason=match[3]))
+    return kept, ignored
 
 
 def violations(
     dependencies: Sequence[Dependency], model: ArchitectureModel, lineage: Lineage, config: ConformanceConfig,
-    *, source: str | None = None,
+    *, source: str | None = None, cycles: Sequence[Cycle] = (),
 ) -> list[Violation]:
-    """Dependencies that break a ``forbid`` or an ``only`` rule (declared in the model or not)."""
+    """Dependencies that break a rule (declared in the model or not): ``forbid``,
+    ``only``, ``layers``, ``independent``; and each step of a ring of ``cycles`` that an
+    ``acyclic`` rule covers."""
     found = []
-
-    def inside(element: str, roots: list[str]) -> bool:
-        chain = lineage.chain.get(element, (element,))
-        return any(root in chain for root in roots)
+    inside = _Inside(lineage)
+    where = source or "archmem.toml"
 
     for index, rule in enumerate(config.forbid):
         sources, targets = _resolve_names(rule, "forbid", index, model, source)
@@ -135,4 +175,30 @@ def violations(
         for dep in dependencies:
             if inside(dep.target, targets) and not inside(dep.source, targets) and not inside(dep.source, sources):
                 found.append(Violation(rule=text, dependency=dep, reason=rule.reason))
+    for index, layers in enumerate(config.layers):
+        label = f"{where}: [conformance] layers[{index}]"
+        groups = [_ids([layer] if isinstance(layer, str) else layer, model, f"{label} order") for layer in layers.order]
+        names = [layer if isinstance(layer, str) else " | ".join(layer) for layer in layers.order]
+        text = f"layers {' > '.join(names)}"
+        for dep in dependencies:
+            below, above = inside.which(dep.source, groups), inside.which(dep.target, groups)
+            if below is not None and above is not None and above < below:
+                found.append(Violation(rule=text, dependency=dep, reason=layers.reason
+                                        or f"{names[below]} is below {names[above]}"))
+    for index, independent in enumerate(config.independent):
+        members = _ids(independent.elements, model, f"{where}: [conformance] independent[{index}] elements")
+        text = f"independent {', '.join(independent.elements)}"
+        for dep in dependencies:
+            a, b = inside.which(dep.source, [[m] for m in members]), inside.which(dep.target, [[m] for m in members])
+            if a is not None and b is not None and a != b:
+                found.append(Violation(rule=text, dependency=dep, reason=independent.reason))
+    for index, acyclic in enumerate(config.acyclic):
+        parents = set(_ids(acyclic.within, model, f"{where}: [conformance] acyclic[{index}] within"))
+        text = f"acyclic within {', '.join(acyclic.within)}"
+        for cycle in cycles:
+            parent = lineage.chain.get(cycle.members[0], ("",))[-2:-1]
+            if parent and parent[0] in parents:
+                found += [Violation(rule=text, dependency=step, reason=acyclic.reason
+                                    or f"a cycle {' → '.join([*cycle.names, cycle.names[0]])}")
+                          for step in cycle.steps]
     return found

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from archmem.config import ConformanceConfig
-from archmem.conformance.check import mark_declared, mark_drawn, unevidenced, violations
+from archmem.conformance.check import ignored_dependencies, mark_declared, mark_drawn, unevidenced, violations
 from archmem.conformance.graph import FileImport, Lineage, build_graph, owners
 from archmem.conformance.resolve import Resolver
 from archmem.conformance.scan import EXTRACTOR_VERSION, FileImports, extract, language_of
@@ -78,8 +78,13 @@ def check_conformance(
 ) -> ConformanceReport:
     """The conformance report for the repository's ``files`` now."""
     ignored = compile_globs(list(config.ignore))
-    sources = [f for f in files if language_of(f) is not None and not ignored(f)]
-    report = ConformanceReport(counts=ImportCounts(files=len(sources)))
+    is_test = compile_globs(list(config.test_code))
+    generated = ownership.generated
+    readable = [f for f in files if language_of(f) is not None and not ignored(f)]
+    tests = [f for f in readable if is_test(f)]
+    sources = [f for f in readable if f not in generated and not is_test(f)]
+    report = ConformanceReport(counts=ImportCounts(files=len(sources), tests=len(tests),
+                                                   generated=len(readable) - len(tests) - len(sources)))
     counts = report.counts
     scanned = read_imports(sources, hashes, read, cache, counts)
 
@@ -107,7 +112,22 @@ def check_conformance(
                     report.unresolved.append(Unresolved(path, ref.line, ref.spec, resolution.reason))
 
     lineage = Lineage(model)
-    graph = build_graph(internal, owners(ownership.files, lineage), lineage, counts)
+    graph = build_graph(internal, owners(ownership.files, lineage), lineage, counts, generated=generated)
+    if config.network:
+        from archmem.conformance.network import map_workloads, network_sites, read_deployment
+
+        deployment = read_deployment([f for f in files if not ignored(f) and not is_test(f)], read_text)
+        mapped = map_workloads(deployment, ownership.files, lineage)
+        calls = network_sites(deployment, mapped, lineage)
+        graph.add_sites(calls)
+        counts.manifests, counts.calls = deployment.files, len(calls)
+        unmapped = sorted({c.caller for c in deployment.calls if c.caller in mapped.unmapped}
+                          | {c.callee for c in deployment.calls if c.callee in mapped.unmapped})
+        if unmapped:
+            report.warnings.append(
+                f"{len(unmapped)} deployed services that call or are called map to no element "
+                f"({', '.join(unmapped[:5])}{', …' if len(unmapped) > 5 else ''}): give their code to an element, "
+                "or name an element like them, to check their calls")
     report.dependencies = graph.dependencies()
     mark_declared(report.dependencies, model, lineage)
     read_code = {e: any(language_of(f) for f in ownership.files.get(e, ())) for e in ownership.files}
@@ -115,9 +135,12 @@ def check_conformance(
         report.dependencies, model, lineage, owns_code=lambda e: bool(ownership.files.get(e)),
         readable=lambda e: read_code.get(e, False),
     )
+    report.dependencies, report.ignored = ignored_dependencies(report.dependencies, model, lineage, config,
+                                                              source=config_source)
     report.cycles = graph.cycles(report.dependencies)
     mark_drawn(report.cycles, model, lineage)
-    report.violations = violations(report.dependencies, model, lineage, config, source=config_source)
+    report.violations = violations(report.dependencies, model, lineage, config, source=config_source,
+                                   cycles=report.cycles)
     if counts.to_unowned:
         report.warnings.append(
             f"{counts.to_unowned} imports reach code no element owns (e.g. {graph.to_unowned[0]} → "

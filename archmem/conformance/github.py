@@ -45,7 +45,7 @@ def annotations(report: ConformanceReport) -> list[str]:
         dep = violation.dependency
         for site in dep.sites:
             why = f" ({violation.reason})" if violation.reason else ""
-            text = f"{site} imports {site.target}: {dep.source_name} → {dep.target_name} breaks the rule {violation.rule}{why}"
+            text = f"{site} {site.verb} {site.target}: {dep.source_name} → {dep.target_name} breaks the rule {violation.rule}{why}"
             lines.append(_command("error", site.file, site.line, "archmem conformance: rule", text))
     for dep in report.undeclared:
         for site in dep.sites:
@@ -57,13 +57,13 @@ def annotations(report: ConformanceReport) -> list[str]:
         for step in cycle.steps:
             site = step.sites[0]
             lines.append(_command("warning", site.file, site.line, "archmem conformance: cycle",
-                                  f"{site} imports {site.target}: part of the cycle {ring}"))
+                                  f"{site} {site.verb} {site.target}: part of the cycle {ring}"))
     return lines
 
 
 def summary(report: ConformanceReport) -> str:
     counts = report.summary_counts()
-    state = "the code has the model's shape" if report.clean else "the code leaves the model"
+    state = report.verdict
     imports = report.counts
     out = [
         f"## archmem conformance: {state}",
@@ -72,7 +72,8 @@ def summary(report: ConformanceReport) -> str:
         f"repository, {imports.external} outside, {imports.unresolved} unresolved); "
         f"{plural(counts['dependencies'], 'dependency', 'dependencies')} between elements, "
         f"{counts['undeclared']} not in the model, {len(report.violations)} breaking a rule, "
-        f"{plural(len([c for c in report.cycles if not c.drawn]), 'cycle')}.",
+        f"{plural(len([c for c in report.cycles if not c.drawn]), 'cycle')}."
+        + (f" {plural(report.frozen, 'finding')} frozen by the baseline." if report.frozen else ""),
         "",
     ]
     if report.violations:

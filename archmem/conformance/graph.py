@@ -14,7 +14,7 @@ start-up test keeps it out of ``archmem --help``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -89,6 +89,14 @@ class ElementGraph:
     lineage: Lineage
     to_unowned: list[Site] = field(default_factory=list)
 
+    def add_sites(self, sites: Iterable[tuple[str, str, Site]]) -> None:
+        """Add element → element sites found elsewhere than in imports (network calls)."""
+        for source, target, site in sites:
+            if self.graph.has_edge(source, target):
+                self.graph[source][target]["sites"].append(site)
+            else:
+                self.graph.add_edge(source, target, sites=[site])
+
     def dependencies(self) -> list[Dependency]:
         """Every edge as a ``Dependency``, heaviest first."""
         deps = [
@@ -127,8 +135,10 @@ class ElementGraph:
 
 def build_graph(
     imports: Iterable[FileImport], owner_of: Mapping[str, tuple[str, ...]], lineage: Lineage, counts: ImportCounts,
+    *, generated: Container[str] = (),
 ) -> ElementGraph:
-    """Lift resolved imports to elements, counting what stays inside or touches unowned code."""
+    """Lift resolved imports to elements, counting what stays inside or touches unowned
+    code; ``generated`` files no element owns are nobody's by design, not unowned."""
     import networkx as nx
 
     graph = nx.DiGraph()
@@ -142,7 +152,7 @@ def build_graph(
         unowned = None
         for target in item.targets:
             elements = owner_of.get(target, ())
-            if not elements and target != item.file:
+            if not elements and target != item.file and target not in generated:
                 unowned = unowned or target
             for element in elements:
                 reached.setdefault(element, target)

@@ -23,12 +23,19 @@ class Site:
     line: int
     spec: str
     target: str
+    kind: str = "import"
+    """``import``, or ``network``: a manifest line naming the service called (``target``)."""
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"
 
+    @property
+    def verb(self) -> str:
+        return "imports" if self.kind == "import" else "calls"
+
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "import": self.spec, "target": self.target}
+        data = {"file": self.file, "line": self.line, "import": self.spec, "target": self.target}
+        return data if self.kind == "import" else {**data, "kind": self.kind}
 
 
 @dataclass
@@ -48,9 +55,15 @@ class Dependency:
     def weight(self) -> int:
         return len(self.sites)
 
+    def weight_text(self) -> str:
+        """``3 imports``, ``2 calls``, ``1 import, 2 calls``."""
+        calls = sum(site.kind == "network" for site in self.sites)
+        parts = [(self.weight - calls, "import"), (calls, "call")]
+        return ", ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in parts if n) or "0 imports"
+
     def sentence(self, site: Site) -> str:
         """``orders/api.py:12 imports payments/internal.py: OrderService → PaymentService is not in the model``."""
-        return (f"{site} imports {site.target}: {self.source_name} → {self.target_name} is not in the model")
+        return f"{site} {site.verb} {site.target}: {self.source_name} → {self.target_name} is not in the model"
 
     def to_dict(self, *, all_sites: bool = True) -> dict[str, Any]:
         sites = self.sites if all_sites else self.sites[:EXAMPLES]
@@ -126,6 +139,11 @@ class ImportCounts:
     """How the imports were read and where they went."""
 
     files: int = 0
+    """Files whose imports were read (test code and generated code aside)."""
+    tests: int = 0
+    """Test files left out: what tests import is no dependency of the architecture."""
+    generated: int = 0
+    """Generated or vendored files left out: nobody's code, so nobody's dependency."""
     read: int = 0
     """Files parsed in this run; the others came from the cache (same content hash)."""
     imports: int = 0
@@ -139,6 +157,10 @@ class ImportCounts:
     within: int = 0
     """Imports between files of one element (or of an element and its parent)."""
     languages: dict[str, int] = field(default_factory=dict)
+    manifests: int = 0
+    """Deployment manifests read for calls over the network (Kubernetes, compose, skaffold)."""
+    calls: int = 0
+    """Calls between elements those manifests state."""
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -157,6 +179,10 @@ class ConformanceReport:
     errors: list[tuple[str, str]] = field(default_factory=list)
     """(file, why) for files whose imports could not be read."""
     warnings: list[str] = field(default_factory=list)
+    frozen: int = 0
+    """Findings left out because the conformance baseline holds them."""
+    ignored: list[Violation] = field(default_factory=list)
+    """Dependencies ``[conformance] ignore_dependencies`` leaves out, each with its reason."""
 
     @property
     def undeclared(self) -> list[Dependency]:
@@ -167,6 +193,22 @@ class ConformanceReport:
         """Nothing the model does not draw: no undeclared dependency, no undrawn cycle,
         no rule broken."""
         return not self.undeclared and not self.violations and not [c for c in self.cycles if not c.drawn]
+
+    @property
+    def measured(self) -> bool:
+        """Whether any dependency between elements was observed in the imports: with
+        none, a report without findings says nothing about the model's shape (the
+        elements may talk over the network, or own no code archmem reads)."""
+        return bool(self.dependencies or self.frozen or self.ignored)
+
+    @property
+    def verdict(self) -> str:
+        """One phrase for the whole report (text, job summary)."""
+        if not self.clean:
+            return "the code leaves the model"
+        if not self.measured:
+            return "not measured: no dependency between elements could be observed in the imports"
+        return "the code has the model's shape"
 
     def undeclared_of(self, element_id: str) -> list[Dependency]:
         return [d for d in self.undeclared if d.source == element_id]
@@ -196,6 +238,8 @@ class ConformanceReport:
             "unevidenced": sum(1 for u in self.unevidenced if u.checkable),
             "cycles": len(self.cycles),
             "violations": len(self.violations),
+            "frozen": self.frozen,
+            "ignored": len(self.ignored),
             "unresolved": self.counts.unresolved,
             "files": self.counts.files,
         }
@@ -203,6 +247,8 @@ class ConformanceReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "clean": self.clean,
+            "measured": self.measured,
+            "verdict": self.verdict,
             "counts": self.summary_counts(),
             "imports": self.counts.to_dict(),
             "undeclared": [d.to_dict() for d in self.undeclared],
@@ -212,5 +258,6 @@ class ConformanceReport:
             "dependencies": [d.to_dict(all_sites=False) for d in self.dependencies],
             "unresolved": [u.to_dict() for u in self.unresolved],
             "errors": [{"file": f, "error": e} for f, e in self.errors],
+            "ignored": [v.to_dict() for v in self.ignored],
             "warnings": self.warnings,
         }

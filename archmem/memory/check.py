@@ -24,6 +24,8 @@ The file rules are the reader's every command uses (``read_memory_file``): a fil
     unknown-element    error     an element the model does not have (with did-you-mean)
     dangling-link      warning   ``[[target]]`` that names no active memory, element or decision
     ambiguous-link     warning   ``[[title]]`` held by two active memories
+    stale-baseline     warning   a conformance baseline entry whose element, file or import is gone
+                                 (an error when the file is no baseline)
 
 Elements and links are checked for active memories only: a superseded or archived
 memory is history, and a later rename in the model does not make it wrong.
@@ -70,6 +72,9 @@ RULES: dict[str, tuple[str, str]] = {
     "unknown-element": ("error", "An element the model does not have (the message names the closest)."),
     "dangling-link": ("warning", "A [[link]] that names no active memory, element or decision."),
     "ambiguous-link": ("warning", "A [[title]] link that two active memories hold."),
+    "stale-baseline": ("warning",
+        "A conformance baseline entry the code no longer has (or a file that is no baseline); "
+        "`archmem conformance --update-baseline` rewrites it."),
 }
 """Every rule above: its usual severity (a finding carries its own: ``schema`` is a warning
 for a derived status) and what it means for whoever fixes it (CI reports name them)."""

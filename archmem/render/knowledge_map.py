@@ -192,7 +192,7 @@ def build_map(
         project_wide=project_wide, drift_note=drift_note, conformance_note=conformance_note,
         undeclared=None if undeclared is None else [
             {"source": d.source, "target": d.target, "source_name": d.source_name, "target_name": d.target_name,
-             "imports": d.weight, "sites": [str(s) for s in d.sites[:EXAMPLES]]}
+             "imports": d.weight, "weight_text": d.weight_text(), "sites": [str(s) for s in d.sites[:EXAMPLES]]}
             for d in undeclared
         ],
     )

@@ -61,6 +61,8 @@ class Findings:
     command: str
     rules: tuple[Rule, ...]
     items: tuple[Finding, ...]
+    frozen: int = 0
+    """Findings left out because a baseline freezes them (conformance's): counted, never reported."""
 
     def fingerprints(self) -> list[str]:
         """One per finding, in order: a hash of the rule and the key, and of how many
@@ -99,7 +101,9 @@ CONFORMANCE_RULES = (RULE_BROKEN, UNDECLARED, CYCLE)
 
 
 def conformance_findings(report: ConformanceReport) -> Findings:
-    """Every import site that breaks a rule, leaves the model or closes a cycle."""
+    """Every import site that breaks a rule, leaves the model or closes a cycle; what a
+    baseline froze is already out of ``report`` (and only counted), so every format
+    leaves the same findings out."""
     items: list[Finding] = []
 
     def at(site: Site) -> Location:
@@ -110,7 +114,7 @@ def conformance_findings(report: ConformanceReport) -> Findings:
         why = f" ({violation.reason})" if violation.reason else ""
         for site in dep.sites:
             items.append(Finding(
-                RULE_BROKEN, f"{site} imports {site.target}: {dep.source_name} → {dep.target_name} breaks the rule "
+                RULE_BROKEN, f"{site} {site.verb} {site.target}: {dep.source_name} → {dep.target_name} breaks the rule "
                 f"{violation.rule}{why}", at(site), _key(violation.rule, dep.source, dep.target, site)))
     for dep in report.undeclared:
         for site in dep.sites:
@@ -121,9 +125,9 @@ def conformance_findings(report: ConformanceReport) -> Findings:
         ring = " → ".join([*cycle.names, cycle.names[0]])
         for step in cycle.steps:
             site = step.sites[0]
-            items.append(Finding(CYCLE, f"{site} imports {site.target}: part of the cycle {ring}", at(site),
+            items.append(Finding(CYCLE, f"{site} {site.verb} {site.target}: part of the cycle {ring}", at(site),
                                  _key(*sorted(cycle.members), step.source, step.target, site)))
-    return Findings("conformance", CONFORMANCE_RULES, tuple(items))
+    return Findings("conformance", CONFORMANCE_RULES, tuple(items), frozen=report.frozen)
 
 
 def _key(*parts: object) -> str:

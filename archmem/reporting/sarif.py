@@ -26,19 +26,22 @@ def sarif_log(findings: Findings, *, version: str) -> dict[str, Any]:
     index = {rule.id: number for number, rule in enumerate(findings.rules)}
     results = [_result(finding, index[finding.rule.id], fingerprint)
                for finding, fingerprint in zip(findings.items, findings.fingerprints(), strict=True)]
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "archmem", "version": version, "semanticVersion": version,
+            "informationUri": INFORMATION_URI,
+            "rules": [_rule(rule) for rule in findings.rules],
+        }},
+        "automationDetails": {"id": f"archmem/{findings.command}/"},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    if findings.frozen:  # left out, as in every format: code scanning closes them like fixed ones
+        run["properties"] = {"frozenByBaseline": findings.frozen}
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "archmem", "version": version, "semanticVersion": version,
-                "informationUri": INFORMATION_URI,
-                "rules": [_rule(rule) for rule in findings.rules],
-            }},
-            "automationDetails": {"id": f"archmem/{findings.command}/"},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [run],
     }
 
 

@@ -3,11 +3,12 @@ sessions, review, export and import, and the check of the memory files."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from archmem.errors import InvalidInputError, ModelNotFoundError
+from archmem.errors import ConfigError, InvalidInputError, ModelNotFoundError
 from archmem.model.types import ArchitectureModel
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class MemoryOps:
             except OSError as exc:
                 texts.append(MemoryFileText(rel, None, read_error=exc.strerror or str(exc)))
         check_accept_files(report, texts, model, model_found=found)
+        self._check_baseline(report, model if found else None)
         clients = self.rule_clients()
         if clients and found:
             from archmem.memory.check import Finding
@@ -61,6 +63,38 @@ class MemoryOps:
                                                f"this generated rule file {what}: `archmem brief --rules` refreshes it"))
             report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
         return report
+
+    def _check_baseline(self, report: CheckReport, model: ArchitectureModel | None) -> None:
+        """The conformance baseline's entries that cannot hold any more (``stale-baseline``),
+        or the file itself when it is not a baseline: checked from the files it names only."""
+        from archmem.conformance.baseline import stale_entries
+        from archmem.conformance.scan import extract, language_of
+        from archmem.memory.check import Finding
+
+        path = self.config.conformance.baseline
+        try:
+            baseline = self.conformance_baseline()
+        except (InvalidInputError, ConfigError) as exc:
+            where = re.match(r"^.*?:(\d+):(\d+): ", exc.message)
+            line, column = (int(where.group(1)), int(where.group(2))) if where else (1, 1)
+            report.findings.append(Finding(path, line, column, "error", "stale-baseline", exc.message))
+            return
+        if not baseline:
+            return
+
+        def imports_of(file: str) -> set[str] | None:
+            try:
+                text = (self.root / file).read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                return None
+            language = language_of(file)
+            return {ref.spec for ref in extract(language, text).imports} if language else set()
+
+        known = (lambda e: model.get(e) is not None) if model is not None else (lambda e: True)
+        for line, entry, why in stale_entries(baseline, known=known, imports_of=imports_of):
+            report.findings.append(Finding(
+                path, line, 1, "warning", "stale-baseline",
+                f"frozen {entry.describe()} no longer holds: {why}; `archmem conformance --update-baseline` drops it"))
 
     def remember(
         self,

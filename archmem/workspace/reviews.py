@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING
 from archmem.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from archmem.conformance.baseline import Entry, Frozen
     from archmem.conformance.types import ConformanceReport
     from archmem.review.publish import Published
     from archmem.review.pull_request import PullRequestReview
@@ -33,6 +36,48 @@ class ReviewOps:
             )
             self.__dict__["_conformance"] = report
         return report
+
+    @property
+    def conformance_baseline_path(self) -> Path:
+        """The committed baseline file (``[conformance] baseline``), kept in the repository."""
+        from archmem.confinement import repository_path
+
+        return repository_path(self.root, self.config.conformance.baseline)
+
+    def conformance_baseline(self) -> list[tuple[int, Entry]] | None:
+        """The baseline's entries with their lines; None when there is no baseline file."""
+        from archmem.conformance.baseline import read_baseline
+
+        path = self.conformance_baseline_path
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise InvalidInputError(f"{self.config.conformance.baseline}: cannot be read ({exc.strerror})") from None
+        return read_baseline(data.decode("utf-8", errors="replace"), self.config.conformance.baseline)
+
+    def conformance_against_baseline(self) -> Frozen:
+        """The conformance report without the findings the baseline freezes, with how
+        many were frozen and which frozen ones the code no longer has."""
+        from archmem.conformance.baseline import apply_baseline
+
+        entries = self.conformance_baseline()
+        return apply_baseline(self.conformance(), [entry for _, entry in entries or ()])
+
+    def update_conformance_baseline(self) -> tuple[list[Entry], list[Entry], list[Entry]]:
+        """Freeze today's findings: write the baseline file from the code now. Returns
+        (kept, added, dropped): entries that stay, new ones, and fixed ones that go."""
+        from archmem.atomic_write import write_atomic
+        from archmem.conformance.baseline import entries, render
+
+        before = {entry for _, entry in self.conformance_baseline() or ()}
+        now = entries(self.conformance())
+        path = self.conformance_baseline_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, render(now))
+        return ([e for e in now if e in before], [e for e in now if e not in before],
+                sorted(before - set(now)))
 
     def pull_request_review(
         self, *, base: str | None = None, head: str | None = None, deepen: bool = False
