@@ -8,7 +8,7 @@ from typing import Any
 
 from archmem.conformance.types import EXAMPLES, ConformanceReport
 from archmem.escape import workflow_command as _escape
-from archmem.github_steps import append_step_files
+from archmem.ci.github import append_step_files
 from archmem.words import plural
 
 MAX_ANNOTATIONS = 50

@@ -14,7 +14,7 @@ from typing import Any
 from archmem.drift.report import DriftReport
 from archmem.escape import markdown_code, markdown_inline
 from archmem.escape import workflow_command as _escape
-from archmem.github_steps import append_step_files
+from archmem.ci.github import append_step_files
 from archmem.words import plural
 
 OUTPUTS = ("drift-score", "total-elements", "drifted-elements", "missing-elements", "stale-memories",
