@@ -155,3 +155,33 @@ def test_the_client_checks_what_the_api_answers():
             list(client.comments(7))
     with pytest.raises(GitLabApiError, match="CI_PROJECT_ID must be the project's number"):
         GitLabClient(token=TOKEN, project="../../users", api_url="https://gitlab.example/api/v4")
+
+
+def test_the_example_pipeline_runs_in_merge_requests_and_uploads_what_it_writes():
+    """examples/gitlab/.gitlab-ci.yml: a merge request job with the whole history, whose
+    archmem commands parse with archmem's own options, and whose Code Quality report is
+    the file the script writes."""
+    import shlex
+
+    import yaml
+
+    from archmem.cli import cli
+
+    from .conftest import REPO_ROOT
+
+    job = yaml.safe_load((REPO_ROOT / "examples/gitlab/.gitlab-ci.yml").read_text(encoding="utf-8"))["archmem"]
+    assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
+    assert job["variables"]["GIT_DEPTH"] == "0"
+    written = {}
+    for line in job["script"]:
+        words = shlex.split(line)
+        if ">" in words:
+            written[words[0:words.index(">")][1]] = words[words.index(">") + 1]
+            words = words[:words.index(">")]
+        assert words[0] == "archmem"
+        command = cli.get_command(cli.make_context("archmem", ["--help"], resilient_parsing=True), words[1])
+        assert command is not None, line
+        command.make_context(words[1], words[2:])  # an unknown option or value raises here
+    assert "--comment" in job["script"][1]
+    assert job["artifacts"]["reports"]["codequality"] == written["conformance"]
+    assert job["artifacts"]["when"] == "always"
