@@ -185,3 +185,22 @@ def test_the_example_pipeline_runs_in_merge_requests_and_uploads_what_it_writes(
     assert "--comment" in job["script"][1]
     assert job["artifacts"]["reports"]["codequality"] == written["conformance"]
     assert job["artifacts"]["when"] == "always"
+
+
+def test_the_gitlab_client_shares_the_hardened_transport():
+    """A redirect elsewhere is not followed with the token, an answer past the cap is not
+    read on, and a closed port is an error naming the API."""
+    with FakeGitLab() as gitlab:
+        gitlab.fail = (302, {"Location": "http://127.0.0.2:9/api/v4/user"}, "moved")
+        client = GitLabClient(token=TOKEN, project=PROJECT, api_url=gitlab.url)
+        with pytest.raises(GitLabApiError, match=r"GET /api/v4/user: redirected \(302\) to http://127.0.0.2:9, not "
+                                                 r"followed: the token goes only to http://127.0.0.1:\d+"):
+            client.identity()
+        assert [r.path for r in gitlab.requests] == ["/api/v4/user"]
+        gitlab.fail = None
+        gitlab.add_note(7, "x" * 5000)
+        small = GitLabClient(token=TOKEN, project=PROJECT, api_url=gitlab.url, max_answer_bytes=1000)
+        with pytest.raises(GitLabApiError, match="more than the 1,000 archmem reads"):
+            list(small.comments(7))
+        with pytest.raises(GitLabApiError, match="no answer from http://127.0.0.1:9/api/v4"):
+            GitLabClient(token=TOKEN, project=PROJECT, api_url="http://127.0.0.1:9/api/v4").identity()

@@ -16,17 +16,19 @@ import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from archmem.ci.types import Identity
-from archmem.config import GitHubConfig
 from archmem.errors import ArchmemError, InvalidInputError
 from archmem.escape import workflow_command as escape
 from archmem.json_input import load_json
-from archmem.review.publish import CommentsApi
-from archmem.review.pull_request import PullRequestRef
+
+if TYPE_CHECKING:
+    from archmem.config import GitHubConfig
+    from archmem.review.publish import CommentsApi
+    from archmem.review.pull_request import PullRequestRef
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -86,6 +88,8 @@ def pull_request_from_event(event: Mapping[str, Any] | None) -> PullRequestRef |
         raise InvalidInputError("the pull_request event has no base and head commit (pull_request.base.sha, "
                                 "pull_request.head.sha)")
     number = pr.get("number", event.get("number") if event else None)
+    from archmem.review.pull_request import PullRequestRef
+
     return PullRequestRef(
         base=base_sha, head=head_sha, number=number if isinstance(number, int) else None,
         title=str(pr.get("title") or "") or None, url=str(pr.get("html_url") or "") or None,

@@ -1,6 +1,6 @@
-"""``archmem pr --format github``: annotations
-where a reviewer looks (the memory files to verify, the changed code of an element with
-pitfalls, the drift accept files of the change), the job summary and the step outputs.
+"""``archmem pr --format github``: annotations where a reviewer looks (the memory files
+to verify, the changed code of an element with pitfalls, the drift accept files of the
+change), the job summary and the step outputs.
 
 GitHub shows at most 10 annotations of a kind per step; archmem prints 10 in all, and
 the ones past that go to the summary, which also holds the whole review with each

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from archmem.ci.types import Identity
-from archmem.config import GitLabConfig
 from archmem.errors import InvalidInputError
-from archmem.review.publish import CommentsApi
-from archmem.review.pull_request import PullRequestRef
+
+if TYPE_CHECKING:
+    from archmem.config import GitLabConfig
+    from archmem.review.publish import CommentsApi
+    from archmem.review.pull_request import PullRequestRef
 
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
@@ -47,6 +50,8 @@ class GitLabCi:
             if not _SHA.fullmatch(value):
                 raise InvalidInputError(f"{name} is not a commit ({value[:80]!r}), so the merge request's change "
                                         "is unknown", hint="archmem pr --base SHA --head SHA")
+        from archmem.review.pull_request import PullRequestRef
+
         project_url = self._project_url()
         return PullRequestRef(
             base=base, head=head, number=int(iid), title=self._var("CI_MERGE_REQUEST_TITLE") or None,
