@@ -137,6 +137,24 @@ def test_failures_are_warnings_with_the_fix_unless_asked_to_fail(repo: Path, cha
     assert all(r.headers.get("private-token") in (TOKEN, "nope") for r in gitlab.requests)
 
 
+def test_a_merged_results_pipeline_reviews_the_source_branch_not_gitlabs_merge_commit(repo: Path, change):
+    """There CI_COMMIT_SHA is the merge commit GitLab made of the source branch and the
+    target; the change under review ends at the source branch's head."""
+    git(repo, "checkout", "-q", "main")
+    (repo / "NOTES.md").write_text("on main since the branch\n")
+    commit(repo, "main moves on", "2026-02-01T13:00:00Z")
+    git(repo, "checkout", "-q", "--detach", change["head"])
+    git(repo, "merge", "-q", "--no-ff", "-m", "merged result", "main",
+        env={"GIT_AUTHOR_DATE": "2026-02-01T14:00:00Z", "GIT_COMMITTER_DATE": "2026-02-01T14:00:00Z"})
+    merged = git(repo, "rev-parse", "HEAD").strip()
+    env = {"GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "7", "CI_MERGE_REQUEST_DIFF_BASE_SHA": change["base"],
+           "CI_COMMIT_SHA": merged}
+    assert json.loads(am(repo, "pr", "--format", "json", env=env).stdout)["pull_request"]["head"] == merged
+    result = am(repo, "pr", "--format", "json", env={**env, "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA": change["head"]})
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["pull_request"]["head"] == change["head"]
+
+
 def test_a_merge_request_without_its_commits_is_a_clear_error(repo: Path, change):
     bad = am(repo, "pr", env={"GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "7", "CI_COMMIT_SHA": change["head"],
                               "CI_MERGE_REQUEST_DIFF_BASE_SHA": "main"})

@@ -38,15 +38,20 @@ class GitLabCi:
 
     def change(self) -> PullRequestRef | None:
         """Base and head of the merge request the pipeline runs for: the diff base
-        (``CI_MERGE_REQUEST_DIFF_BASE_SHA``) and the commit under test (``CI_COMMIT_SHA``);
-        None in a pipeline for a branch or a tag."""
+        (``CI_MERGE_REQUEST_DIFF_BASE_SHA``) and the source branch's head, which is
+        ``CI_COMMIT_SHA`` except in a merged results pipeline, where that is GitLab's
+        merge commit and the head is ``CI_MERGE_REQUEST_SOURCE_BRANCH_SHA`` (as on
+        GitHub, whose checkout is a merge commit too); None in a pipeline for a branch
+        or a tag."""
         iid = self._var("CI_MERGE_REQUEST_IID")
         if not iid:
             return None
         if not re.fullmatch(r"[1-9][0-9]{0,18}", iid):
             raise InvalidInputError(f"CI_MERGE_REQUEST_IID must be the merge request's number, not {iid!r}")
-        base, head = self._var("CI_MERGE_REQUEST_DIFF_BASE_SHA"), self._var("CI_COMMIT_SHA")
-        for name, value in (("CI_MERGE_REQUEST_DIFF_BASE_SHA", base), ("CI_COMMIT_SHA", head)):
+        head_variable = "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA" if self._var("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA") \
+            else "CI_COMMIT_SHA"
+        base, head = self._var("CI_MERGE_REQUEST_DIFF_BASE_SHA"), self._var(head_variable)
+        for name, value in (("CI_MERGE_REQUEST_DIFF_BASE_SHA", base), (head_variable, head)):
             if not _SHA.fullmatch(value):
                 raise InvalidInputError(f"{name} is not a commit ({value[:80]!r}), so the merge request's change "
                                         "is unknown", hint="archmem pr --base SHA --head SHA")
