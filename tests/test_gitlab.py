@@ -222,3 +222,19 @@ def test_the_gitlab_client_shares_the_hardened_transport():
             list(small.comments(7))
         with pytest.raises(GitLabApiError, match="no answer from http://127.0.0.1:9/api/v4"):
             GitLabClient(token=TOKEN, project=PROJECT, api_url="http://127.0.0.1:9/api/v4").identity()
+
+
+@pytest.mark.parametrize("make", [
+    lambda token: GitLabClient(token=token, project=PROJECT, api_url="http://127.0.0.1:9/api/v4"),
+    lambda token: __import__("archmem.ci.github_api", fromlist=["GitHubClient"]).GitHubClient(
+        token=token, repository="shop-team/shop", api_url="http://127.0.0.1:9"),
+])
+def test_a_token_no_header_can_carry_is_refused_without_showing_it(make):
+    """A line break pasted into the token's variable: an error that names the header,
+    never a traceback that prints the token."""
+    from archmem.ci.transport import ApiError
+
+    with pytest.raises(ApiError) as refused:
+        make("glpat-secret\nX-Injected: 1")
+    assert "holds a line break or another character no HTTP header may carry" in str(refused.value)
+    assert "secret" not in str(refused.value)

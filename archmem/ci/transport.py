@@ -73,6 +73,10 @@ class JsonTransport:
                 f"{url_setting} must be an https URL (http only to a loopback address), not {api_url!r}",
                 hint="the token goes with every request, so it never travels in clear",
             )
+        for name, value in headers.items():
+            if not re.fullmatch(r"[ -~]*", value):  # never shown: the value may be the token
+                raise error(f"the {name} header holds a line break or another character no HTTP header may carry",
+                            hint="check the variable that holds the token for a pasted line break")
         self.api_url = api_url
         self.headers = {**headers, "User-Agent": f"archmem/{__version__}"}
         self.error = error
