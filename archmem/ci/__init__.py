@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 class CiProvider(Protocol):
     """What ``archmem pr`` needs of the CI it runs in."""
 
-    name: str
+    comment_noun: str
+    """What the one comment is called where it is posted, for messages."""
     no_change: str
     """Why there is nothing to comment on outside a pull (merge) request, with the fix."""
 

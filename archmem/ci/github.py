@@ -37,7 +37,7 @@ class GitHubActions:
     """The CI provider of a GitHub Actions run (and of a run outside any CI: a
     ``GITHUB_EVENT_PATH`` given by hand is read the same way)."""
 
-    name = "GitHub"
+    comment_noun = "pull request comment"
     no_change = "no pull request to comment on: run on a pull_request event (GITHUB_EVENT_PATH)"
 
     def __init__(self, env: Mapping[str, str], settings: GitHubConfig) -> None:

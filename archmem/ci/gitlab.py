@@ -25,7 +25,7 @@ _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 class GitLabCi:
     """The CI provider of a GitLab CI job (``GITLAB_CI=true``)."""
 
-    name = "GitLab"
+    comment_noun = "merge request note"
     no_change = ("no merge request to comment on: run in a merge request pipeline (CI_MERGE_REQUEST_IID; "
                  "rules: - if: $CI_PIPELINE_SOURCE == \"merge_request_event\")")
 

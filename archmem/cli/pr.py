@@ -111,7 +111,7 @@ def _comment(
         problem = str(exc)
     except InvalidInputError as exc:  # not a pull request: nothing to comment on
         problem = str(exc)
-    _warn(f"no pull request comment: {problem}", github=github)
+    _warn(f"no {ci.comment_noun}: {problem}", github=github)
     return None, problem
 
 
