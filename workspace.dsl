@@ -23,6 +23,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/reporting/**"
                     }
                 }
+                ciproviders = component "CI providers" "GitHub Actions and GitLab CI behind one interface: where the change is, the API and identity the one comment goes through; GitHub's annotations, job summary and step outputs." {
+                    properties {
+                        "archmem.paths" "archmem/ci/__init__.py, archmem/ci/github.py, archmem/ci/gitlab.py, archmem/ci/github_review.py, archmem/ci/github_drift.py, archmem/ci/github_conformance.py"
+                    }
+                }
                 mcp = component "MCP server" "archmem mcp: sessions, recall, remember, confirm, briefings and the map as MCP tools over stdio." "MCP SDK (MCPServer)" {
                     properties {
                         "archmem.paths" "archmem/mcp/**"
@@ -56,7 +61,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 types = component "Value types" "Element, Relationship, Memory, Commit, the conformance report: the values passed between layers." "pydantic, dataclasses" {
                     properties {
-                        "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/drift/types.py, archmem/conformance/types.py"
+                        "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/drift/types.py, archmem/conformance/types.py, archmem/ci/types.py"
                     }
                 }
                 words = component "Package basics" "The version and the few words every output uses (plurals)." {
@@ -71,7 +76,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 escaping = component "Escaping" "Control characters shown as escapes, Markdown values kept inert, values quoted for TOML and YAML, and the YAML of committed files read back." {
                     properties {
-                        "archmem.paths" "archmem/escape.py, archmem/github_steps.py, archmem/yaml_text.py"
+                        "archmem.paths" "archmem/escape.py, archmem/yaml_text.py"
                     }
                 }
                 confinement = component "Confinement" "The one rule for paths: resolved through symlinks, they stay in the repository; the paths settings name, refused by setting and line." {
@@ -176,9 +181,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             }
 
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
-                driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; accept files; GitHub output." {
+                driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; accept files." {
                     properties {
-                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/github.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py"
                     }
                 }
             }
@@ -189,9 +194,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/conformance/scan.py, archmem/conformance/resolve.py"
                     }
                 }
-                checker = component "Conformance check" "Lifts imports to an element graph, compares it with the model and the rules, with the calls deployment manifests state; the baseline of frozen findings; GitHub output." "networkx" {
+                checker = component "Conformance check" "Lifts imports to an element graph, compares it with the model and the rules, with the calls deployment manifests state; the baseline of frozen findings." "networkx" {
                     properties {
-                        "archmem.paths" "archmem/conformance/__init__.py, archmem/conformance/graph.py, archmem/conformance/check.py, archmem/conformance/engine.py, archmem/conformance/github.py, archmem/conformance/baseline.py, archmem/conformance/network.py"
+                        "archmem.paths" "archmem/conformance/__init__.py, archmem/conformance/graph.py, archmem/conformance/check.py, archmem/conformance/engine.py, archmem/conformance/baseline.py, archmem/conformance/network.py"
                     }
                 }
             }
@@ -238,9 +243,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/git/revisions.py"
                     }
                 }
-                githubapi = component "GitHub API" "Pull request comments over the REST API: list (paged), create, update; errors with their fix." "urllib" {
+                ciapis = component "CI APIs" "GitHub's pull request comments and GitLab's merge request notes (list paged, create, update; GitLab's token user), errors with their fix, over one HTTP transport with a total deadline, a size cap and the token kept to the API's host." "urllib" {
                     properties {
-                        "archmem.paths" "archmem/github_api.py"
+                        "archmem.paths" "archmem/ci/transport.py, archmem/ci/github_api.py, archmem/ci/gitlab_api.py"
                     }
                 }
                 embeddings = component "Embeddings" "OpenAI-compatible and Ollama providers; vectors as float32 blobs." {
@@ -275,8 +280,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.cli -> archmem.adapters.store "Reports store failures with"
         archmem.interfaces.cli -> archmem.adapters.repo "Finds the project root for archmem install with"
         archmem.interfaces.cli -> archmem.domain.loader "Looks for a model file for archmem install with"
-        archmem.interfaces.cli -> archmem.drift.driftindex "Writes drift as GitHub output with"
-        archmem.interfaces.cli -> archmem.conformance.checker "Writes conformance as GitHub output with"
+        archmem.interfaces.cli -> archmem.interfaces.ciproviders "Asks where the change is and how to comment, and writes GitHub output, with"
+        archmem.interfaces.ciproviders -> archmem.adapters.ciapis "Calls the GitHub and GitLab APIs through"
+        archmem.interfaces.ciproviders -> archmem.review.pullrequest "Names the change under review, and writes the review and its comment's fate as GitHub output, for"
+        archmem.interfaces.ciproviders -> archmem.drift.driftindex "Writes the drift report as GitHub output from"
+        archmem.interfaces.cli -> archmem.drift.driftindex "Shows drift changes with"
         archmem.interfaces.mcp -> archmem.adapters.store "Reports store failures with"
         archmem.interfaces.cli -> archmem.interfaces.reports "Prints SARIF and Code Quality reports (--format sarif, codequality) with"
         archmem.interfaces.reports -> archmem.drift.driftindex "Reads the drift report of"
@@ -382,14 +390,12 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.service.facade -> archmem.review.pullrequest "Reviews pull requests with"
         archmem.review.pullrequest -> archmem.adapters.revisions "Reads the diff base...head with"
         archmem.review.pullrequest -> archmem.recall.engine "Ranks the touched elements' memories with"
-        archmem.service.facade -> archmem.adapters.githubapi "Posts the pull request comment with"
         archmem.service.facade -> archmem.adapters.install "Reads which agents are connected (status), runs their hooks in a clean environment (status), and reads the session-end transcripts with"
         archmem.drift.driftindex -> archmem.adapters.revisions "Shows what changed since a memory was confirmed with"
         archmem.interfaces.cli -> archmem.review.pullrequest "Reviews pull requests with"
-        archmem.interfaces.cli -> archmem.adapters.githubapi "Reports GitHub API failures of"
+        archmem.interfaces.cli -> archmem.adapters.ciapis "Reports GitHub and GitLab API failures of"
         archmem.review.pullrequest -> archmem.foundation "Reads settings and values of"
         archmem.review.pullrequest -> archmem.adapters.gittools "Runs git through"
-        archmem.review.pullrequest -> archmem.adapters.githubapi "Posts the comment with"
         archmem.review.pullrequest -> archmem.domain.codepaths "Maps changed files to elements with"
         archmem.review.pullrequest -> archmem.drift.driftindex "Asks what is VERIFY, and reads the drift accept files of a change, with"
         archmem.review.pullrequest -> archmem.memory.memoryfiles "Reads memory files at base and head with"

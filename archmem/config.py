@@ -286,6 +286,17 @@ class GitHubConfig(_Section):
     """An answer larger than this is not read on."""
 
 
+class GitLabConfig(_Section):
+    """``archmem pr --comment`` in GitLab CI: the GitLab API client and its token."""
+
+    token_variable: str = Field(default="GITLAB_TOKEN", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """The CI/CD variable that holds the access token (api scope); never the token itself."""
+    timeout: float = Field(default=30.0, gt=0)
+    """Seconds one API request may take in all: connecting, sending, the whole answer."""
+    max_answer_bytes: int = Field(default=32 << 20, gt=0)
+    """An answer larger than this is not read on."""
+
+
 class Config(_Section):
     model: str | None = None
     """The model file, relative to the repository root; else it is discovered."""
@@ -296,6 +307,7 @@ class Config(_Section):
     code: CodeConfig = Field(default_factory=CodeConfig)
     conformance: ConformanceConfig = Field(default_factory=ConformanceConfig)
     github: GitHubConfig = Field(default_factory=GitHubConfig)
+    gitlab: GitLabConfig = Field(default_factory=GitLabConfig)
     paths: dict[str, list[str]] = Field(default_factory=dict)
     """Element id → globs of its code, united with the model's own (``archmem paths
     suggest --write`` records here, so a generated or shared DSL stays untouched)."""
@@ -612,6 +624,14 @@ baseline = ".archmem/conformance-baseline.json"
 # personal token. Another user's comment holding archmem's marker is never touched.
 comment_author = "github-actions[bot]"
 # Seconds one GitHub API request may take in all, and the largest answer read.
+timeout = 30.0
+max_answer_bytes = 33554432
+
+[gitlab]
+# archmem pr --comment in a merge request pipeline reads its access token (api scope, a
+# masked CI/CD variable) from this variable; the note it updates is the token's user's.
+token_variable = "GITLAB_TOKEN"
+# Seconds one GitLab API request may take in all, and the largest answer read.
 timeout = 30.0
 max_answer_bytes = 33554432
 

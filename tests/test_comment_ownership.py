@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from archmem.github_api import Comment
+from archmem.ci.types import Comment
 from archmem.review.publish import is_own
 
 from .conftest import REPO_ROOT

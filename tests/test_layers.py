@@ -13,17 +13,18 @@ from pathlib import Path
 from .conftest import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "archmem"
-FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.github_steps", "archmem.json_input",
+FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.json_input",
               "archmem.confinement",
               "archmem.clock", "archmem.config",
               "archmem.words", "archmem.yaml_text", "archmem.atomic_write"}
 LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing",
-                  "archmem.git", "archmem.github_api", "archmem.agents")),
+                  "archmem.git", "archmem.ci.transport", "archmem.ci.github_api", "archmem.ci.gitlab_api",
+                  "archmem.agents")),
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.conformance",
                 "archmem.render", "archmem.review", "archmem.onboarding")),
     ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),
-    ("interfaces", ("archmem.cli", "archmem.mcp", "archmem.reporting", "archmem.__main__", "archmem.entry")),
+    ("interfaces", ("archmem.cli", "archmem.mcp", "archmem.ci", "archmem.reporting", "archmem.__main__", "archmem.entry")),
 ]
 
 

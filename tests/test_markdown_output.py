@@ -126,7 +126,7 @@ def test_mcp_brief_and_start_session_refuse_a_task_with_a_line_break(repo: Path)
 
 
 def test_the_drift_job_summary_shows_names_inert_and_in_their_cell():
-    from archmem.drift.github import summary
+    from archmem.ci.github_drift import summary
     from archmem.drift.report import DriftReport, ElementDrift
     from archmem.drift.types import ElementSize
 

@@ -21,7 +21,7 @@ ROUTER = "services/api/router.go"
 
 def am(repo: Path, *args: str, env: dict[str, str] | None = None) -> Result:
     base = {"GITHUB_EVENT_PATH": "", "GITHUB_STEP_SUMMARY": "", "GITHUB_OUTPUT": "", "GITHUB_TOKEN": "",
-            "GITHUB_REPOSITORY": "", "GITHUB_API_URL": "", "GITHUB_SERVER_URL": ""}
+            "GITHUB_REPOSITORY": "", "GITHUB_API_URL": "", "GITHUB_SERVER_URL": "", "GITLAB_CI": ""}
     return CliRunner().invoke(cli, [*args, "--repo", str(repo)], env=base | (env or {}), catch_exceptions=False)
 
 

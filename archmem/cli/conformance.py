@@ -57,7 +57,7 @@ def conformance(
 
         emit_report(conformance_findings(report), output_format)
     elif output_format == "github":
-        from archmem.conformance.github import write_github
+        from archmem.ci.github_conformance import write_github
 
         written = write_github(report, dict(os.environ))
         for line in written["annotations"]:

@@ -36,7 +36,7 @@ def drift(
         return
     if output_format != "text" or as_json:
         workspace.history_progress = None  # machine output: the bar stays off even on a terminal
-    from archmem.cli.github import errors_as_annotations
+    from archmem.ci.github import errors_as_annotations
 
     with errors_as_annotations(output_format == "github" and not as_json, "archmem drift"):
         report = workspace.drift_report(since_ref=since_ref, deepen=deepen)
@@ -49,7 +49,7 @@ def drift(
                                   changed=workspace.drift_changed_files(report))
         emit_report(findings, output_format)
     elif output_format == "github":
-        from archmem.drift.github import write_github
+        from archmem.ci.github_drift import write_github
 
         written = write_github(report, workspace.root, dict(os.environ))
         for line in written["annotations"]:

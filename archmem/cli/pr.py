@@ -1,5 +1,6 @@
 """``archmem pr``: what a change touches and what to check before merging it, as
-Markdown, JSON or GitHub Actions output, and as the pull request's one comment."""
+Markdown, JSON or GitHub Actions output, and as the pull request's one comment (the
+merge request's one note under GitLab CI)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import click
 from archmem.cli import cli, emit_json, json_option, workspace_options
 
 if TYPE_CHECKING:
+    from archmem.ci import CiProvider
     from archmem.review.publish import Published
     from archmem.review.pull_request import PullRequestReview
     from archmem.workspace import Workspace
@@ -18,10 +20,13 @@ if TYPE_CHECKING:
 
 @cli.command("pr")
 @click.option("--base", default=None, help="What the change is compared with (default: the pull request's base "
-                                          "in GitHub Actions, else the default branch).")
-@click.option("--head", default=None, help="The change's last commit (default: the pull request's head, else HEAD).")
+                                          "in GitHub Actions, the merge request's diff base in GitLab CI, else the "
+                                          "default branch).")
+@click.option("--head", default=None, help="The change's last commit (default: the pull or merge request's head, "
+                                          "else HEAD).")
 @click.option("--comment", is_flag=True, help="Post the review as the pull request's one archmem comment, or update "
-                                              "it (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL).")
+                                              "it (GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL); under GitLab "
+                                              "CI the merge request's one note (GITLAB_TOKEN, CI_API_V4_URL).")
 @click.option("--format", "output_format", type=click.Choice(["md", "json", "github"]), default="md",
               show_default=True, help="github: annotations, job summary and step outputs.")
 @click.option("--fail-on-stale", type=click.IntRange(1), default=None,
@@ -42,16 +47,20 @@ def pr(
     VERIFY (with what changed since each was confirmed), the memories it adds, supersedes
     or confirms, the drift accepts it makes or withdraws, and the touched elements nobody
     has written about."""
-    from archmem.cli.github import errors_as_annotations
+    from archmem.ci import provider
+    from archmem.ci.github import errors_as_annotations
 
     github = output_format == "github" and not as_json
     with errors_as_annotations(github, "archmem pr"):
-        review = workspace.pull_request_review(base=base, head=head, deepen=deepen)
+        ci = provider(workspace.env, workspace.config)
+        review = workspace.pull_request_review(base=base, head=head, deepen=deepen, change=ci.change(),
+                                               link_base=ci.link_base)
         markdown = workspace.review_markdown(review)
     published: Published | None = None
     problem: str | None = None
     if comment:
-        published, problem = _comment(workspace, review, markdown, fail_on_api_error=fail_on_api_error, github=github)
+        published, problem = _comment(workspace, ci, review, markdown, fail_on_api_error=fail_on_api_error,
+                                      github=github)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(markdown, encoding="utf-8")
@@ -61,7 +70,7 @@ def pr(
         data["comment_problem"] = problem
         emit_json(data)
     elif github:
-        from archmem.review.github import write_github
+        from archmem.ci.github_review import write_github
         from archmem.words import plural
 
         for line in write_github(review, markdown, workspace.env, published=published, comment_problem=problem):
@@ -83,30 +92,32 @@ def pr(
 
 
 def _comment(
-    workspace: Workspace, review: PullRequestReview, markdown: str, *, fail_on_api_error: bool, github: bool
+    workspace: Workspace, ci: CiProvider, review: PullRequestReview, markdown: str, *, fail_on_api_error: bool,
+    github: bool,
 ) -> tuple[Published | None, str | None]:
     """Post or update the comment; a failure is a warning (with the fix) unless asked to fail."""
+    from archmem.ci.transport import ApiError
     from archmem.errors import InvalidInputError
-    from archmem.github_api import GitHubApiError
 
     try:
-        published = workspace.comment_on_pull_request(review, markdown)
+        published = workspace.comment_on_pull_request(review, markdown, connect=ci.comment_api,
+                                                      no_change=ci.no_change)
         if published.warning:
             _warn(published.warning, github=github)
         return published, None
-    except GitHubApiError as exc:
+    except ApiError as exc:
         if fail_on_api_error:
             raise
         problem = str(exc)
     except InvalidInputError as exc:  # not a pull request: nothing to comment on
         problem = str(exc)
-    _warn(f"no pull request comment: {problem}", github=github)
+    _warn(f"no {ci.comment_noun}: {problem}", github=github)
     return None, problem
 
 
 def _warn(text: str, *, github: bool) -> None:
     if github:
-        from archmem.cli.github import escape
+        from archmem.ci.github import escape
 
         click.echo(f"::warning title=archmem pr::{escape(text)}")
     else:

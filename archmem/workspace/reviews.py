@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from archmem.errors import InvalidInputError
@@ -10,9 +11,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from archmem.conformance.baseline import Entry, Frozen
+    from archmem.ci.types import Identity
     from archmem.conformance.types import ConformanceReport
-    from archmem.review.publish import Published
-    from archmem.review.pull_request import PullRequestReview
+    from archmem.review.publish import CommentsApi, Published
+    from archmem.review.pull_request import PullRequestRef, PullRequestReview
 
 
 class ReviewOps:
@@ -80,15 +82,16 @@ class ReviewOps:
                 sorted(before - set(now)))
 
     def pull_request_review(
-        self, *, base: str | None = None, head: str | None = None, deepen: bool = False
+        self, *, base: str | None = None, head: str | None = None, deepen: bool = False,
+        change: PullRequestRef | None = None, link_base: Callable[[str], str | None] | None = None,
     ) -> PullRequestReview:
         """What the change ``base...head`` touches and what to check before merging it
-        (``archmem pr``). Without flags, base and head come from the pull request event
-        of a GitHub Actions run (``GITHUB_EVENT_PATH``), else the default branch and HEAD.
-        The model, the memories and drift are read at the checkout, which must hold head."""
+        (``archmem pr``). Without flags, base and head come from ``change``, the pull
+        (merge) request the CI provider names, else the default branch and HEAD;
+        ``link_base`` says where a file at head is shown. The model, the memories and
+        drift are read at the checkout, which must hold head."""
         from archmem.model.paths import compile_globs
         from archmem.review.accept_changes import accept_changes, is_accept_file
-        from archmem.review.github import link_base, pull_request_from_event, read_event
         from archmem.review.memory_changes import memory_changes
         from archmem.review.pull_request import resolve_change, review_pull_request
 
@@ -96,8 +99,7 @@ class ReviewOps:
         checkout = view.scan.head  # a shallow clone is refused (or deepened) before any diff
         self.__dict__["drift"] = view
         revisions = view.revisions
-        ref = resolve_change(revisions, base=base, head=head, checkout=checkout,
-                             event=pull_request_from_event(read_event(self.env)))
+        ref = resolve_change(revisions, base=base, head=head, checkout=checkout, event=change)
         merge_base = revisions.merge_base(ref.base, ref.head)
         changed = revisions.changed_files(merge_base, ref.head)
         folder = self.config.store.memories.strip("/") + "/"
@@ -120,7 +122,7 @@ class ReviewOps:
                 accept_files, folder=accepts, show=revisions.show, base=merge_base, head=ref.head, model=self.model,
                 changes_for=lambda accept: view.accept_changes(accept.path or "", without=brought, max_diff=0)),
             changes_for=lambda memory: view.memory_changes(memory, max_diff=0),
-            link_base=link_base(self.env, ref.head),
+            link_base=link_base(ref.head) if link_base else None,
             changed_lines=revisions.changed_lines(merge_base, ref.head, [f.path for f in code if f.status != "D"]),
         )
 
@@ -131,19 +133,18 @@ class ReviewOps:
 
         return render_review(review, version=__version__, overrides=self.template_overrides)
 
-    def comment_on_pull_request(self, review: PullRequestReview, markdown: str) -> Published:
-        """Post the review as the pull request's one archmem comment, or update that
-        comment (GitHub REST API, ``GITHUB_TOKEN``); with nothing to say, only an earlier
-        comment is rewritten, to say so."""
+    def comment_on_pull_request(self, review: PullRequestReview, markdown: str, *,
+                                connect: Callable[[], tuple[CommentsApi, Identity]], no_change: str) -> Published:
+        """Post the review as the pull (merge) request's one archmem comment, or update
+        the one the token's identity wrote; with nothing to say, only an earlier comment
+        is rewritten, to say so. ``connect`` gives the CI provider's API and that
+        identity; ``no_change`` is the error's text when the review is of no pull request."""
         from archmem import __version__
-        from archmem.github_api import GitHubClient
         from archmem.review.markdown import resolved_body
         from archmem.review.publish import publish
 
         if review.ref.number is None:
-            raise InvalidInputError("no pull request to comment on: run on a pull_request event (GITHUB_EVENT_PATH)")
-        settings = self.config.github
-        client = GitHubClient.from_env(self.env, timeout=settings.timeout, max_answer_bytes=settings.max_answer_bytes)
-        return publish(client, review.ref.number, markdown, nothing_to_say=review.nothing_to_say,
-                       resolved=resolved_body(review, version=__version__), author=settings.comment_author)
-
+            raise InvalidInputError(no_change)
+        api, author = connect()
+        return publish(api, review.ref.number, markdown, nothing_to_say=review.nothing_to_say,
+                       resolved=resolved_body(review, version=__version__), author=author)

@@ -1,4 +1,4 @@
-"""GitHub Actions output for the drift report: a job summary in Markdown, step
+"""``archmem drift --format github``: a job summary in Markdown, step
 outputs, and ``::warning`` annotations at each drifted element's line in the model (and
 one for each warning of the report, such as an accept file that did not count).
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from archmem.ci.github import append_step_files
 from archmem.drift.report import DriftReport
 from archmem.escape import markdown_code, markdown_inline
 from archmem.escape import workflow_command as _escape
-from archmem.github_steps import append_step_files
 from archmem.words import plural
 
 OUTPUTS = ("drift-score", "total-elements", "drifted-elements", "missing-elements", "stale-memories",

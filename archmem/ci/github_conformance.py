@@ -1,4 +1,4 @@
-"""GitHub Actions output for conformance: a ``::warning`` (or ``::error`` for a rule)
+"""``archmem conformance --format github``: a ``::warning`` (or ``::error`` for a rule)
 on every import line that leaves the model, step outputs with the counts, and the
 lists in the job summary."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from archmem.ci.github import append_step_files
 from archmem.conformance.types import EXAMPLES, ConformanceReport
 from archmem.escape import workflow_command as _escape
-from archmem.github_steps import append_step_files
 from archmem.words import plural
 
 MAX_ANNOTATIONS = 50

@@ -1,6 +1,6 @@
-"""``archmem pr`` in GitHub Actions: the pull request from the event file, annotations
-where a reviewer looks (the memory files to verify, the changed code of an element with
-pitfalls, the drift accept files of the change), the job summary and the step outputs.
+"""``archmem pr --format github``: annotations where a reviewer looks (the memory files
+to verify, the changed code of an element with pitfalls, the drift accept files of the
+change), the job summary and the step outputs.
 
 GitHub shows at most 10 annotations of a kind per step; archmem prints 10 in all, and
 the ones past that go to the summary, which also holds the whole review with each
@@ -9,70 +9,17 @@ memory file linked at head.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-from archmem.errors import InvalidInputError
+from archmem.ci.github import append_step_files
 from archmem.escape import workflow_command as _escape
-from archmem.json_input import load_json
-from archmem.github_steps import append_step_files
 from archmem.review.markdown import MARKER, inline, label
-from archmem.review.pull_request import PullRequestRef, PullRequestReview
+from archmem.review.pull_request import PullRequestReview
 from archmem.review.publish import Published
 from archmem.words import plural
 
 MAX_ANNOTATIONS = 10
-_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-def read_event(env: Mapping[str, str]) -> dict[str, Any] | None:
-    """The webhook payload of the run (``GITHUB_EVENT_PATH``), or None outside Actions."""
-    name = env.get("GITHUB_EVENT_PATH")
-    if not name:
-        return None
-    try:
-        data = load_json(Path(name).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InvalidInputError(f"cannot read GITHUB_EVENT_PATH {name}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"GITHUB_EVENT_PATH {name}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") \
-            from None
-    except ValueError as exc:
-        raise InvalidInputError(f"GITHUB_EVENT_PATH {name} is not JSON: {exc}") from None
-    return data if isinstance(data, dict) else None
-
-
-def pull_request_from_event(event: Mapping[str, Any] | None) -> PullRequestRef | None:
-    """Base and head of the pull request an event is about (None for other events)."""
-    pr = event.get("pull_request") if event else None
-    if not isinstance(pr, dict):
-        return None
-    base, head = pr.get("base") or {}, pr.get("head") or {}
-    base_sha, head_sha = str(base.get("sha") or ""), str(head.get("sha") or "")
-    if not (_SHA.fullmatch(base_sha) and _SHA.fullmatch(head_sha)):
-        raise InvalidInputError("the pull_request event has no base and head commit (pull_request.base.sha, "
-                                "pull_request.head.sha)")
-    number = pr.get("number", event.get("number") if event else None)
-    return PullRequestRef(
-        base=base_sha, head=head_sha, number=number if isinstance(number, int) else None,
-        title=str(pr.get("title") or "") or None, url=str(pr.get("html_url") or "") or None,
-        base_ref=str(base.get("ref") or "") or None, head_ref=str(head.get("ref") or "") or None,
-    )
-
-
-def link_base(env: Mapping[str, str], head: str) -> str | None:
-    """Where files at head are shown on GitHub (``{server}/{owner}/{repo}/blob/{sha}/``)."""
-    repository = env.get("GITHUB_REPOSITORY", "").strip()
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", repository):
-        return None
-    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
-    return f"{server}/{repository}/blob/{head}/"
-
-
 
 
 @dataclass(frozen=True)
@@ -205,5 +152,4 @@ def write_github(
     return [a.command() for a in shown]
 
 
-__all__ = ["MAX_ANNOTATIONS", "Annotation", "annotations", "link_base", "outputs", "pull_request_from_event",
-           "read_event", "summary", "write_github"]
+__all__ = ["MAX_ANNOTATIONS", "Annotation", "annotations", "outputs", "summary", "write_github"]
