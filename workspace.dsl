@@ -291,6 +291,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.reports -> archmem.memory.teamfiles "Reads archmem check's findings and rules of"
         archmem.interfaces.cli -> archmem.recall.engine "Shows linked neighbours under the result that named them with"
         archmem.interfaces.mcp -> archmem.recall.engine "Shows linked neighbours under the result that named them with"
+        archmem.interfaces.cli -> archmem.conformance.checker "Names the baseline's frozen and fixed findings with"
         archmem.interfaces.cli -> archmem.memory.teamfiles "Merges memory files (archmem merge-file) with"
         archmem.interfaces.cli -> archmem.adapters.gittools "Runs git merge-file through"
         archmem.interfaces.cli -> archmem.render.briefing "Answers the edit hook from its prepared file notes with"
