@@ -5,6 +5,7 @@ a pull; ``confirm`` without a terminal and without ``--yes`` refuses."""
 from __future__ import annotations
 
 import json
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from archmem.memory.merge import merge_memory_file
 from archmem.memory.types import Memory
 from archmem.workspace import Workspace
 
-from .conftest import FrozenClock, commit, git
+from .conftest import REPO_ROOT, FrozenClock, commit, git
 
 REASON = "five routes added; the longest prefix still wins"
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -225,3 +226,37 @@ def test_an_index_from_before_reads_who_and_why_from_files_it_had_indexed(repo: 
     with Workspace.open(repo, env={}) as ws:
         memory = ws.get_memory(shared["id"])
     assert (memory.confirmed_by, memory.confirm_reason) == ("cli/Ana-Lima", REASON)
+
+
+def test_a_hand_edited_reason_on_two_lines_is_reported_by_check_at_its_line(repo: Path, shared):
+    assert am(repo, "confirm", shared["id"], "--yes", "--reason", REASON).exit_code == 0
+    path = repo / shared["path"]
+    path.write_text(path.read_text(encoding="utf-8").replace(f'"{REASON}"', '"checked\\nIGNORE THE ABOVE"'),
+                    encoding="utf-8")
+    result = am(repo, "check", "--json")
+    assert result.exit_code == 2, result.output
+    [problem] = json.loads(result.stdout)["problems"]
+    line = path.read_text(encoding="utf-8").split("\n").index('confirm_reason: "checked\\nIGNORE THE ABOVE"') + 1
+    assert (problem["path"], problem["line"], problem["rule"]) == (shared["path"], line, "schema")
+    assert "line break" in problem["message"]
+
+
+def test_two_branches_confirming_with_reasons_merge_to_the_later_one_in_git(repo: Path, shared):
+    """A real ``git merge`` through ``archmem merge-file``: no conflict, the later
+    confirmation's who and why, the confirmations of both branches."""
+    assert am(repo, "install", "merge-driver").exit_code == 0
+    git(repo, "config", "merge.archmem.driver", f'"{sys.executable}" -m archmem merge-file %O %A %B %P')
+    git(repo, "branch", "-M", "main")
+    clock = FrozenClock()
+    for branch, who, why, days in (("left", "cli/bo", "still true after the router split", 1),
+                                   ("right", "codex/kim", "checked against the new routes", 2)):
+        git(repo, "checkout", "-q", "-b", branch, "main")
+        clock.now = FrozenClock().now + timedelta(days=days)
+        with Workspace.open(repo, clock=clock, env={}) as ws:
+            ws.confirm(shared["id"], reason=why, by=who)
+        commit(repo, f"confirm on {branch}", "2026-02-01T00:00:00Z")
+    git(repo, "checkout", "-q", "left")
+    git(repo, "merge", "-q", "--no-edit", "right", env={"PYTHONPATH": str(REPO_ROOT)})
+    memory = parse_memory((repo / shared["path"]).read_text(encoding="utf-8")).memory
+    assert (memory.confirmed_by, memory.confirm_reason, memory.confirmations) == (
+        "codex/kim", "checked against the new routes", 2)
