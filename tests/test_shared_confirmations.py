@@ -82,9 +82,9 @@ def test_a_confirmation_without_a_reason_drops_the_previous_reason(repo: Path, s
     assert "confirmed_by: cli/Bo" in text and "confirm_reason" not in text and "confirmations: 2" in text
 
 
-def test_the_mcp_tool_signs_with_the_agent_and_writes_the_reason(repo: Path, shared):
-    with Workspace.open(repo, env={}) as ws:
-        answer = confirm_memory(ws, "Prefix order", reason="checked the router", author="claude-code/ana")
+def test_the_mcp_tool_writes_the_signer_and_the_reason(repo: Path, shared):
+    with Workspace.open(repo, env={}) as ws:  # the server passes the client as signed_by (test_mcp_server)
+        answer = confirm_memory(ws, "Prefix order", reason="checked the router", signed_by="claude-code/ana")
     assert answer.data["confirmed_by"] == "claude-code/ana" and answer.data["confirm_reason"] == "checked the router"
     text = (repo / shared["path"]).read_text(encoding="utf-8")
     assert "confirmed_by: claude-code/ana\nconfirm_reason: checked the router\n" in text

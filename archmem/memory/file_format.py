@@ -1,12 +1,12 @@
 """One memory as one Markdown file with YAML front matter: what a team commits and reviews.
 
 The front matter holds what a memory *is* (id, kind, title, elements, anchors, author,
-times, the last confirmation with who gave it and why, the count of confirmations, what
-it supersedes, archived and why); the body is the content,
-so ``[[wikilinks]]`` read naturally in any Markdown viewer. What is derived (superseded
-by whom) or personal to one clone (exposures, citations, vectors) is never written:
-it lives in the local index. Files are rendered deterministically, one value a line,
-so two branches that touch different memories never conflict and a diff reads well.
+times, who gave the last confirmation and why, the count of confirmations, what it
+supersedes, archived and why); the body is the content, so ``[[wikilinks]]`` read
+naturally in any Markdown viewer. What is derived (superseded by whom) or personal to
+one clone (exposures, citations, vectors) is never written: it lives in the local
+index. Files are rendered deterministically, one value a line, so two branches that
+touch different memories never conflict and a diff reads well.
 """
 
 from __future__ import annotations
