@@ -266,8 +266,8 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
     becomes the tool's output schema) and a text, or an error. Where the function takes an
     ``author`` and the agent names none (and no session, whose agent signs), the client's
     own name from ``initialize`` is the author: a memory says which agent wrote it. A
-    ``signed_by`` is always the client's, never an argument: a confirmation says who
-    vouched, and an agent cannot vouch in a person's name."""
+    ``signed_by`` is always the client's, never an argument: a confirmation says which
+    client vouched, not a name the agent chose."""
     from typing import Annotated
 
     from mcp.server.mcpserver import Context
