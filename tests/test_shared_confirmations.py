@@ -260,3 +260,15 @@ def test_two_branches_confirming_with_reasons_merge_to_the_later_one_in_git(repo
     memory = parse_memory((repo / shared["path"]).read_text(encoding="utf-8")).memory
     assert (memory.confirmed_by, memory.confirm_reason, memory.confirmations) == (
         "codex/kim", "checked against the new routes", 2)
+
+
+def test_an_imported_who_and_why_without_a_confirmation_time_are_dropped_as_a_file_would(repo: Path, tmp_path: Path):
+    line = {"id": "m-imported1", "kind": "note", "content": "Imported without a confirmation time.",
+            "created_at": "2026-01-01T00:00:00Z", "confirmed_by": "cli/ana", "confirm_reason": "looked fine"}
+    dump = tmp_path / "one.jsonl"
+    dump.write_text(json.dumps(line) + "\n")
+    assert am(repo, "import", str(dump)).exit_code == 0
+    with Workspace.open(repo, env={}) as ws:
+        memory = ws.get_memory("m-imported1")
+        text = (repo / ws.store.path_of("m-imported1")).read_text(encoding="utf-8")
+    assert (memory.confirmed_by, memory.confirm_reason) == (None, None) and "confirmed_by" not in text

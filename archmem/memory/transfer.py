@@ -137,6 +137,8 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
     data["status"] = "archived" if status == "archived" else "active"  # superseded follows from the chain
     if data["status"] != "archived":
         data["status_reason"] = None
+    if data.get("confirmed_at") is None:  # who and why belong to a confirmation, as in a file
+        data["confirmed_by"] = data["confirm_reason"] = None
     data["elements"] = resolve_elements(ctx.model, _text_list(record, "elements"))
     data["anchors"] = [normalize_anchor(a) for a in _text_list(record, "anchors")]
     for name in ("confirmations", "exposures", "citations"):
