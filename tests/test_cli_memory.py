@@ -38,7 +38,7 @@ def test_remember_list_confirm_history_as_json(repo: Path):
                           "--title", "Header limits", "--supersedes", "Header limits", "--json").output)
     chain = json.loads(am(repo, "history", "Header limits", "--json").output)
     assert [m["id"] for m in chain] == [data["id"], newer["id"]]
-    confirmed = json.loads(am(repo, "confirm", "header limits", "--json").output)
+    confirmed = json.loads(am(repo, "confirm", "header limits", "--yes", "--json").output)
     assert confirmed["id"] == newer["id"] and confirmed["confirmations"] == 1
 
 

@@ -57,7 +57,7 @@ def test_confirm_shows_the_memory_and_the_diff_since_it_was_confirmed_then_confi
 
 
 def test_confirm_as_json_carries_the_changes_and_the_reason_goes_to_the_audit_log(repo: Path, moved):
-    result = am(repo, "confirm", moved["id"], "--json", "--reason", "five routes added, the order rule holds")
+    result = am(repo, "confirm", moved["id"], "--yes", "--json", "--reason", "five routes added, the order rule holds")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["id"] == moved["id"] and data["confirmations"] == 1

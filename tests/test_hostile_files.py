@@ -377,7 +377,7 @@ def test_the_largest_count_stays_the_largest_when_confirmed_or_merged(tmp_path: 
     root = new_repo(tmp_path)
     write(root, {f"{FOLDER}/m.md": memory_file("m-max", "title: Header limits", "created: 2026-01-01T00:00:00Z",
                                                "confirmations: 9223372036854775807")})
-    confirmed = archmem(root, "confirm", "m-max", "--json")
+    confirmed = archmem(root, "confirm", "m-max", "--yes", "--json")
     no_traceback(confirmed)
     assert confirmed.returncode == 0 and json.loads(confirmed.stdout)["confirmations"] == 2**63 - 1
     assert "confirmations: 9223372036854775807" in (root / FOLDER / "m.md").read_text(encoding="utf-8")

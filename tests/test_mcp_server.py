@@ -240,6 +240,16 @@ def test_a_memory_without_an_author_is_signed_by_the_client_and_the_git_user(in_
     assert started["session"]["agent"] == "probe-agent/Sarah-Lee"  # the client's: its session-end hook finds it
 
 
+def test_a_confirmation_is_signed_by_the_client_and_its_reason_goes_to_the_file(in_memory: Connected):
+    subprocess.run(["git", "config", "user.name", "Sarah Lee"], cwd=in_memory.root, check=True)
+    written = in_memory.ok("remember", {"content": "Invoices are numbered per fiscal year.", "kind": "convention"})
+    confirmed = in_memory.ok("confirm_memory", {"memory": written["id"], "reason": "the numbering code is unchanged"})
+    assert (confirmed["confirmed_by"], confirmed["confirm_reason"]) == (
+        "probe-agent/Sarah-Lee", "the numbering code is unchanged")
+    text = (in_memory.root / written["path"]).read_text(encoding="utf-8")
+    assert "confirmed_by: probe-agent/Sarah-Lee\nconfirm_reason: the numbering code is unchanged\n" in text
+
+
 def test_reading_tools(server: Connected):
     found = server.ok("find_elements", {"task": "speed up checkout"})["elements"]
     assert found[0]["id"] == "shop.orders.checkout" and found[0]["paths"] == ["services/orders/checkout/**"]

@@ -56,7 +56,7 @@ def test_confirm_and_supersede_write_only_what_the_files_hold(repo: Path):
                           "--json").stdout)
     old_file = repo / first["path"]
     before = old_file.read_text(encoding="utf-8")
-    assert am(repo, "confirm", "Backoff").exit_code == 0
+    assert am(repo, "confirm", "Backoff", "--yes").exit_code == 0
     confirmed = old_file.read_text(encoding="utf-8")
     assert "confirmations: 1" in confirmed and confirmed != before
     newer = json.loads(am(repo, "remember", "Retries back off at 5s.", "--kind", "note", "--title", "Backoff",

@@ -171,7 +171,7 @@ def test_memory_files_in_the_diff_say_what_the_change_does_to_each(repo: Path):
     git(repo, "checkout", "-q", "-b", "memories")
     with Workspace.open(repo, env={}) as ws:
         ws.remember("Tokens last 60 minutes since v2.", kind="note", title="Token expiry", supersedes="Token expiry")
-        ws.confirm("Retries")
+        ws.confirm("Retries", reason="three retries still", by="cli/ana")
         ws.archive("Refunds", "the v1 API is gone")
         edited_path, gone_path = ws.store.path_of(edited.id), ws.store.path_of(gone.id)
     path = repo / edited_path
@@ -185,7 +185,8 @@ def test_memory_files_in_the_diff_say_what_the_change_does_to_each(repo: Path):
                        ("edited", "Order numbers"), ("deleted", "Legacy job"), ("unreadable", None)}
     by_change = {c["change"]: c for c in data["memory_changes"]}
     assert by_change["supersedes"]["detail"] == f"replaces 'Token expiry' ({old.id})"
-    assert by_change["confirmed"]["detail"] == "1 confirmation" and kept.id == by_change["confirmed"]["id"]
+    assert by_change["confirmed"]["detail"] == "1 confirmation by cli/ana: three retries still"
+    assert kept.id == by_change["confirmed"]["id"]
     assert by_change["archived"]["detail"] == "the v1 API is gone" and archived.id == by_change["archived"]["id"]
     assert by_change["edited"]["detail"] == "changed: content"
     assert "archive it instead" in by_change["deleted"]["detail"]

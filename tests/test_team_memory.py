@@ -285,11 +285,11 @@ def test_two_confirmations_on_two_branches_conflict_and_the_markers_are_reported
     commit_all(seed, "two memories")
     git(seed, "push", "-q", "origin", "HEAD")
     alice, bob = clone(origin, "alice"), clone(origin, "bob")
-    assert am(alice, "confirm", "Header limits").exit_code == 0
+    assert am(alice, "confirm", "Header limits", "--yes").exit_code == 0
     commit_all(alice, "confirm header limits")
     git(alice, "push", "-q", "origin", "HEAD")
     time.sleep(0.01)  # another confirmation time
-    assert am(bob, "confirm", "Header limits").exit_code == 0
+    assert am(bob, "confirm", "Header limits", "--yes").exit_code == 0
     commit_all(bob, "confirm header limits too")
 
     git(bob, "fetch", "-q", "origin")
@@ -345,12 +345,12 @@ def test_a_hand_edit_made_while_a_workspace_is_open_is_never_overwritten(shop: P
     assert len(list((shop / MEMORIES).iterdir())) == (1 if edit == "deleted" else 2)  # no file from the supersede
 
     if edit == "broken":  # the next command knows the file is broken and says so
-        refused = am(shop, "confirm", "Header limits")
+        refused = am(shop, "confirm", "Header limits", "--yes")
         assert refused.exit_code == 9
         assert f"{path.relative_to(shop).as_posix()} does not parse (line 4" in refused.output
         assert path.read_text(encoding="utf-8") == edited
     if edit == "changed":  # the next command reads the edit, then writes on top of it
-        assert am_json(shop, "confirm", "Header limits")["confirmations"] == 1
+        assert am_json(shop, "confirm", "Header limits", "--yes")["confirmations"] == 1
         assert listed(shop)[memory_id]["content"] == "The gateway strips headers over 8KB, and 16KB behind the proxy."
         index_agrees_with_files(shop)
 
@@ -696,7 +696,7 @@ def test_a_memory_file_that_cannot_be_written_leaves_no_file_and_no_index_row(
     before = {path: path.read_bytes() for path in memory_files(shop).values()}
     request.getfixturevalue("frozen_folder")
     new = am(shop, "remember", "The gateway strips headers over 8KB.", "--kind", "pitfall")
-    confirm = am(shop, "confirm", "One tx")
+    confirm = am(shop, "confirm", "One tx", "--yes")
 
     for result in (new, confirm):
         assert result.exit_code == 7, result.output  # StoreError

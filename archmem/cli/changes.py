@@ -19,14 +19,32 @@ def should_ask(yes: bool) -> bool:
     return not yes and sys.stdin.isatty()
 
 
+def ask_or_refuse(yes: bool, command: str) -> bool:
+    """Whether to ask (a person at a terminal); without a terminal and without ``--yes``
+    refuse: nobody was asked, so nobody vouched."""
+    if yes:
+        return False
+    if not sys.stdin.isatty():
+        from archmem.errors import InvalidInputError
+
+        raise InvalidInputError(f"{command} asks a person first, and stdin is not a terminal",
+                                hint=f"run it in a terminal, or pass --yes to {command} without asking")
+    return True
+
+
 def show_memory(memory: Memory, verify: str | None, names: list[str], *, err: bool = False) -> None:
     where = f" on {', '.join(names)}" if names else " (project-wide)"
     click.secho(f"{memory.label} [{memory.kind.upper()}] ({memory.id}){where}", bold=True, err=err)
     for line in memory.content.strip().splitlines():
         click.echo(f"  {line}", err=err)
-    vouched = (f"confirmed {memory.confirmed_at.date()} ({memory.confirmations} confirmations)"
-               if memory.confirmed_at else f"written {memory.created_at.date()}, never confirmed")
-    click.echo(f"  {vouched}" + (f", by {memory.author}" if memory.author else ""), err=err)
+    if memory.confirmed_at:
+        vouched = (f"confirmed {memory.confirmed_at.date()}"
+                   + (f" by {memory.confirmed_by}" if memory.confirmed_by else "")
+                   + (f" ({memory.confirm_reason})" if memory.confirm_reason else "")
+                   + f", {memory.confirmations} confirmations")
+    else:
+        vouched = f"written {memory.created_at.date()}, never confirmed"
+    click.echo(f"  {vouched}" + (f"; written by {memory.author}" if memory.author else ""), err=err)
     if verify:
         click.secho(f"  VERIFY: {verify}", fg="yellow", err=err)
 

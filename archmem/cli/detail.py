@@ -34,7 +34,9 @@ def print_memory(data: dict[str, Any], now: Any) -> None:
         ("written", age_in_words(parse_time(data["created_at"]), now)
          + (f" (session {data['session_id']})" if data["session_id"] else "")),
         ("confirmed", age_in_words(parse_time(data["confirmed_at"]), now)
+         + (f" by {data['confirmed_by']}" if data.get("confirmed_by") else "")
          + f", {plural(data['confirmations'], 'time')}" if data["confirmed_at"] else "never"),
+        ("because", data.get("confirm_reason") or ""),
         ("used", f"shown to {plural(data['exposures'], 'session')}, cited by {data['citations']}"),
         ("file", data["path"] or ""),
     ]

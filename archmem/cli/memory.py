@@ -219,7 +219,7 @@ def embed(workspace: Workspace, batch_size: int, as_json: bool) -> None:
 @cli.command()
 @click.argument("memory")
 @click.option("--yes", "-y", is_flag=True, help="Confirm without asking (agents, scripts).")
-@click.option("--reason", default=None, help="Why it still holds (written to this clone's audit log).")
+@click.option("--reason", default=None, help="Why it still holds (written to the memory's file, with who and when).")
 @workspace_options
 @json_option
 def confirm(workspace: Workspace, memory: str, yes: bool, reason: str | None, as_json: bool) -> None:
@@ -227,11 +227,12 @@ def confirm(workspace: Workspace, memory: str, yes: bool, reason: str | None, as
 
     First shows the memory and what changed in its elements' code and its anchors since
     it was last confirmed (git diff --stat, and the anchors' diff), and on a terminal
-    asks before confirming."""
-    from archmem.cli.changes import should_ask, show_changes, show_memory
+    asks before confirming; without a terminal it needs --yes. Who confirmed, when and
+    why (--reason) are written to the memory's file, for the pull request to show."""
+    from archmem.cli.changes import ask_or_refuse, show_changes, show_memory
 
     found, changes = workspace.memory_changes(memory)
-    ask = should_ask(yes)
+    ask = ask_or_refuse(yes, "confirm")
     if ask or not as_json:
         show_memory(found, workspace.staleness(found), workspace.model_or_empty.names(found.elements), err=as_json)
         show_changes(changes, err=as_json)
@@ -242,8 +243,9 @@ def confirm(workspace: Workspace, memory: str, yes: bool, reason: str | None, as
         emit_json({**confirmed.model_dump(mode="json"),
                    "changes_since_confirmed": changes.to_dict() if changes else None})
         return
-    click.echo(f"confirmed {confirmed.label!r} ({confirmed.id}), {plural(confirmed.confirmations, 'confirmation')}"
-               + (" (reason kept in the audit log)" if reason and reason.strip() else ""))
+    by = f" by {confirmed.confirmed_by}" if confirmed.confirmed_by else ""
+    click.echo(f"confirmed {confirmed.label!r} ({confirmed.id}){by}, "
+               f"{plural(confirmed.confirmations, 'confirmation')}")
 
 
 @cli.command()

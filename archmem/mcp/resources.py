@@ -40,7 +40,8 @@ def memory_resource(ws: Workspace, id: str) -> str:  # noqa: A002 (the template'
         lines.append(f"**VERIFY**: {markdown_inline(data['verify_reason'])}")
     facts = [("elements", ", ".join(data["elements"]) or "project-wide"), ("anchors", ", ".join(data["anchors"])),
              ("author", data["author"] or "unknown"), ("written", data["created_at"]),
-             ("confirmed", data["confirmed_at"] or "never"), ("file", data["path"] or "")]
+             ("confirmed", " by ".join(filter(None, (data["confirmed_at"], data.get("confirmed_by")))) or "never"),
+             ("because", data.get("confirm_reason") or ""), ("file", data["path"] or "")]
     lines += [f"- {label}: {markdown_inline(value)}" for label, value in facts if value]
     if len(data["history"]) > 1:
         chain = " → ".join(f"{h['title'] or h['id']} ({h['status']})" for h in data["history"])

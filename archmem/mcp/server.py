@@ -265,7 +265,9 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
     answering a ``CallToolResult``: structured content (of the ``output`` model, which
     becomes the tool's output schema) and a text, or an error. Where the function takes an
     ``author`` and the agent names none (and no session, whose agent signs), the client's
-    own name from ``initialize`` is the author: a memory says which agent wrote it."""
+    own name from ``initialize`` is the author: a memory says which agent wrote it. A
+    ``signed_by`` is always the client's, never an argument: a confirmation says which
+    client vouched, not a name the agent chose."""
     from typing import Annotated
 
     from mcp.server.mcpserver import Context
@@ -274,14 +276,17 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
     from archmem.mcp.protocol import tool_error
 
     signature = inspect.signature(function, eval_str=True)
-    parameters = list(signature.parameters.values())[1:]
+    parameters = [p for p in list(signature.parameters.values())[1:] if p.name != "signed_by"]
     takes_author = "author" in signature.parameters
+    signs = "signed_by" in signature.parameters
     takes_agent = "agent" in signature.parameters
 
     async def tool(context: Context, **arguments: Any) -> CallToolResult:
         if takes_author and not arguments.get("author") and not arguments.get("session_id"):
             # in a session, the session's agent signs; else the client, with this clone's git user
             arguments["author"] = host.workspace.author_for(client_name(context) or "mcp")
+        if signs:
+            arguments["signed_by"] = host.workspace.author_for(client_name(context) or "mcp")
         if takes_agent and not arguments.get("agent"):
             # a session is the client's (its session-end hook finds the sessions it left open)
             arguments["agent"] = client_name(context) or "mcp"

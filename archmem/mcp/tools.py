@@ -138,14 +138,14 @@ def archive(
 def confirm_memory(
     ws: Workspace,
     memory: MemoryRef,
-    reason: Annotated[str | None, Field(description="Why it still holds (kept in the audit log).")] = None,
+    reason: Annotated[str | None, Field(description="Why it still holds (written to its file).")] = None,
+    signed_by: str | None = None,
 ) -> Answer:
-    """Vouch that a memory still holds, after checking it against the code:
-    clears VERIFY. changes_since_confirmed shows what changed in its code since: if it
-    no longer holds, supersede it instead.
+    """Vouch that a memory still holds, checked against the code: clears VERIFY.
+    No longer true: supersede it.
     """
     found, changes = ws.memory_changes(memory)
-    confirmed = ws.confirm(found.id, reason=reason, seen=changes)
+    confirmed = ws.confirm(found.id, reason=reason, seen=changes, by=signed_by)
     data = confirmed.model_dump(mode="json")
     data["changes_since_confirmed"] = changes.to_dict() if changes else None
     text = f"confirmed {confirmed.label!r} ({confirmed.id}), {plural(confirmed.confirmations, 'confirmation')}"

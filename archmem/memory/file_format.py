@@ -1,11 +1,12 @@
 """One memory as one Markdown file with YAML front matter: what a team commits and reviews.
 
 The front matter holds what a memory *is* (id, kind, title, elements, anchors, author,
-times, confirmations, what it supersedes, archived and why); the body is the content,
-so ``[[wikilinks]]`` read naturally in any Markdown viewer. What is derived (superseded
-by whom) or personal to one clone (exposures, citations, vectors) is never written:
-it lives in the local index. Files are rendered deterministically, one value a line,
-so two branches that touch different memories never conflict and a diff reads well.
+times, who gave the last confirmation and why, the count of confirmations, what it
+supersedes, archived and why); the body is the content, so ``[[wikilinks]]`` read
+naturally in any Markdown viewer. What is derived (superseded by whom) or personal to
+one clone (exposures, citations, vectors) is never written: it lives in the local
+index. Files are rendered deterministically, one value a line, so two branches that
+touch different memories never conflict and a diff reads well.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from datetime import datetime
 from typing import Any
 
 from archmem.clock import TimeRangeError, format_time, parse_time
-from archmem.errors import closest
-from archmem.memory.fields import MAX_QUOTED_CHARS, quoted
+from archmem.errors import InvalidInputError, closest
+from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
 from archmem.memory.secrets import find_secret
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
@@ -26,7 +27,7 @@ from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 FRONT_MATTER = "---"
 FIELDS: tuple[str, ...] = (
     "id", "kind", "title", "elements", "anchors", "author", "session", "created", "confirmed",
-    "confirmations", "supersedes", "status", "reason",
+    "confirmed_by", "confirm_reason", "confirmations", "supersedes", "status", "reason",
 )
 """The front matter's keys, in the order they are written."""
 FILE_STATUSES = ("active", "archived")
@@ -85,6 +86,10 @@ def render_memory(memory: Memory) -> str:
     out.append(f"created: {format_time(memory.created_at)}")
     if memory.confirmed_at is not None:
         out.append(f"confirmed: {format_time(memory.confirmed_at)}")
+        if memory.confirmed_by:
+            out.append(f"confirmed_by: {yaml_scalar(memory.confirmed_by)}")
+        if memory.confirm_reason:
+            out.append(f"confirm_reason: {yaml_scalar(memory.confirm_reason)}")
     if memory.confirmations:
         out.append(f"confirmations: {int(memory.confirmations)}")
     if memory.supersedes:
@@ -258,6 +263,13 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
     if isinstance(confirmations, bool) or not isinstance(confirmations, int) or not 0 <= confirmations <= MAX_COUNT:
         raise fail("confirmations", f"'confirmations' must be a whole number from 0 to {MAX_COUNT}, "
                                     f"not {written('confirmations')}")
+    confirmed = _time(front, "confirmed", fail, written) if front.get("confirmed") else None
+    confirmed_by = _one_line(front, "confirmed_by", source) if confirmed else None
+    confirm_reason = _one_line(front, "confirm_reason", source) if confirmed else None
+    for key in ("confirmed_by", "confirm_reason"):
+        if front.get(key) not in (None, "") and confirmed is None:
+            warnings.append((key_lines.get(key, 1), f"{key!r} without 'confirmed' is ignored: it says who and "
+                                                    "why of a confirmation"))
     try:
         memory = Memory(
             id=memory_id,
@@ -269,7 +281,9 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
             author=_optional_text(front, "author", fail),
             session_id=_optional_text(front, "session", fail),
             created_at=_time(front, "created", fail, written),
-            confirmed_at=_time(front, "confirmed", fail, written) if front.get("confirmed") else None,
+            confirmed_at=confirmed,
+            confirmed_by=confirmed_by,
+            confirm_reason=confirm_reason,
             confirmations=confirmations,
             supersedes=_optional_text(front, "supersedes", fail),
             status=status,  # type: ignore[arg-type]
@@ -300,6 +314,16 @@ def _optional_text(front: dict[str, Any], key: str, fail: Any) -> str | None:
     if front.get(key) in (None, ""):
         return None
     return _text(front, key, fail) or None
+
+
+def _one_line(front: dict[str, Any], key: str, source: _FrontSource) -> str | None:
+    """A one-line field (who confirmed, why) by the rules ``confirm`` applies to what it
+    is given, so a hand edit cannot hide a second line or an escape sequence in it."""
+    value = _optional_text(front, key, source.fail)
+    try:
+        return clean_line(value, key.replace("_", " "))
+    except InvalidInputError as exc:
+        raise source.fail(key, f"{key!r} {source.written(key)}: {exc.message}") from None
 
 
 def _text_list(front: dict[str, Any], key: str, fail: Any) -> list[str]:

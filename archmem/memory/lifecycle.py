@@ -251,7 +251,7 @@ def remember(
         if old is None:
             duplicate, similar = _find_restatement(ctx.store, content, digest, embedding)
             if duplicate is not None:
-                return _confirm_restatement(ctx, duplicate, element_ids, anchor_list, now, warnings)
+                return _confirm_restatement(ctx, duplicate, element_ids, anchor_list, now, warnings, author)
 
         memory = Memory(
             id=_unused_id(ctx.store),
@@ -376,8 +376,11 @@ def _confirm_restatement(
     anchors: list[str],
     now: Any,
     warnings: list[str],
+    author: str | None,
 ) -> RememberResult:
-    ctx.store.update_memory(existing.id, confirmed_at=now, confirmations=min(existing.confirmations + 1, MAX_COUNT))
+    """The restated memory confirmed by whoever restated it (no reason: they gave none)."""
+    ctx.store.update_memory(existing.id, confirmed_at=now, confirmed_by=author, confirm_reason=None,
+                            confirmations=min(existing.confirmations + 1, MAX_COUNT))
     added = ctx.store.add_elements(existing.id, element_ids)
     ctx.store.add_anchors(existing.id, anchors)
     if added:
@@ -399,11 +402,16 @@ def _confirm_restatement(
 # ---- confirm, archive, purge, history --------------------------------------------
 
 
-def confirm(ctx: MemoryContext, ref: str, reason: str | None = None, detail: dict[str, Any] | None = None) -> Memory:
-    """Someone vouches for the memory now: clears VERIFY, lifts freshness. A ``reason``
-    goes to the audit log (of this clone's index) with ``detail`` (what was looked at)."""
-    check_fields({"reason": reason})  # the reason stays in the audit log
+def confirm(
+    ctx: MemoryContext, ref: str, reason: str | None = None, detail: dict[str, Any] | None = None, *,
+    by: str | None = None,
+) -> Memory:
+    """``by`` vouches for the memory now: clears VERIFY, lifts freshness. Who, when and
+    why go into its file (a pull request shows them; a reason left out clears the last
+    one's) and the reason into the audit log with ``detail`` (what was looked at)."""
+    check_fields({"reason": reason, "author": by})
     reason = clean_line(reason, "reason")
+    by = clean_line(by, "author")
     with ctx.store.transaction():
         memory = resolve_memory(ctx.store, ref)
         if memory.status == "superseded":
@@ -412,7 +420,8 @@ def confirm(ctx: MemoryContext, ref: str, reason: str | None = None, detail: dic
         if memory.status == "archived":
             raise ConflictError(f"{memory.label!r} is archived ({memory.status_reason or 'no reason given'})")
         now = ctx.clock()
-        ctx.store.update_memory(memory.id, confirmed_at=now, confirmations=min(memory.confirmations + 1, MAX_COUNT))
+        ctx.store.update_memory(memory.id, confirmed_at=now, confirmed_by=by, confirm_reason=reason,
+                                confirmations=min(memory.confirmations + 1, MAX_COUNT))
         if reason is not None:
             ctx.store.audit(format_time(now), "confirm", memory.id, reason, {"title": memory.title, **(detail or {})})
         fresh = ctx.store.get_memory(memory.id)

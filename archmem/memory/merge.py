@@ -5,7 +5,8 @@ Two branches that confirm the same memory change the same two lines (``confirmed
 later confirmation, counted from both sides. So the three versions are read as
 memories and merged field by field:
 
-    confirmed        the later of ours and theirs
+    confirmed        the later of ours and theirs; its confirmed_by and confirm_reason
+                     come with it (who said it and why belong to that confirmation)
     confirmations    ours + theirs − base
     elements,        the union in order (ours first); an item one side removed stays
     anchors          removed
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from archmem.errors import ArchmemError
@@ -109,8 +111,9 @@ def merge_memories(
         return None, tuple(conflicts)
     update["elements"] = merge_lists(base.elements if base else None, ours.elements, theirs.elements)
     update["anchors"] = merge_lists(base.anchors if base else None, ours.anchors, theirs.anchors)
-    confirmed = [moment for moment in (ours.confirmed_at, theirs.confirmed_at) if moment is not None]
-    update["confirmed_at"] = max(confirmed) if confirmed else None
+    later = theirs if _later(theirs.confirmed_at, ours.confirmed_at) else ours
+    update["confirmed_at"], update["confirmed_by"], update["confirm_reason"] = (
+        later.confirmed_at, later.confirmed_by, later.confirm_reason)
     if base is None:
         update["confirmations"] = max(ours.confirmations, theirs.confirmations)
     else:
@@ -129,6 +132,11 @@ def merge_lists(base: Sequence[str] | None, ours: Sequence[str], theirs: Sequenc
 
 
 _MISSING = object()
+
+
+def _later(one: datetime | None, other: datetime | None) -> bool:
+    """Whether ``one`` is a confirmation after ``other`` (a tie is not: ours stays)."""
+    return one is not None and (other is None or one > other)
 
 
 def _get(memory: Memory | None, *names: str) -> Any:

@@ -34,8 +34,8 @@ from archmem.memory.types import MAX_COUNT, MEMORY_STATUSES, Memory
 
 FIELDS = (
     "id", "title", "kind", "content", "elements", "anchors", "author", "session_id", "created_at",
-    "confirmed_at", "confirmations", "supersedes", "superseded_by", "status", "status_reason",
-    "exposures", "citations",
+    "confirmed_at", "confirmed_by", "confirm_reason", "confirmations", "supersedes", "superseded_by", "status",
+    "status_reason", "exposures", "citations",
 )
 
 
@@ -111,14 +111,16 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
             raise InvalidInputError(f"missing {required!r}")
     data: dict[str, Any] = {
         name: _optional_text(record, name)
-        for name in ("id", "title", "author", "session_id", "supersedes", "status_reason")
+        for name in ("id", "title", "author", "session_id", "supersedes", "status_reason", "confirmed_by",
+                     "confirm_reason")
     }
     data["kind"] = parse_kind(_optional_text(record, "kind") or "")
     content = record["content"]
     if not isinstance(content, str):
         raise InvalidInputError(f"'content' must be text, not {type(content).__name__}")
     data["content"] = linkrules.validate_content(content)
-    data.update({name: clean_line(data[name], name) for name in ("id", "author", "session_id")})
+    data.update({name: clean_line(data[name], name)
+                 for name in ("id", "author", "session_id", "confirmed_by", "confirm_reason")})
     if data["title"]:
         data["title"] = linkrules.validate_title(data["title"])
     for name in ("created_at", "confirmed_at"):
@@ -135,6 +137,8 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
     data["status"] = "archived" if status == "archived" else "active"  # superseded follows from the chain
     if data["status"] != "archived":
         data["status_reason"] = None
+    if data.get("confirmed_at") is None:  # who and why belong to a confirmation, as in a file
+        data["confirmed_by"] = data["confirm_reason"] = None
     data["elements"] = resolve_elements(ctx.model, _text_list(record, "elements"))
     data["anchors"] = [normalize_anchor(a) for a in _text_list(record, "anchors")]
     for name in ("confirmations", "exposures", "citations"):
@@ -288,7 +292,8 @@ def _merge_one(ctx: MemoryContext, memory: Memory) -> str:
         memory.id, title=memory.title,
         title_key=linkrules.normalize_title(memory.title) if memory.title else None,
         content=memory.content, content_hash=content_hash(memory.content), author=memory.author,
-        confirmed_at=memory.confirmed_at, confirmations=max(memory.confirmations, existing.confirmations),
+        confirmed_at=memory.confirmed_at, confirmed_by=memory.confirmed_by, confirm_reason=memory.confirm_reason,
+        confirmations=max(memory.confirmations, existing.confirmations),
         supersedes=memory.supersedes or existing.supersedes,
         status=memory.status if memory.status == "archived" else "active",
         status_reason=memory.status_reason,
@@ -301,7 +306,7 @@ def _merge_one(ctx: MemoryContext, memory: Memory) -> str:
 
 def _same_version(a: Memory, b: Memory) -> bool:
     fields = {"id", "title", "kind", "content", "elements", "anchors", "author", "created_at", "confirmed_at",
-              "confirmations", "supersedes", "status_reason"}
+              "confirmed_by", "confirm_reason", "confirmations", "supersedes", "status_reason"}
     return a.model_dump(include=fields) == b.model_dump(include=fields) and (
         (a.status == "archived") == (b.status == "archived")
     )

@@ -36,6 +36,10 @@ class Memory(BaseModel):
     session_id: str | None = None
     created_at: datetime
     confirmed_at: datetime | None = None
+    confirmed_by: str | None = None
+    """Who vouched last (``client/name``): written to the file, so a pull request shows it."""
+    confirm_reason: str | None = None
+    """Why the last confirmation said it still holds (one line), beside who said it."""
     confirmations: int = 0
     supersedes: str | None = None
     superseded_by: str | None = None

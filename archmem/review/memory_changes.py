@@ -94,9 +94,11 @@ def _compare(file: ChangedFile, now: Memory, before: Memory) -> MemoryChange:
     if edited:
         also = f"; confirmed ({now.confirmations} confirmations)" if confirmed else ""
         return MemoryChange("edited", file.path, now, before, "changed: " + ", ".join(edited) + also)
-    if confirmed:
+    if confirmed:  # who and why, as the file says them: what a reviewer weighs
         return MemoryChange("confirmed", file.path, now, before,
-                            f"{now.confirmations} confirmation{'' if now.confirmations == 1 else 's'}")
+                            f"{now.confirmations} confirmation{'' if now.confirmations == 1 else 's'}"
+                            + (f" by {now.confirmed_by}" if now.confirmed_by else "")
+                            + (f": {now.confirm_reason}" if now.confirm_reason else ""))
     if file.old_path and file.old_path != file.path:
         return MemoryChange("renamed", file.path, now, before, f"from {file.old_path}")
     return MemoryChange("edited", file.path, now, before, "changed: author, times or status")

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     import sqlite3
 
 FILE_FIELDS = frozenset(
-    {"title", "content", "author", "confirmed_at", "confirmations", "supersedes", "status", "status_reason"}
+    {"title", "content", "author", "confirmed_at", "confirmed_by", "confirm_reason", "confirmations", "supersedes",
+     "status", "status_reason"}
 )
 """Fields a file holds: changing one rewrites the file (usage counters and the derived
 ``superseded_by`` do not)."""
@@ -271,8 +272,8 @@ class MemoryFileIndex:
             self._execute(
                 "INSERT INTO memories (id, title, kind, content, author, session_id, created_at, confirmed_at, "
                 "confirmations, supersedes, status, status_reason, file_status, private, title_key, content_hash, "
-                "search_title, search_body, search_parts) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "search_title, search_body, search_parts, confirmed_by, confirm_reason) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (id) DO UPDATE SET title = excluded.title, kind = excluded.kind, "
                 "content = excluded.content, author = excluded.author, session_id = excluded.session_id, "
                 "created_at = excluded.created_at, confirmed_at = excluded.confirmed_at, "
@@ -280,7 +281,8 @@ class MemoryFileIndex:
                 "status_reason = excluded.status_reason, file_status = excluded.file_status, "
                 "private = excluded.private, title_key = excluded.title_key, content_hash = excluded.content_hash, "
                 "search_title = excluded.search_title, search_body = excluded.search_body, "
-                "search_parts = excluded.search_parts",
+                "search_parts = excluded.search_parts, confirmed_by = excluded.confirmed_by, "
+                "confirm_reason = excluded.confirm_reason",
                 (
                     memory.id, memory.title, memory.kind, memory.content, memory.author, memory.session_id,
                     format_time(memory.created_at),
@@ -288,6 +290,7 @@ class MemoryFileIndex:
                     memory.confirmations, memory.supersedes, memory.status, memory.status_reason,
                     "archived" if memory.status == "archived" else "active", int(memory.private),
                     title_key, content_hash, search_title, search_body, search_parts,
+                    memory.confirmed_by, memory.confirm_reason,
                 ),
             )
             for table, column, values in (

@@ -464,3 +464,20 @@ def _m011_search_parts(db: sqlite3.Connection) -> None:
         INSERT INTO store_meta (key, value) SELECT 'search_text', 'stale' WHERE EXISTS (SELECT 1 FROM memories);
         """,
     )
+
+
+@migration(12, "a confirmation says who and why, as its memory file does")
+def _m012_confirmed_by(db: sqlite3.Connection) -> None:
+    """``confirmed_by`` and ``confirm_reason`` are written to the memory file with
+    ``confirmed``, so a teammate's index rebuilt from the files has them too. A file
+    pulled before this version was indexed without them (an unknown key): every file is
+    read again on the next open (sizes and hashes forgotten, the folder's signature too)."""
+    run_script(
+        db,
+        """
+        ALTER TABLE memories ADD COLUMN confirmed_by TEXT;
+        ALTER TABLE memories ADD COLUMN confirm_reason TEXT;
+        UPDATE memory_files SET size = -1, sha256 = '';
+        DELETE FROM store_meta WHERE key = 'files_signature';
+        """,
+    )

@@ -32,7 +32,7 @@ from archmem.store.words import IndexForms
 
 _MEMORY_COLUMNS = (
     "id, title, kind, content, author, session_id, created_at, confirmed_at, confirmations, "
-    "supersedes, superseded_by, status, status_reason, exposures, citations, private"
+    "supersedes, superseded_by, status, status_reason, exposures, citations, private, confirmed_by, confirm_reason"
 )
 _SELECT_MEMORY = f"""
     SELECT {', '.join('m.' + c.strip() for c in _MEMORY_COLUMNS.split(','))},
@@ -46,7 +46,7 @@ _SELECT_PLAIN = f"SELECT {', '.join('m.' + c.strip() for c in _MEMORY_COLUMNS.sp
 _UPDATABLE = frozenset(
     {"title", "title_key", "content", "content_hash", "confirmed_at", "confirmations", "supersedes",
      "superseded_by", "status", "status_reason", "exposures", "citations", "search_title", "search_body",
-     "search_parts", "author"}
+     "search_parts", "author", "confirmed_by", "confirm_reason"}
 )
 _FILE_STATUSES = ("active", "archived")
 
@@ -84,13 +84,14 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
         with self.transaction():
             self._execute(
                 f"INSERT INTO memories ({_MEMORY_COLUMNS}, title_key, content_hash, search_title, search_body, "
-                "search_parts, file_status) VALUES (" + ", ".join("?" * 22) + ")",
+                "search_parts, file_status) VALUES (" + ", ".join("?" * 24) + ")",
                 (
                     memory.id, memory.title, memory.kind, memory.content, memory.author, memory.session_id,
                     format_time(memory.created_at),
                     format_time(memory.confirmed_at) if memory.confirmed_at else None,
                     memory.confirmations, memory.supersedes, memory.superseded_by, memory.status,
                     memory.status_reason, memory.exposures, memory.citations, int(memory.private),
+                    memory.confirmed_by, memory.confirm_reason,
                     title_key, content_hash, search_title, search_body, search_parts,
                     "archived" if memory.status == "archived" else "active",
                 ),
@@ -398,7 +399,7 @@ def _memory(row: Sequence[Any]) -> Memory:
         created_at=parse_time(row[6]), confirmed_at=parse_time(row[7]) if row[7] else None,
         confirmations=row[8], supersedes=row[9], superseded_by=row[10], status=row[11],
         status_reason=row[12], exposures=row[13], citations=row[14], private=bool(row[15]),
-        elements=_json_list(row[16]), anchors=_json_list(row[17]),
+        confirmed_by=row[16], confirm_reason=row[17], elements=_json_list(row[18]), anchors=_json_list(row[19]),
     )
 
 

@@ -174,14 +174,18 @@ class MemoryOps:
 
         return resolve_memory(self.store, ref)
 
-    def confirm(self, ref: str, *, reason: str | None = None, seen: ChangesSince | None = None) -> Memory:
-        """Vouch for a memory now. ``reason`` (why it still holds) goes to the audit log
-        of this clone's index, with the range of ``seen`` (the changes shown first)."""
+    def confirm(
+        self, ref: str, *, reason: str | None = None, seen: ChangesSince | None = None, by: str | None = None
+    ) -> Memory:
+        """Vouch for a memory now, as ``by`` (else this clone's git user, ``cli/name``).
+        Who and ``reason`` (why it still holds) go into the memory's file; the reason
+        also goes to the audit log of this clone's index, with the range of ``seen``
+        (the changes shown first)."""
         from archmem.memory.lifecycle import confirm
 
         detail = {"base": seen.to_dict()["base"], "head": seen.head, "files": len(seen.files)} if seen else None
         self._for_writing()
-        return confirm(self.memory_context, ref, reason, detail)
+        return confirm(self.memory_context, ref, reason, detail, by=by or self.author_for("cli"))
 
     def memory_changes(self, ref: str) -> tuple[Memory, ChangesSince | None]:
         """A memory, and what changed in its elements' code and its anchors since it was
