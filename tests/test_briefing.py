@@ -213,7 +213,7 @@ def test_every_memory_shown_is_named_by_its_title_or_id(repo: Path, clock: Froze
         briefing = ws.brief("prefix order of routes")
     text = briefing.markdown
     assert '[PITFALL] "Prefix order"' in text and f"[PITFALL] `{untitled}`" in text
-    assert "`archmem session end ID --used NAME`" in text and "`archmem confirm NAME`" in text
+    assert "`archmem session end ID --used NAME`" in text and "`archmem confirm NAME --reason WHY`" in text
     for line in text.splitlines():
         if line.startswith("- **") and "[" in line and ("PITFALL" in line or "CONVENTION" in line or "NOTE" in line):
             assert re.search(r'\] ("[^"]+"|`m-[0-9a-f]+`)', line), line

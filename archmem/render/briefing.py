@@ -48,7 +48,7 @@ def how_to_cite(client: Client) -> str:
         return ("Name the memories you rely on in `end_session` (`used_memories`); "
                 "`confirm_memory` one that still holds.")
     return ("Name the memories you rely on when the session ends (`archmem session end ID --used NAME`); "
-            "`archmem confirm NAME` one that still holds.")
+            "`archmem confirm NAME --reason WHY` one that still holds (`--yes` where no one answers its prompt).")
 
 
 def how_to_remember(client: Client) -> str:
