@@ -1,7 +1,8 @@
 """Configuration: defaults < ``[tool.archmem]`` in pyproject.toml < archmem.toml < ARCHMEM_*.
 
-Every tunable number of archmem lives in one of these sections, with its default. Environment variables are ``ARCHMEM_<SECTION>_<KEY>`` (``ARCHMEM_MODEL``
-for the top-level ``model``); lists are comma-separated there.
+Every tunable number of archmem lives in one of these sections, with its default.
+Environment variables are ``ARCHMEM_<SECTION>_<KEY>`` (``ARCHMEM_MODEL`` for the
+top-level ``model``); lists are comma-separated there.
 """
 
 from __future__ import annotations
