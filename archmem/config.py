@@ -1,8 +1,8 @@
 """Configuration: defaults < ``[tool.archmem]`` in pyproject.toml < archmem.toml < ARCHMEM_*.
 
-Every tunable number of archmem lives in one of these sections, with the default
-DESIGN.md gives. Environment variables are ``ARCHMEM_<SECTION>_<KEY>`` (``ARCHMEM_MODEL``
-for the top-level ``model``); lists are comma-separated there.
+Every tunable number of archmem lives in one of these sections, with its default.
+Environment variables are ``ARCHMEM_<SECTION>_<KEY>`` (``ARCHMEM_MODEL`` for the
+top-level ``model``); lists are comma-separated there.
 """
 
 from __future__ import annotations
@@ -94,9 +94,9 @@ bench/recall_defaults.json holds them, with the held-out figures of the same pro
 
 
 class RecallConfig(_Section):
-    """The ranking numbers (DESIGN.md "Recall"); archmem/recall/score.py applies them.
+    """The ranking numbers (docs/architecture.md, "Recall"); archmem/recall/score.py applies them.
 
-    Kind, freshness and usage are DESIGN's raw factors applied with a *strength*
+    Kind, freshness and usage are raw factors applied with a *strength*
     s in [0, 1]: factor = 1 + s x (raw - 1). At s = 1 they are Archyl's numbers at full
     strength; the defaults are the strengths our labelled benchmark chose
     (bench/recall_quality.py), so relevance dominates and they break near-ties.

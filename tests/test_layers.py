@@ -1,4 +1,4 @@
-"""Imports point down: interfaces → Workspace → domain → adapters (DESIGN.md "Layers").
+"""Imports point down: interfaces → Workspace → domain → adapters (docs/architecture.md, "The layers").
 
 Value types (``*.types``), errors, the clock, config and small text helpers are the
 foundation every layer may use. A module importing from a layer above its own fails

@@ -1,6 +1,6 @@
 """archmem's own code against its own workspace.dsl and the layer rules of its
 archmem.toml: the model draws every dependency between archmem's parts, and imports
-point down (DESIGN.md "Layers") as a conformance check of the model.
+point down (docs/architecture.md, "The layers") as a conformance check of the model.
 
 tests/test_layers.py stays as an independent oracle: it reads imports its own way (a
 hand-written ast walk over a hand-written layer list), so a bug in conformance's

@@ -168,7 +168,7 @@ class ImportCounts:
 
 @dataclass
 class ConformanceReport:
-    """The code's dependencies against the model (DESIGN.md "Conformance")."""
+    """The code's dependencies against the model (docs/conformance.md)."""
 
     counts: ImportCounts = field(default_factory=ImportCounts)
     dependencies: list[Dependency] = field(default_factory=list)

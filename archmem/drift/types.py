@@ -76,7 +76,7 @@ class DriftStamp:
 
 @dataclass
 class Thresholds:
-    """DESIGN.md: churn ≥ max(min_lines, churn_ratio × lines), or file events ≥
+    """Drifted when churn ≥ max(min_lines, churn_ratio × lines), or file events ≥
     max(min_file_events, file_event_ratio × files)."""
 
     min_lines: int = 20

@@ -181,11 +181,11 @@ def remember(
     embed: Callable[[str], Embedding] | None = None,
     private: bool = False,
 ) -> RememberResult:
-    """Store a memory, or confirm the one it restates; see DESIGN.md "Writing".
+    """Store a memory, or confirm the one it restates; see docs/architecture.md, "Remember".
 
     ``embed`` (from the configured provider) turns the memory's embedding text into an
     ``Embedding``; it is called only once every check has passed, so a secret never
-    reaches a provider. With a vector, restatement is judged by cosine (DESIGN's 0.94 /
+    reaches a provider. With a vector, restatement is judged by cosine (0.94 /
     0.82) and the vector is stored with the memory; a provider failure leaves a warning
     and the lexical rule."""
     content = linkrules.validate_content(content)

@@ -50,7 +50,7 @@ from typing import Literal
 from archmem.memory.links import code_spans
 
 VECTOR_DUPLICATE = 0.94
-"""Cosine above which a new memory restates an existing one (DESIGN.md)."""
+"""Cosine above which a new memory restates an existing one."""
 VECTOR_SIMILAR = 0.82
 """Cosine from which a new memory is near an existing one and reported as ``similar_to``."""
 LEXICAL_DUPLICATE = 0.9

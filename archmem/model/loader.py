@@ -1,6 +1,6 @@
 """Finding the model file and turning it into an ``ArchitectureModel`` with code paths.
 
-Discovery order (DESIGN.md): ``model = "…"`` in config, else ``workspace.dsl``,
+Discovery order: ``model = "…"`` in config, else ``workspace.dsl``,
 ``architecture.dsl``, ``architecture/workspace.dsl``, ``c4/workspace.dsl``,
 ``docs/**/workspace.dsl``, ``archmem.yaml``, ``*.c4.yaml``; else the one ``*.dsl`` that
 holds a ``workspace`` in ``architecture/``, ``docs/architecture/``, ``c4/`` or

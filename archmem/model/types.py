@@ -212,7 +212,7 @@ class ArchitectureModel(BaseModel):
         return [d for d in self.decisions if d.element == id]
 
     def effective_paths(self, id: str) -> list[str]:
-        """An element's own globs, or else the union of its descendants' (DESIGN: paths)."""
+        """An element's own globs, or else the union of its descendants'."""
         element = self._by_id[id]
         if element.paths:
             return list(element.paths)

@@ -1,4 +1,5 @@
-"""The score formula, in one place: every factor of DESIGN.md "Recall" as a pure function.
+"""The score formula, in one place: every factor of recall's score as a pure function
+(docs/architecture.md, "Recall").
 
     relevance = 1 - (1 - text) x (1 - element_weight x element)
     score     = relevance x kind x freshness x usage x drift
@@ -124,7 +125,7 @@ def text_relevance(lexical: float, semantic: float | None, config: RecallConfig)
     memory that shares the task's rare words stays found when the embedding model misses
     the link (with the blend alone it fell below min_relevance). On the quality set this
     lifts hybrid with a real model from 0.714 to 0.716 nDCG@5 and recall@5 from 0.671 to
-    0.682, with the no-answer empty rate unchanged (DESIGN.md gives the blend alone)."""
+    0.682, with the no-answer empty rate unchanged (the original design had the blend alone)."""
     if semantic is None:
         return lexical
     total = config.semantic_weight + config.lexical_weight

@@ -193,7 +193,7 @@ def build_briefing(
     ``undeclared``: per element id, its code's dependencies the model does not draw;
     ``notes`` end it (drift not computed yet, and how to compute it); ``client`` says
     which commands it names."""
-    # selected by relevance; shown pitfalls first (DESIGN.md), each kind in rank order,
+    # selected by relevance; shown pitfalls first (what goes wrong before the rules), each kind in rank order,
     # so a budget cut takes notes and outcomes before it takes a pitfall
     ranked = sorted(result.results, key=lambda r: KIND_ORDER.get(r["kind"], 9))
     neighbours = neighbours_by_source(result.to_dict())

@@ -23,7 +23,7 @@ from archmem.render.templates import render
 from archmem.words import plural
 
 FRESH_DAYS = 45
-"""DESIGN's half-life: confirmed within it is fresh, within two is aging, beyond is old."""
+"""Recall's freshness half-life: confirmed within it is fresh, within two is aging, beyond is old."""
 
 
 @dataclass

@@ -87,7 +87,7 @@ class RecallOps:
         explain: bool = False,
         always_answer: bool = False,
     ) -> RecallResult:
-        """The memories that matter for a task, ranked, with why (DESIGN.md "Recall")."""
+        """The memories that matter for a task, ranked, with why (docs/architecture.md, "Recall")."""
         from archmem.model.ownership import Ownership
         from archmem.recall.engine import RecallContext, nothing_is_stale, recall
 

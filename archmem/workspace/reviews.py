@@ -23,7 +23,7 @@ class ReviewOps:
     def conformance(self) -> ConformanceReport:
         """The code's imports against the model's relationships and the ``[conformance]``
         rules: undeclared dependencies with their import sites, relationships without code,
-        cycles, rule violations (DESIGN.md "Conformance"). Imports are cached per file
+        cycles, rule violations (docs/conformance.md). Imports are cached per file
         content in the store, so a second run reads only changed files; the report is
         kept until ``refresh()``."""
         report = self.__dict__.get("_conformance")
