@@ -78,7 +78,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
     @cached_property
     def model_path(self) -> Path:
         if self._model_path is not None:
-            if not self._model_path.is_file():
+            if not self._model_path.exists():
                 raise ModelNotFoundError(f"model file not found: {self._model_path}")
             return self._model_path
         configured = str(self._configured_path("model")) if self.config.model else None
@@ -90,7 +90,8 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         ``[paths]`` table gives it (the union)."""
         from archmem.model.paths import add_configured_paths
 
-        model = load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env)
+        model = load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env,
+                           kinds=self.config.likec4.kinds)
         return add_configured_paths(model, self.config.paths, source=self.config.source)
 
     @cached_property

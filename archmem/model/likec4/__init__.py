@@ -37,7 +37,7 @@ def parse_likec4(path: Path, *, root: Path | None = None, kinds: Mapping[str, st
     within = boundary(path if path.is_file() else path / "likec4.config.json", root)
     project = read_project(path, within)
     base = root.resolve() if root is not None and path.resolve().is_relative_to(root.resolve()) else project.folder
-    decls = Declarations()
+    decls = Declarations(warnings=list(project.warnings))
     parsed: list[tuple[FileParser, str]] = []
     names: list[str] = []
     for file in project.files:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,7 @@ class Project:
     name: str
     folder: Path
     files: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def is_source(path: Path) -> bool:
@@ -66,24 +68,32 @@ def read_project(path: Path, within: Path) -> Project:
     folder = path.parent if path.is_file() else path
     config = config_file(folder)
     name, includes, excludes = folder.name, [], []
+    warnings: list[str] = []
     if config is not None:
-        name, includes, excludes = _read_config(config)
+        try:
+            name, includes, excludes = _read_config(config)
+        except ModelError as exc:
+            warnings.append(f"{exc.message}; the folder is read without it")
     files = sources_below(folder)
     for include in includes:
-        target = confine(include, base=folder, within=within, what=f"{config.name} include", location=None)
+        try:
+            target = confine(include, base=folder, within=within, what=f"{CONFIG_NAMES[0]} include", location=None)
+        except ModelError as exc:
+            warnings.append(f"{exc.message}; not read")
+            continue
         files.extend(sources_below(target, stop_at_projects=False) if target.is_dir() else
                      [target] if target.is_file() else [])
     if excludes:
         files = [f for f in files if not any(_matches(f, folder, pattern) for pattern in excludes)]
-    files = [f for f in dict.fromkeys(files) if is_inside(f, within)]
+    files = [f for f in dict.fromkeys(f.resolve() for f in files) if is_inside(f, within)]
     if not files:
         raise ModelError(f"no LikeC4 source files (.c4, .likec4) in {folder}")
-    return Project(name=name or folder.name, folder=folder, files=files)
+    return Project(name=name or folder.name, folder=folder, files=files, warnings=warnings)
 
 
 def _read_config(config: Path) -> tuple[str, list[str], list[str]]:
     try:
-        data = load_json(config.read_text(encoding="utf-8"))
+        data = load_json(_plain_json(config.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ModelError(f"{config}: not a readable JSON file ({exc})") from None
     if not isinstance(data, dict):
@@ -100,6 +110,14 @@ def _read_config(config: Path) -> tuple[str, list[str], list[str]]:
         [p for p in include if isinstance(p, str)] if isinstance(include, list) else [],
         [p for p in exclude if isinstance(p, str)] if isinstance(exclude, list) else [],
     )
+
+
+_JSON5_PARTS = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.S)
+
+
+def _plain_json(text: str) -> str:
+    """LikeC4 reads its config as JSON5: comments and trailing commas are dropped."""
+    return _JSON5_PARTS.sub(lambda m: m.group() if m.group().startswith('"') else "", text)
 
 
 def _matches(path: Path, folder: Path, pattern: str) -> bool:
