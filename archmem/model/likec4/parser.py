@@ -336,8 +336,6 @@ class FileParser:
                 self.next()
                 self.property(token, scope)
             elif following.type == ID and token.text not in OTHER_PROPERTIES:
-                if token.text not in self.out.kinds:
-                    self.warn(token, f"element kind {token.text!r} is not in the specification")
                 self.element(fqn)
             elif following.type == PUNCT and following.text == "{":
                 self.next()
@@ -356,6 +354,8 @@ class FileParser:
             kind, name = first, self.expect_id("an element name")
         if "." in name.text:
             raise self.fail(name, ["a name without dots"])
+        if kind.text not in self.out.kinds:
+            self.warn(kind, f"element kind {kind.text!r} is not in the specification")
         fqn = f"{parent}.{name.text}" if parent else name.text
         decl = ElementDecl(fqn=fqn, name=name.text, kind=kind.text, location=self.at(name))
         strings = []
