@@ -3,7 +3,7 @@ references resolved the way LikeC4 scopes them, kinds mapped to C4 levels.
 
 A reference's first name is looked for as a child of the element it is written in, then
 of each element around it, then among the top-level elements, then as the one element
-anywhere with that name; each later name is a child, else the one descendant so named.
+so named in the same file, then anywhere; each later name is a child, else the one descendant so named.
 A reference that names nothing, or more than one element, is a warning and the
 relationship is left out: never a guess.
 """
@@ -26,25 +26,27 @@ KIND_PROPERTY = "likec4.kind"
 class Resolver:
     """Element references by LikeC4's scoping (see the module docstring)."""
 
-    def __init__(self, fqns: list[str]) -> None:
-        self.fqns = set(fqns)
+    def __init__(self, files: Mapping[str, str]) -> None:
         self.children: dict[str, dict[str, str]] = {}
         self.by_name: dict[str, list[str]] = {}
-        for fqn in fqns:
+        self.in_file: dict[tuple[str, str], list[str]] = {}
+        for fqn, file in files.items():
             parent, _, name = fqn.rpartition(".")
             self.children.setdefault(parent, {})[name] = fqn
             self.by_name.setdefault(name, []).append(fqn)
+            self.in_file.setdefault((file, name), []).append(fqn)
 
-    def resolve(self, ref: str, scope: str | None) -> str | None:
+    def resolve(self, ref: str, scope: str | None, file: str = "") -> str | None:
+        """The FQN ``ref`` names when written inside ``scope`` in ``file``, else ``None``."""
         first, *rest = ref.split(".")
-        found = self._first(first, scope)
+        found = self._first(first, scope, file)
         for name in rest:
             if found is None:
                 return None
             found = self.children.get(found, {}).get(name) or self._descendant(found, name)
         return found
 
-    def _first(self, name: str, scope: str | None) -> str | None:
+    def _first(self, name: str, scope: str | None, file: str) -> str | None:
         current = scope
         while current:
             child = self.children.get(current, {}).get(name)
@@ -54,6 +56,9 @@ class Resolver:
         top = self.children.get("", {}).get(name)
         if top:
             return top
+        local = self.in_file.get((file, name), [])
+        if len(local) == 1:
+            return local[0]
         anywhere = self.by_name.get(name, [])
         return anywhere[0] if len(anywhere) == 1 else None
 
@@ -80,7 +85,7 @@ def build_model(
         level = c4_level(decl.kind, decls.kinds.get(decl.kind), levels.get(parent) if parent else None, kinds)
         levels[decl.fqn] = level
         elements.append(_element(decl, parent, level, decls))
-    resolver = Resolver(list(merged))
+    resolver = Resolver({fqn: decl.location.file for fqn, decl in merged.items()})
     relationships = [r for r in (_relationship(d, resolver, warnings) for d in decls.relations) if r is not None]
     deployment = _deployment(decls, resolver, warnings)
     return ArchitectureModel(
@@ -147,8 +152,9 @@ def _element(decl: ElementDecl, parent: str | None, level: str, decls: Declarati
 
 
 def _relationship(decl: RelationDecl, resolver: Resolver, warnings: list[str]) -> Relationship | None:
-    source = resolver.resolve(decl.source, decl.scope) if decl.source else decl.scope
-    target = resolver.resolve(decl.target, decl.scope)
+    file = decl.location.file
+    source = resolver.resolve(decl.source, decl.scope, file) if decl.source else decl.scope
+    target = resolver.resolve(decl.target, decl.scope, file)
     for ref, found in ((decl.source, source), (decl.target, target)):
         if found is None:
             where = f"{decl.location.file}:{decl.location.line}:{decl.location.column}"
@@ -168,7 +174,7 @@ def _relationship(decl: RelationDecl, resolver: Resolver, warnings: list[str]) -
 def _deployment(decls: Declarations, resolver: Resolver, warnings: list[str]) -> list[DeploymentNode]:
     nodes: list[DeploymentNode] = []
     for decl in decls.deployment:
-        instance_of = resolver.resolve(decl.instance_of, None) if decl.instance_of else None
+        instance_of = resolver.resolve(decl.instance_of, None, decl.location.file) if decl.instance_of else None
         if decl.instance_of and instance_of is None:
             where = f"{decl.location.file}:{decl.location.line}:{decl.location.column}"
             warnings.append(f"{where}: instanceOf {decl.instance_of!r} names no element")

@@ -30,6 +30,8 @@ _TAG = re.compile(r"#[\w][\w.\-]*")
 _SPACE = re.compile(r"[ \t\r\n\ufeff]+")
 _RAW = re.compile(r"\S+")
 _ARROWS = ("<->", "-[", "]->", "->", "<-")
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_ESCAPES = {"n": "\n", "t": "\t"}
 
 
 @dataclass(slots=True)
@@ -162,7 +164,7 @@ def _string_end(text: str, start: int, quote: str) -> int:
 
 def _string_value(raw: str, *, triple: bool) -> str:
     if "\\" in raw:
-        raw = re.sub(r"\\(['\"\\])", r"\1", raw)
+        raw = _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), raw)
     if "\n" not in raw:
         return raw.strip() if triple else raw
     first, _, rest = raw.partition("\n")

@@ -263,8 +263,8 @@ class FileParser:
                 decl.summary = value
             elif word == "notation" and isinstance(decl, ElementDecl):
                 decl.notation = value
-            elif word in ("title", "description", "technology"):
-                setattr(decl, word, value)
+            elif word in ("title", "description", "technology") and not getattr(decl, word):
+                setattr(decl, word, value)  # what the element's line says comes first
         elif word == "link":
             url = self.link()
             if decl is not None:
