@@ -45,7 +45,7 @@ def parse_likec4(path: Path, *, root: Path | None = None, kinds: Mapping[str, st
         names.append(str(file.resolve()))
         text = _read(file, name)
         try:
-            parsed.append((FileParser(tokenize(text, name), name, decls), name))
+            parsed.append((FileParser(tokenize(text, name), name, decls, path=str(file.resolve())), name))
         except RecursionError:
             raise ModelError("the file nests too deeply to read", location=SourceLocation(name, 1, 1)) from None
     try:

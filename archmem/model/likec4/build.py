@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from archmem.model.likec4.kinds import c4_level
-from archmem.model.likec4.syntax import Declarations, ElementDecl, RelationDecl
+from archmem.model.likec4.syntax import Declarations, DeploymentDecl, ElementDecl, RelationDecl
 from archmem.model.paths import PATHS_PROPERTY
 from archmem.model.types import ArchitectureModel, DeploymentNode, Element, Relationship
 
@@ -147,7 +147,7 @@ def _element(decl: ElementDecl, parent: str | None, level: str, decls: Declarati
         url=next((link for link in decl.links if "://" in link), None),
         properties=properties,
         canonical_name=decl.fqn,
-        location=decl.location,
+        location=decl.location.model_copy(update={"end_line": decl.end_line or decl.location.line}),
     )
 
 
@@ -157,8 +157,7 @@ def _relationship(decl: RelationDecl, resolver: Resolver, warnings: list[str]) -
     target = resolver.resolve(decl.target, decl.scope, file)
     for ref, found in ((decl.source, source), (decl.target, target)):
         if found is None:
-            where = f"{decl.location.file}:{decl.location.line}:{decl.location.column}"
-            warnings.append(f"{where}: {ref!r} names no element (or several); the relationship is left out")
+            warnings.append(f"{_where(decl)}: {ref!r} names no element (or several); the relationship is left out")
             return None
     assert source is not None and target is not None
     properties = {key: ", ".join(dict.fromkeys(values)) for key, values in decl.metadata.items()}
@@ -176,8 +175,7 @@ def _deployment(decls: Declarations, resolver: Resolver, warnings: list[str]) ->
     for decl in decls.deployment:
         instance_of = resolver.resolve(decl.instance_of, None, decl.location.file) if decl.instance_of else None
         if decl.instance_of and instance_of is None:
-            where = f"{decl.location.file}:{decl.location.line}:{decl.location.column}"
-            warnings.append(f"{where}: instanceOf {decl.instance_of!r} names no element")
+            warnings.append(f"{_where(decl)}: instanceOf {decl.instance_of!r} names no element")
         nodes.append(DeploymentNode(
             id=decl.id, name=decl.title or decl.name, environment=decl.environment, parent=decl.parent,
             kind="containerInstance" if decl.instance_of else "deploymentNode", technology=decl.technology,
@@ -186,5 +184,6 @@ def _deployment(decls: Declarations, resolver: Resolver, warnings: list[str]) ->
     return nodes
 
 
-def _where(decl: ElementDecl) -> str:
-    return f"{decl.location.file}:{decl.location.line}:{decl.location.column}"
+def _where(decl: ElementDecl | RelationDecl | DeploymentDecl) -> str:
+    """Where a declaration is, for a warning: the file as the user knows it."""
+    return f"{decl.display}:{decl.location.line}:{decl.location.column}"

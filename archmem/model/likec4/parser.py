@@ -26,9 +26,11 @@ class FileParser:
     """Parses one file's tokens into ``out``; ``kinds`` are the element kinds of every
     file's specification (read first), so ``kind name`` is told from other statements."""
 
-    def __init__(self, tokens: list[Token], file: str, out: Declarations) -> None:
+    def __init__(self, tokens: list[Token], file: str, out: Declarations, path: str = "") -> None:
         self.tokens = tokens
         self.file = file
+        self.path = path or file
+        """The file as the model's locations name it (absolute: git blames it)."""
         self.out = out
         self.pos = 0
 
@@ -45,7 +47,7 @@ class FileParser:
         return token
 
     def at(self, token: Token) -> Location:
-        return Location(file=self.file, line=token.line, column=token.column)
+        return Location(file=self.path, line=token.line, column=token.column)
 
     def fail(self, token: Token, expected: list[str], what: str = "") -> ModelSyntaxError:
         found = token.describe()
@@ -357,7 +359,7 @@ class FileParser:
         if kind.text not in self.out.kinds:
             self.warn(kind, f"element kind {kind.text!r} is not in the specification")
         fqn = f"{parent}.{name.text}" if parent else name.text
-        decl = ElementDecl(fqn=fqn, name=name.text, kind=kind.text, location=self.at(name))
+        decl = ElementDecl(fqn=fqn, name=name.text, kind=kind.text, location=self.at(name), display=self.file)
         strings = []
         while self.peek().type == STRING:
             strings.append(self.next().text)
@@ -370,13 +372,14 @@ class FileParser:
         if self.is_punct("{"):
             self.next()
             self.body(decl)
+            decl.end_line = self.peek(-1).line
         self.skip_separator()
 
     def extend(self) -> None:
         self.next()
         target = self.expect_id("the element's full name")
         decl = ElementDecl(fqn=target.text, name=target.text.rsplit(".", 1)[-1], kind="", location=self.at(target),
-                           extend=True)
+                           extend=True, display=self.file)
         self.out.elements.append(decl)
         self.expect_punct("{")
         self.body(decl)
@@ -394,7 +397,8 @@ class FileParser:
         target = self.next()
         if target.type != ID:
             raise self.fail(target, ["the target element"])
-        decl = RelationDecl(scope=scope, source=source, target=target.text, location=self.at(arrow), kind=kind)
+        decl = RelationDecl(scope=scope, source=source, target=target.text, location=self.at(arrow), kind=kind,
+                              display=self.file)
         if self.peek().type == STRING:
             decl.title = self.next().text
             if self.peek().type == STRING:
@@ -466,7 +470,7 @@ class FileParser:
             node_id = f"{parent.id}.{name}" if parent else name
             decl = DeploymentDecl(id=node_id, name=name, kind=kind or "instance", environment=environment or name,
                                   location=self.at(token), parent=parent.id if parent else None,
-                                  instance_of=instance_of)
+                                  instance_of=instance_of, display=self.file)
             if self.peek().type == STRING:
                 decl.title = self.next().text
             self.out.deployment.append(decl)

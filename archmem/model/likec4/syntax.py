@@ -35,6 +35,10 @@ class ElementDecl:
     links: list[str] = field(default_factory=list)
     metadata: dict[str, list[str]] = field(default_factory=dict)
     extend: bool = False
+    display: str = ""
+    """The file as the user knows it (relative to the repository), for warnings."""
+    end_line: int | None = None
+    """The line of the closing brace of its block, if it has one."""
 
 
 @dataclass(slots=True)
@@ -53,6 +57,7 @@ class RelationDecl:
     tags: list[str] = field(default_factory=list)
     metadata: dict[str, list[str]] = field(default_factory=dict)
     links: list[str] = field(default_factory=list)
+    display: str = ""
 
 
 @dataclass(slots=True)
@@ -70,6 +75,7 @@ class DeploymentDecl:
     description: str = ""
     tags: list[str] = field(default_factory=list)
     instance_of: str | None = None
+    display: str = ""
 
 
 @dataclass(slots=True)
