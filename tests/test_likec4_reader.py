@@ -44,7 +44,7 @@ model {
         regions ['eu', 'us']
       }
       api = module 'API'
-      -> cloud.db 'reads' 'SQL'
+      -> cloud.db 'reads' 'the orders' 'SQL'
       it -[async]-> customer 'notifies' {
         technology 'email'
         #deprecated
@@ -168,7 +168,8 @@ def test_broken_files_are_model_errors_at_their_place(tmp_path: Path, text: str,
 def test_what_is_not_read_is_a_warning_never_a_guess(tmp_path: Path) -> None:
     write(tmp_path, {"m.c4": """
 import { other } from 'elsewhere'
-specification { element system }
+specification { element system
+ deploymentNode vm }
 model {
   a = system {
     -> nowhere
@@ -177,14 +178,21 @@ model {
   }
   b = widget
   extend missing { c = system }
+  extend a -> b { metadata { x '1' } }
+}
+deployment {
+  vm prod
+  extend prod { instanceOf a }
 }
 """})
     model = parse_likec4(tmp_path, root=tmp_path)
     assert [e.id for e in model.elements] == ["a", "b"] and model.relationships == []
+    assert [d.id for d in model.deployment] == ["prod"]
     text = "\n".join(model.warnings)
     for expected in ("m.c4:2:1: an import", "'nowhere' names no element", "'other' names no element",
-                     "m.c4:8:5: 'gizmo' blocks are not read", "kind 'widget' is not in the specification",
-                     "extend 'missing': no such element"):
+                     "m.c4:9:5: 'gizmo' blocks are not read", "kind 'widget' is not in the specification",
+                     "extend 'missing': no such element", "m.c4:13:3: extend of a relationship is not read",
+                     "m.c4:17:3: extend 'prod' in the deployment model is not read"):
         assert expected in text
 
 

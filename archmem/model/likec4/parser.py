@@ -324,7 +324,12 @@ class FileParser:
             if token.type != ID:
                 raise self.fail(token, ["an element", "a relationship", "a property", "'}'"])
             following = self.peek(1)
-            if token.text == "extend" and following.type == ID:
+            if token.text == "extend" and following.type == ID and self.peek(2).type in (ARROW, DOTKIND):
+                self.next()
+                self.warn(token, "extend of a relationship is not read (its tags and metadata are left out)")
+                self.next()
+                self.relation(fqn, following.text, keep=False)
+            elif token.text == "extend" and following.type == ID:
                 self.extend()
             elif following.type == PUNCT and following.text == "=":
                 self.element(fqn)
@@ -384,7 +389,7 @@ class FileParser:
         self.expect_punct("{")
         self.body(decl)
 
-    def relation(self, scope: str | None, source: str | None) -> None:
+    def relation(self, scope: str | None, source: str | None, *, keep: bool = True) -> None:
         arrow = self.next()
         kind = ""
         if arrow.type == DOTKIND:
@@ -399,10 +404,11 @@ class FileParser:
             raise self.fail(target, ["the target element"])
         decl = RelationDecl(scope=scope, source=source, target=target.text, location=self.at(arrow), kind=kind,
                               display=self.file)
-        if self.peek().type == STRING:
-            decl.title = self.next().text
-            if self.peek().type == STRING:
-                decl.technology = self.next().text
+        strings = []
+        while self.peek().type == STRING:
+            strings.append(self.next().text)
+        for attribute, value in zip(("title", "description", "technology"), strings, strict=False):
+            setattr(decl, attribute, value)
         decl.tags.extend(self.tags())
         if self.is_punct("{"):
             self.next()
@@ -417,7 +423,8 @@ class FileParser:
                 else:
                     raise self.fail(token, ["a relationship property", "'}'"])
             self.next()
-        self.out.relations.append(decl)
+        if keep:
+            self.out.relations.append(decl)
         self.skip_separator()
 
     # ---- deployment and views ---------------------------------------------------
@@ -451,6 +458,12 @@ class FileParser:
                 continue
             if following.type in (ARROW, DOTKIND):
                 self.skip_relation_rest()
+                continue
+            if token.text == "extend" and following.type == ID:
+                self.next()
+                self.warn(token, f"extend {following.text!r} in the deployment model is not read")
+                if self.is_punct("{"):
+                    self.skip_block()
                 continue
             name, kind, instance_of = token.text, "", None
             if token.text == "instanceOf":
