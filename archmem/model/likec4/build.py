@@ -163,8 +163,10 @@ def _relationship(decl: RelationDecl, resolver: Resolver, warnings: list[str]) -
     properties = {key: ", ".join(dict.fromkeys(values)) for key, values in decl.metadata.items()}
     if decl.kind:
         properties[KIND_PROPERTY] = decl.kind
+    if decl.description:
+        properties.setdefault("description", decl.description)  # the label is the title alone, as LikeC4's
     return Relationship(
-        source=source, destination=target, description=decl.title or decl.description, technology=decl.technology,
+        source=source, destination=target, description=decl.title, technology=decl.technology,
         tags=list(dict.fromkeys(decl.tags)), properties=properties,
         url=next((link for link in decl.links if "://" in link), None), location=decl.location,
     )

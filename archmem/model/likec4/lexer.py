@@ -24,12 +24,7 @@ ID, STRING, DOTKIND, ARROW, TAG, RAW, PUNCT, NUMBER, EOF = (
     "id", "string", "dotkind", "arrow", "tag", "raw", "punct", "number", "eof",
 )
 _RAW_AFTER = frozenset({"link", "icon"})
-_ID = re.compile(r"[_]*[A-Za-z][\w]*(?:-(?![>\[])\w+)*(?:\.(?:[_]*[A-Za-z][\w]*(?:-(?![>\[])\w+)*|\*\*?|_))*")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?%?")
-_TAG = re.compile(r"#[\w][\w.\-]*")
-_SPACE = re.compile(r"[ \t\r\n\ufeff]+")
 _RAW = re.compile(r"\S+")
-_ARROWS = ("<->", "-[", "]->", "->", "<-")
 _ESCAPE = re.compile(r"\\(.)", re.S)
 _ESCAPES = {"n": "\n", "t": "\t"}
 
@@ -54,90 +49,70 @@ class Token:
         return repr(self.text)
 
 
+_IDENT = r"[_]*[A-Za-z]\w*(?:-(?![>\[])\w+)*"
+_MASTER = re.compile(
+    r"(?P<space>[ \t\r\n\ufeff]+)"
+    r"|(?P<comment>//[^\n]*)"
+    r"|(?P<block>/\*.*?\*/)"
+    r"|(?P<long>'''(?:[^\\]|\\.)*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\")"
+    r"|(?P<string>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")"
+    rf"|(?P<id>{_IDENT}(?:\.(?:{_IDENT}|\*\*?|_))*)"
+    rf"|(?P<dotkind>\.{_IDENT})"
+    r"|(?P<tag>#\w[\w.\-]*)"
+    r"|(?P<number>\d+(?:\.\d+)?%?)"
+    r"|(?P<arrow><->|-\[|\]->|->|<-)"
+    r"|(?P<punct>.)",
+    re.S,
+)
+"""One token (or white space, or a comment) at a time; the last alternative takes any character."""
+_TYPES = {"id": ID, "dotkind": DOTKIND, "tag": TAG, "number": NUMBER, "arrow": ARROW, "punct": PUNCT}
+_MULTI_LINE = frozenset({"space", "block", "long", "string"})
+
+
 def tokenize(text: str, file: str) -> list[Token]:
     """The tokens of one file, ending with an ``eof`` token; ``ModelSyntaxError`` for an
     unterminated string or comment."""
     tokens: list[Token] = []
     append = tokens.append
     pos, line, line_start, size = 0, 1, 0, len(text)
+    match = _MASTER.match
     while pos < size:
-        char = text[pos]
         column = pos - line_start + 1
-        if char in " \t\r\n\ufeff":
-            end = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if tokens and tokens[-1].type == ID and tokens[-1].text in _RAW_AFTER and not text[pos].isspace() \
+                and _raw_follows(text, pos):
+            raw = _RAW.match(text, pos)
+            assert raw is not None
+            append(Token(RAW, raw.group(), line, column))
+            pos = raw.end()
+            continue
+        found = match(text, pos)
+        assert found is not None
+        kind, end = found.lastgroup, found.end()
+        if kind == "punct" and (text[pos] in "'\"" or text.startswith("/*", pos)):
+            _never_closed(text, pos, SourceLocation(file, line, column))
+        if kind == "long":
+            append(Token(STRING, _string_value(found.group()[3:-3], triple=True), line, column))
+        elif kind == "string":
+            append(Token(STRING, _string_value(found.group()[1:-1], triple=False), line, column))
+        elif kind == "dotkind" or kind == "tag":
+            append(Token(_TYPES[kind], found.group()[1:], line, column))
+        elif kind in _TYPES:
+            append(Token(_TYPES[kind], found.group(), line, column))  # type: ignore[index]
+        if kind in _MULTI_LINE:
             breaks = text.count("\n", pos, end)
             if breaks:
                 line += breaks
                 line_start = text.rfind("\n", pos, end) + 1
-            pos = end
-            continue
-        if text.startswith("//", pos):
-            end = text.find("\n", pos)
-            pos = size if end < 0 else end
-            continue
-        if text.startswith("/*", pos):
-            end = text.find("*/", pos + 2)
-            if end < 0:
-                raise ModelSyntaxError("a comment is never closed", location=SourceLocation(file, line, column),
-                                       expected=["*/"])
-            line += text.count("\n", pos, end)
-            if "\n" in text[pos:end]:
-                line_start = text.rfind("\n", pos, end) + 1
-            pos = end + 2
-            continue
-        if tokens and tokens[-1].type == ID and tokens[-1].text in _RAW_AFTER and _raw_follows(text, pos):
-            match = _RAW.match(text, pos)
-            assert match is not None
-            append(Token(RAW, match.group(), line, column))
-            pos = match.end()
-            continue
-        if char in "'\"":
-            quote = text[pos:pos + 3] if text.startswith(char * 3, pos) else char
-            end = _string_end(text, pos + len(quote), quote)
-            if end < 0:
-                raise ModelSyntaxError("a string is never closed", location=SourceLocation(file, line, column),
-                                       expected=[quote])
-            raw = text[pos + len(quote):end]
-            append(Token(STRING, _string_value(raw, triple=len(quote) == 3), line, column))
-            breaks = raw.count("\n")
-            if breaks:
-                line += breaks
-                line_start = pos + len(quote) + raw.rfind("\n") + 1
-            pos = end + len(quote)
-            continue
-        match = _ID.match(text, pos)
-        if match:
-            append(Token(ID, match.group(), line, column))
-            pos = match.end()
-            continue
-        if char == "." and pos + 1 < size and (text[pos + 1].isalpha() or text[pos + 1] == "_"):
-            match = _ID.match(text, pos + 1)
-            if match:
-                append(Token(DOTKIND, match.group(), line, column))
-                pos = match.end()
-                continue
-        if char == "#":
-            match = _TAG.match(text, pos)
-            if match:
-                append(Token(TAG, match.group()[1:], line, column))
-                pos = match.end()
-                continue
-        if char.isdigit():
-            match = _NUMBER.match(text, pos)
-            assert match is not None
-            append(Token(NUMBER, match.group(), line, column))
-            pos = match.end()
-            continue
-        for arrow in _ARROWS:
-            if text.startswith(arrow, pos):
-                append(Token(ARROW, arrow, line, column))
-                pos += len(arrow)
-                break
-        else:
-            append(Token(PUNCT, char, line, column))
-            pos += 1
+        pos = end
     append(Token(EOF, "", line, pos - line_start + 1))
     return tokens
+
+
+def _never_closed(text: str, pos: int, where: SourceLocation) -> None:
+    if text.startswith("/*", pos):
+        raise ModelSyntaxError("a comment is never closed", location=where, expected=["*/"])
+    quote = text[pos] * 3 if text.startswith(text[pos] * 3, pos) else text[pos]
+    raise ModelSyntaxError("a string is never closed", location=where, expected=[quote])
 
 
 def _raw_follows(text: str, pos: int) -> bool:
@@ -146,20 +121,6 @@ def _raw_follows(text: str, pos: int) -> bool:
     if char in "'\"={,;}" or text.startswith(("->", "-[", "<-"), pos):
         return False
     return not (char == "." and pos + 1 < len(text) and (text[pos + 1].isalpha() or text[pos + 1] == "_"))
-
-
-def _string_end(text: str, start: int, quote: str) -> int:
-    pos = start
-    while True:
-        end = text.find(quote, pos)
-        if end < 0:
-            return -1
-        backslashes = 0
-        while end - backslashes - 1 >= start and text[end - backslashes - 1] == "\\":
-            backslashes += 1
-        if backslashes % 2 == 0:
-            return end
-        pos = end + 1
 
 
 def _string_value(raw: str, *, triple: bool) -> str:
