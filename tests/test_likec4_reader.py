@@ -276,3 +276,20 @@ def test_a_folder_without_sources_is_refused(tmp_path: Path) -> None:
     (tmp_path / "likec4.config.json").write_text("{}")
     with pytest.raises(ModelError, match="no LikeC4 source files"):
         parse_likec4(tmp_path, root=tmp_path)
+
+
+def test_other_config_files_mark_projects_and_a_program_is_not_run(tmp_path: Path) -> None:
+    write(tmp_path, {"a/.likec4rc": '{"name": "alpha"}', "a/m.c4": "specification { element s }\nmodel { x = s }",
+                     "b/likec4.config.ts": "export default {}", "b/m.c4": "specification { element s }\nmodel { y = s }"})
+    assert parse_likec4(tmp_path / "a", root=tmp_path).name == "alpha"
+    model = parse_likec4(tmp_path / "b", root=tmp_path)
+    assert [e.id for e in model.elements] == ["y"] and "likec4.config.ts is a program" in model.warnings[0]
+    with pytest.raises(ModelNotFoundError, match="several LikeC4 projects in .*: a, b"):
+        discover_model(tmp_path)
+
+
+def test_metadata_keys_may_repeat_and_hold_arrays(tmp_path: Path) -> None:
+    write(tmp_path, {"m.c4": "specification { element s }\nmodel { x = s {\n metadata {\n  k 'one'\n  k ['two', 'three']\n"
+                             "  k: 'four';\n  other '''\n   long\n  '''\n }\n} }"})
+    element = parse_likec4(tmp_path, root=tmp_path).elements[0]
+    assert element.properties["k"] == "one, two, three, four" and element.properties["other"] == "long"

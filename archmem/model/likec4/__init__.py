@@ -11,7 +11,7 @@ from archmem.model.confine import boundary
 from archmem.model.likec4.build import build_model
 from archmem.model.likec4.lexer import tokenize
 from archmem.model.likec4.parser import FileParser
-from archmem.model.likec4.project import is_source, read_project
+from archmem.model.likec4.project import CONFIG_NAMES, SCRIPT_CONFIGS, is_source, read_project
 from archmem.model.likec4.syntax import Declarations
 from archmem.model.types import ArchitectureModel
 
@@ -23,7 +23,7 @@ MAX_FILE_BYTES = 8 << 20
 
 def is_likec4(path: Path) -> bool:
     """A LikeC4 source file, a ``likec4.config.json``, or a folder (read as a workspace)."""
-    return path.is_dir() or is_source(path) or path.name.lower() == "likec4.config.json"
+    return path.is_dir() or is_source(path) or path.name in CONFIG_NAMES + SCRIPT_CONFIGS
 
 
 def parse_likec4(path: Path, *, root: Path | None = None, kinds: Mapping[str, str] | None = None) -> ArchitectureModel:

@@ -1,4 +1,5 @@
-"""Finding a repository's LikeC4 workspace: the one ``likec4.config.json`` project, else
+"""Finding a repository's LikeC4 workspace: the one project (a folder with a
+``likec4.config.json`` or another LikeC4 config file), else
 the folder that holds every ``.c4``/``.likec4`` file (their deepest common folder)."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ import os
 from pathlib import Path
 
 from archmem.errors import ModelNotFoundError
-from archmem.model.likec4.project import CONFIG_NAMES, SUFFIXES
+from archmem.model.likec4.project import CONFIG_NAMES, SCRIPT_CONFIGS, SUFFIXES
 
 _SKIPPED = frozenset({".git", ".archmem", "node_modules", "vendor", "dist", "build", "target", ".venv", "venv"})
 
@@ -20,7 +21,7 @@ def find_likec4_workspace(root: Path, *, depth: int) -> Path | None:
         here = Path(current)
         level = len(here.relative_to(root).parts)
         dirs[:] = sorted(d for d in dirs if d not in _SKIPPED and not d.startswith(".") and level < depth)
-        if CONFIG_NAMES[0] in names:
+        if any(name in names for name in CONFIG_NAMES + SCRIPT_CONFIGS):
             configs.append(here)
         sources.extend(here / n for n in names if n.lower().endswith(SUFFIXES))
     if len(configs) == 1:

@@ -233,7 +233,7 @@ class FileParser:
                     elif not (item.type == PUNCT and item.text == ","):
                         raise self.fail(item, ["a string", "']'"])
                 self.next()
-            elif self.peek().type in (STRING, NUMBER, ID) and not self.peek(1).is_word(key.text):
+            elif self.peek().type in (STRING, NUMBER, ID):
                 items = [self.next().text]
             else:
                 raise self.fail(self.peek(), ["a string", "'['"])

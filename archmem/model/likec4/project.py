@@ -19,7 +19,10 @@ from archmem.errors import ModelError
 from archmem.json_input import load_json
 from archmem.model.confine import confine, is_inside
 
-CONFIG_NAMES = ("likec4.config.json", ".likec4rc", "likec4.config.json5")
+CONFIG_NAMES = ("likec4.config.json", ".likec4.config.json", ".likec4rc", "likec4.config.json5")
+"""A project's config files that archmem reads (JSON5, as LikeC4 reads them)."""
+SCRIPT_CONFIGS = ("likec4.config.js", "likec4.config.mjs", "likec4.config.ts", "likec4.config.mts")
+"""Config files that are programs: they mark a project; archmem does not run them."""
 SUFFIXES = (".c4", ".likec4")
 _SKIPPED = frozenset({"node_modules", "vendor", "dist", "build", "target", "venv"})
 
@@ -39,7 +42,8 @@ def is_source(path: Path) -> bool:
 
 
 def config_file(folder: Path) -> Path | None:
-    for name in CONFIG_NAMES[:1]:
+    """The project config in ``folder``, if there is one (a JSON one first)."""
+    for name in CONFIG_NAMES + SCRIPT_CONFIGS:
         if (folder / name).is_file():
             return folder / name
     return None
@@ -69,7 +73,9 @@ def read_project(path: Path, within: Path) -> Project:
     config = config_file(folder)
     name, includes, excludes = folder.name, [], []
     warnings: list[str] = []
-    if config is not None:
+    if config is not None and config.name in SCRIPT_CONFIGS:
+        warnings.append(f"{config.name} is a program archmem does not run; the folder is read without it")
+    elif config is not None:
         try:
             name, includes, excludes = _read_config(config)
         except ModelError as exc:
@@ -77,7 +83,7 @@ def read_project(path: Path, within: Path) -> Project:
     files = sources_below(folder)
     for include in includes:
         try:
-            target = confine(include, base=folder, within=within, what=f"{CONFIG_NAMES[0]} include", location=None)
+            target = confine(include, base=folder, within=within, what=f"{config.name} include", location=None)
         except ModelError as exc:
             warnings.append(f"{exc.message}; not read")
             continue
