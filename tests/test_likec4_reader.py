@@ -279,7 +279,7 @@ def test_a_folder_without_sources_is_refused(tmp_path: Path) -> None:
 
 
 def test_other_config_files_mark_projects_and_a_program_is_not_run(tmp_path: Path) -> None:
-    write(tmp_path, {"a/.likec4rc": '{"name": "alpha"}', "a/m.c4": "specification { element s }\nmodel { x = s }",
+    write(tmp_path, {"a/.likec4rc": "{\n  name: 'alpha', // JSON5\n}", "a/m.c4": "specification { element s }\nmodel { x = s }",
                      "b/likec4.config.ts": "export default {}", "b/m.c4": "specification { element s }\nmodel { y = s }"})
     assert parse_likec4(tmp_path / "a", root=tmp_path).name == "alpha"
     model = parse_likec4(tmp_path / "b", root=tmp_path)

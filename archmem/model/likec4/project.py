@@ -10,6 +10,7 @@ add their sources. Every file must stay inside the repository.
 from __future__ import annotations
 
 import fnmatch
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -118,12 +119,31 @@ def _read_config(config: Path) -> tuple[str, list[str], list[str]]:
     )
 
 
-_JSON5_PARTS = re.compile(r'"(?:[^"\\]|\\.)*"|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.S)
+_JSON5_PARTS = re.compile(
+    r'(?P<double>"(?:[^"\\]|\\.)*")'
+    r"|(?P<single>'(?:[^'\\]|\\.)*')"
+    r"|(?P<comment>//[^\n]*|/\*.*?\*/)"
+    r"|(?P<trailing>,(?=\s*[}\]]))"
+    r"|(?P<key>[A-Za-z_$][\w$]*(?=\s*:))",
+    re.S,
+)
 
 
 def _plain_json(text: str) -> str:
-    """LikeC4 reads its config as JSON5: comments and trailing commas are dropped."""
-    return _JSON5_PARTS.sub(lambda m: m.group() if m.group().startswith('"') else "", text)
+    """LikeC4 reads its config as JSON5: comments and trailing commas are dropped, bare
+    keys and single-quoted strings become JSON's."""
+
+    def plain(match: re.Match[str]) -> str:
+        kind, value = match.lastgroup, match.group()
+        if kind == "double":
+            return value
+        if kind == "single":
+            return json.dumps(re.sub(r"\\(.)", r"\1", value[1:-1]))
+        if kind == "key":
+            return json.dumps(value)
+        return ""
+
+    return _JSON5_PARTS.sub(plain, text)
 
 
 def _matches(path: Path, folder: Path, pattern: str) -> bool:
