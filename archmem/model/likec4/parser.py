@@ -12,13 +12,19 @@ warning naming the place, never a guess.
 from __future__ import annotations
 
 from archmem.errors import ModelSyntaxError, SourceLocation
+from archmem.model.likec4.deployment import deployment_block, views_block
 from archmem.model.likec4.lexer import ARROW, DOTKIND, EOF, ID, NUMBER, PUNCT, RAW, STRING, TAG, Token
-from archmem.model.likec4.syntax import Declarations, DeploymentDecl, ElementDecl, KindSpec, RelationDecl
+from archmem.model.likec4.syntax import (
+    OTHER_PROPERTIES,
+    STRING_PROPERTIES,
+    Declarations,
+    ElementDecl,
+    KindSpec,
+    RelationDecl,
+)
 from archmem.model.types import Location
 
 TOP_LEVEL = ("specification", "model", "views", "deployment", "global", "likec4lib", "import")
-STRING_PROPERTIES = frozenset({"title", "description", "summary", "technology", "notation", "notes"})
-OTHER_PROPERTIES = frozenset({"link", "icon", "style", "metadata", "navigateTo"})
 _RELATION_START = frozenset({"->", "-["})
 
 
@@ -110,11 +116,9 @@ class FileParser:
             elif token.text == "model" and not specification:
                 self.model_block()
             elif token.text == "deployment" and not specification:
-                if self.peek().is_word("view"):
-                    raise self.fail(self.peek(), ["'{'"])
-                self.deployment_block()
+                deployment_block(self)
             elif token.text == "views" and not specification:
-                self.views_block()
+                views_block(self)
             else:
                 self.skip_block()
 
@@ -426,99 +430,3 @@ class FileParser:
         if keep:
             self.out.relations.append(decl)
         self.skip_separator()
-
-    # ---- deployment and views ---------------------------------------------------
-
-    def deployment_block(self) -> None:
-        self.expect_punct("{")
-        self.deployment_body(None, None)
-
-    def deployment_body(self, parent: DeploymentDecl | None, environment: str | None) -> None:
-        while True:
-            token = self.next()
-            if token.type == PUNCT and token.text == "}":
-                return
-            if token.type == EOF:
-                raise self.fail(token, ["'}'"])
-            if token.type in (TAG, RAW, STRING, NUMBER) or (token.type == PUNCT and token.text in ",;:"):
-                continue
-            if token.type != ID:
-                if token.type == PUNCT and token.text == "{":
-                    self.pos -= 1
-                    self.skip_block()
-                    continue
-                if token.type in (ARROW, DOTKIND):
-                    self.pos -= 1
-                    self.skip_relation_rest()
-                    continue
-                raise self.fail(token, ["a deployment node", "instanceOf", "'}'"])
-            following = self.peek()
-            if token.text in STRING_PROPERTIES | OTHER_PROPERTIES and self.is_property_at(token):
-                self.property(token, None)
-                continue
-            if following.type in (ARROW, DOTKIND):
-                self.skip_relation_rest()
-                continue
-            if token.text == "extend" and following.type == ID:
-                self.next()
-                self.warn(token, f"extend {following.text!r} in the deployment model is not read")
-                if self.is_punct("{"):
-                    self.skip_block()
-                continue
-            name, kind, instance_of = token.text, "", None
-            if token.text == "instanceOf":
-                instance_of = self.expect_id("an element").text
-                name = instance_of.rsplit(".", 1)[-1]
-            elif following.type == PUNCT and following.text == "=":
-                self.next()
-                kind_token = self.expect_id("a deployment node kind or instanceOf")
-                if kind_token.text == "instanceOf":
-                    instance_of = self.expect_id("an element").text
-                else:
-                    kind = kind_token.text
-            elif following.type == ID:
-                kind, name = token.text, self.next().text
-            else:
-                raise self.fail(following, ["a name", "'='", "->"])
-            node_id = f"{parent.id}.{name}" if parent else name
-            decl = DeploymentDecl(id=node_id, name=name, kind=kind or "instance", environment=environment or name,
-                                  location=self.at(token), parent=parent.id if parent else None,
-                                  instance_of=instance_of, display=self.file)
-            if self.peek().type == STRING:
-                decl.title = self.next().text
-            self.out.deployment.append(decl)
-            if self.is_punct("{"):
-                self.next()
-                self.deployment_body(decl, environment or name)
-
-    def is_property_at(self, token: Token) -> bool:
-        self.pos -= 1
-        try:
-            return self.is_property(token)
-        finally:
-            self.pos += 1
-
-    def skip_relation_rest(self) -> None:
-        """A deployment relationship from its arrow: the target, strings, tags and body."""
-        arrow = self.next()
-        if arrow.type == ARROW and arrow.text == "-[":
-            self.expect_id("a relationship kind")
-            self.next()
-        self.expect_id("the target")
-        while self.peek().type in (STRING, TAG) or self.is_punct(","):
-            self.next()
-        if self.is_punct("{"):
-            self.skip_block()
-
-    def views_block(self) -> None:
-        self.expect_punct("{")
-        while not self.is_punct("}"):
-            token = self.next()
-            if token.type == EOF:
-                raise self.fail(token, ["'}'"])
-            if token.is_word("view") and self.peek().type == ID and not self.peek().is_word("of"):
-                if not self.peek().is_word("extends"):
-                    self.out.views.append(self.peek().text)
-            if self.is_punct("{"):
-                self.skip_block()
-        self.next()

@@ -7,6 +7,12 @@ from dataclasses import dataclass, field
 
 from archmem.model.types import Location
 
+STRING_PROPERTIES = frozenset({"title", "description", "summary", "technology", "notation", "notes"})
+"""Properties whose value is one string."""
+OTHER_PROPERTIES = frozenset({"link", "icon", "style", "metadata", "navigateTo"})
+"""Properties with a URI, an icon, a block or a view name."""
+PROPERTY_WORDS = STRING_PROPERTIES | OTHER_PROPERTIES
+
 
 @dataclass(slots=True)
 class KindSpec:
