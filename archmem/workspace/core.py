@@ -157,6 +157,17 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         """The model file read so far (None before the model is read, or without one)."""
         return self.__dict__.get("model_path")
 
+    @property
+    def loaded_model_files(self) -> list[Path]:
+        """Every file the model was read from (a LikeC4 workspace is a folder of them;
+        a DSL its includes), else the model path alone; none before it is read."""
+        path = self.loaded_model_path
+        if path is None:
+            return []
+        model = self.__dict__.get("model")
+        files = [Path(name) for name in model.files] if model is not None else []
+        return files or [path]
+
     def refresh(self) -> None:
         """Forget what was read from the repository (model, ownership, files, drift) so
         the next call reads it again; the store stays open. For long-running processes
