@@ -293,3 +293,8 @@ def test_metadata_keys_may_repeat_and_hold_arrays(tmp_path: Path) -> None:
                              "  k: 'four';\n  other '''\n   long\n  '''\n }\n} }"})
     element = parse_likec4(tmp_path, root=tmp_path).elements[0]
     assert element.properties["k"] == "one, two, three, four" and element.properties["other"] == "long"
+
+
+def test_a_structurizr_workspace_is_found_before_likec4_files(tmp_path: Path) -> None:
+    write(tmp_path, {"workspace.dsl": "workspace {\n model {\n }\n}\n", "c4/m.c4": "model { }"})
+    assert discover_model(tmp_path).name == "workspace.dsl"
