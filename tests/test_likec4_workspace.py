@@ -117,3 +117,13 @@ def test_likec4_metadata_that_maps_code_does_not_describe_an_element() -> None:
         assert described_text(line) == "", line
     assert is_mapping_line("    archmem_paths 'a/**'")
     assert described_text("    owner 'team-a'") == "owner 'team-a'"
+
+
+def test_the_kind_mapping_is_configured_in_archmem_toml(likec4_repo: Path) -> None:
+    (likec4_repo / "archmem.toml").write_text('[likec4]\nkinds = { service = "component", system = "person" }\n')
+    model = json.loads(am(likec4_repo, "model", "--json").output)
+    assert {e["id"]: e["kind"] for e in model["elements"]} == {
+        "shop": "person", "shop.api": "component", "shop.orders": "component", "shop.legacy": "component"}
+    (likec4_repo / "archmem.toml").write_text('[likec4]\nkinds = { service = "microservice" }\n')
+    result = CliRunner().invoke(cli, ["model", "--json", "--repo", str(likec4_repo)])
+    assert result.exit_code == 3 and "likec4.kinds.service" in result.output
