@@ -27,18 +27,11 @@ from .conftest import REPO_ROOT
 
 CORPUS = REPO_ROOT / "tests" / "data" / "likec4"
 LIKEC4 = REPO_ROOT / ".ci" / "likec4" / "node_modules" / ".bin" / "likec4"
-WORKSPACES = sorted(
-    p.parent.relative_to(CORPUS).as_posix()
-    for p in CORPUS.glob("*/*/*")
-    if p.suffix in (".c4", ".likec4") or p.name == "likec4.config.json"
-)
-WORKSPACES = sorted(set(WORKSPACES))
+WORKSPACES = sorted(p.relative_to(CORPUS).as_posix() for p in CORPUS.glob("*/*") if p.is_dir())
+"""``<repository>/<workspace>``, as SOURCE.md lists them."""
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not LIKEC4.exists() or shutil.which("node") is None,
-                       reason="the LikeC4 CLI is not installed (.ci/run installs it into .ci/likec4)"),
-]
+needs_likec4 = pytest.mark.skipif(not LIKEC4.exists() or shutil.which("node") is None,
+                                  reason="the LikeC4 CLI is not installed (.ci/run installs it into .ci/likec4)")
 
 
 def test_the_corpus_is_ten_workspaces_from_five_repositories_at_least() -> None:
@@ -83,6 +76,8 @@ def f1(ours: Counter[Any], theirs: Counter[Any]) -> float:
     return 2 * sum((ours & theirs).values()) / (sum(ours.values()) + sum(theirs.values()))
 
 
+@pytest.mark.slow
+@needs_likec4
 @pytest.mark.parametrize("name", WORKSPACES)
 def test_archmem_reads_what_likec4_exports(name: str, exports: dict[str, tuple[Path, dict[str, Any]]]) -> None:
     repo, export = exports[name]
