@@ -298,3 +298,8 @@ def test_metadata_keys_may_repeat_and_hold_arrays(tmp_path: Path) -> None:
 def test_a_structurizr_workspace_is_found_before_likec4_files(tmp_path: Path) -> None:
     write(tmp_path, {"workspace.dsl": "workspace {\n model {\n }\n}\n", "c4/m.c4": "model { }"})
     assert discover_model(tmp_path).name == "workspace.dsl"
+
+
+def test_sources_seven_folders_down_are_found(tmp_path: Path) -> None:
+    write(tmp_path, {"docs/architecture/diagram/containers/db/tables/v1/model.c4": "model { }"})
+    assert discover_model(tmp_path) == (tmp_path / "docs/architecture/diagram/containers/db/tables/v1").resolve()

@@ -29,6 +29,8 @@ ARCHITECTURE_FOLDERS = ("architecture", "docs/architecture", "c4", "docs/c4")
 _WORKSPACE = re.compile(r"^\s*workspace(?:\s|\{|$)", re.M | re.I)
 _SKIPPED = frozenset({".git", ".archmem", "node_modules", "vendor", "dist", "build", "target", ".venv", "venv"})
 _MAX_DEPTH = 5
+_LIKEC4_DEPTH = 8
+"""LikeC4 sources sit deeper (``docs/architecture/diagram/containers/db/model.c4``)."""
 
 
 def discover_model(root: Path, configured: str | None = None) -> Path:
@@ -59,7 +61,7 @@ def discover_model(root: Path, configured: str | None = None) -> Path:
         raise _several(found, root)
     from archmem.model.likec4.discovery import find_likec4_workspace
 
-    likec4 = find_likec4_workspace(root, depth=_MAX_DEPTH)
+    likec4 = find_likec4_workspace(root, depth=_LIKEC4_DEPTH)
     if likec4 is not None:
         return _confined(likec4, root)
     raise ModelNotFoundError(
