@@ -15,6 +15,8 @@ from archmem.model.loader import discover_model, load_model
 
 SPEC = """
 specification {
+  color brand #0284c7
+  color green-ish rgb(5, 150, 105)
   element actor { notation "Person" }
   element system
   element webapp { technology 'React' }
@@ -280,7 +282,7 @@ def test_a_folder_without_sources_is_refused(tmp_path: Path) -> None:
 
 def test_other_config_files_mark_projects_and_a_program_is_not_run(tmp_path: Path) -> None:
     write(tmp_path, {"a/.likec4rc": "{\n  name: 'alpha', // JSON5\n}", "a/m.c4": "specification { element s }\nmodel { x = s }",
-                     "b/likec4.config.ts": "export default {}", "b/m.c4": "specification { element s }\nmodel { y = s }"})
+                     "b/likec4.config.ts": "module.exports = {}", "b/m.c4": "specification { element s }\nmodel { y = s }"})
     assert parse_likec4(tmp_path / "a", root=tmp_path).name == "alpha"
     model = parse_likec4(tmp_path / "b", root=tmp_path)
     assert [e.id for e in model.elements] == ["y"] and "likec4.config.ts is a program" in model.warnings[0]
@@ -303,3 +305,14 @@ def test_a_structurizr_workspace_is_found_before_likec4_files(tmp_path: Path) ->
 def test_sources_seven_folders_down_are_found(tmp_path: Path) -> None:
     write(tmp_path, {"docs/architecture/diagram/containers/db/tables/v1/model.c4": "model { }"})
     assert discover_model(tmp_path) == (tmp_path / "docs/architecture/diagram/containers/db/tables/v1").resolve()
+
+
+def test_a_typescript_config_exporting_an_object_is_read_not_run(tmp_path: Path) -> None:
+    write(tmp_path, {"shared/spec.c4": "specification { element system }",
+                     "p/likec4.config.ts": "import { defineConfig } from 'likec4/config'\n\nexport default defineConfig({\n"
+                                           "  name: 'shop', // the project\n  include: { paths: ['../shared'] },\n})\n",
+                     "p/m.c4": "model { a = system }"})
+    model = parse_likec4(tmp_path / "p", root=tmp_path)
+    assert model.name == "shop" and model.warnings == []
+    (tmp_path / "p/likec4.config.ts").write_text("export default makeConfig(process.env)\n")
+    assert "exports no plain object" in parse_likec4(tmp_path / "p", root=tmp_path).warnings[0]

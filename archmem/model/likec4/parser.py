@@ -139,9 +139,12 @@ class FileParser:
             token = self.next()
             if token.type != ID:
                 raise self.fail(token, ["element", "tag", "relationship", "color", "deploymentNode", "'}'"])
-            if token.text == "color":
+            if token.text == "color":  # color name #hex | rgb(…) | rgba(…)
                 self.next()
-                self.next()
+                if self.next().type == ID and self.is_punct("("):
+                    while not self.is_punct(")") and self.peek().type != EOF:
+                        self.next()
+                    self.expect_punct(")")
                 continue
             name = self.expect_id(f"a name for the {token.text}").text
             if token.text == "element":

@@ -74,9 +74,7 @@ def read_project(path: Path, within: Path) -> Project:
     config = config_file(folder)
     name, includes, excludes = folder.name, [], []
     warnings: list[str] = []
-    if config is not None and config.name in SCRIPT_CONFIGS:
-        warnings.append(f"{config.name} is a program archmem does not run; the folder is read without it")
-    elif config is not None:
+    if config is not None:
         try:
             name, includes, excludes = _read_config(config)
         except ModelError as exc:
@@ -99,8 +97,13 @@ def read_project(path: Path, within: Path) -> Project:
 
 
 def _read_config(config: Path) -> tuple[str, list[str], list[str]]:
+    """The name, include paths and exclude globs of a project config; a program config
+    (``likec4.config.ts``) is read only when it exports one object literal, never run."""
     try:
-        data = load_json(_plain_json(config.read_text(encoding="utf-8")))
+        text = config.read_text(encoding="utf-8")
+        if config.name in SCRIPT_CONFIGS:
+            text = _object_literal(text, config)
+        data = load_json(_plain_json(text))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ModelError(f"{config}: not a readable JSON file ({exc})") from None
     if not isinstance(data, dict):
@@ -119,6 +122,25 @@ def _read_config(config: Path) -> tuple[str, list[str], list[str]]:
     )
 
 
+_EXPORTED = re.compile(r"export\s+default\s+(?:defineConfig\s*\(\s*)?\{")
+
+
+def _object_literal(text: str, config: Path) -> str:
+    """The object a program config exports (``export default defineConfig({ … })``)."""
+    found = _EXPORTED.search(text)
+    if found is None:
+        raise ModelError(f"{config.name} is a program archmem does not run (it exports no plain object)")
+    start, depth = found.end() - 1, 0
+    for part in _JSON5_PARTS_OR_BRACE.finditer(text, start):
+        if part.group() == "{":
+            depth += 1
+        elif part.group() == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start:part.end()]
+    raise ModelError(f"{config.name}: the exported object is never closed")
+
+
 _JSON5_PARTS = re.compile(
     r'(?P<double>"(?:[^"\\]|\\.)*")'
     r"|(?P<single>'(?:[^'\\]|\\.)*')"
@@ -127,6 +149,9 @@ _JSON5_PARTS = re.compile(
     r"|(?P<key>[A-Za-z_$][\w$]*(?=\s*:))",
     re.S,
 )
+
+
+_JSON5_PARTS_OR_BRACE = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`|//[^\n]*|/\*.*?\*/|[{}]", re.S)
 
 
 def _plain_json(text: str) -> str:
