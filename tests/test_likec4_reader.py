@@ -316,3 +316,11 @@ def test_a_typescript_config_exporting_an_object_is_read_not_run(tmp_path: Path)
     assert model.name == "shop" and model.warnings == []
     (tmp_path / "p/likec4.config.ts").write_text("export default makeConfig(process.env)\n")
     assert "exports no plain object" in parse_likec4(tmp_path / "p", root=tmp_path).warnings[0]
+
+
+def test_strings_are_trimmed_and_escapes_applied_as_likec4_reads_them(tmp_path: Path) -> None:
+    write(tmp_path, {"m.c4": "specification { element s }\nmodel {\n  a = s ' Padded title '\n"
+                             "  b = s 'Two\\\\nlines' 'It\\\\'s'\n}\n"})
+    by_id = {e.id: e for e in parse_likec4(tmp_path, root=tmp_path).elements}
+    assert by_id["a"].name == "Padded title"
+    assert (by_id["b"].name, by_id["b"].description) == ("Two\nlines", "It's")

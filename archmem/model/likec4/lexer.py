@@ -91,9 +91,9 @@ def tokenize(text: str, file: str) -> list[Token]:
         if kind == "punct" and (text[pos] in "'\"" or text.startswith("/*", pos)):
             _never_closed(text, pos, SourceLocation(file, line, column))
         if kind == "long":
-            append(Token(STRING, _string_value(found.group()[3:-3], triple=True), line, column))
+            append(Token(STRING, _string_value(found.group()[3:-3]), line, column))
         elif kind == "string":
-            append(Token(STRING, _string_value(found.group()[1:-1], triple=False), line, column))
+            append(Token(STRING, _string_value(found.group()[1:-1]), line, column))
         elif kind == "dotkind" or kind == "tag":
             append(Token(_TYPES[kind], found.group()[1:], line, column))
         elif kind in _TYPES:
@@ -123,10 +123,11 @@ def _raw_follows(text: str, pos: int) -> bool:
     return not (char == "." and pos + 1 < len(text) and (text[pos + 1].isalpha() or text[pos + 1] == "_"))
 
 
-def _string_value(raw: str, *, triple: bool) -> str:
+def _string_value(raw: str) -> str:
+    """A string's text as LikeC4 reads it: escapes applied, trimmed, a multi-line one de-indented."""
     if "\\" in raw:
         raw = _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), raw)
     if "\n" not in raw:
-        return raw.strip() if triple else raw
+        return raw.strip()
     first, _, rest = raw.partition("\n")
     return (first.strip() + "\n" + textwrap.dedent(rest)).strip() if first.strip() else textwrap.dedent(rest).strip()
