@@ -320,7 +320,7 @@ def test_a_typescript_config_exporting_an_object_is_read_not_run(tmp_path: Path)
 
 def test_strings_are_trimmed_and_escapes_applied_as_likec4_reads_them(tmp_path: Path) -> None:
     write(tmp_path, {"m.c4": "specification { element s }\nmodel {\n  a = s ' Padded title '\n"
-                             "  b = s 'Two\\\\nlines' 'It\\\\'s'\n}\n"})
+                             "  b = s 'Two\\nlines' 'It\\'s'\n}\n"})
     by_id = {e.id: e for e in parse_likec4(tmp_path, root=tmp_path).elements}
     assert by_id["a"].name == "Padded title"
     assert (by_id["b"].name, by_id["b"].description) == ("Two\nlines", "It's")
