@@ -324,3 +324,10 @@ def test_strings_are_trimmed_and_escapes_applied_as_likec4_reads_them(tmp_path: 
     by_id = {e.id: e for e in parse_likec4(tmp_path, root=tmp_path).elements}
     assert by_id["a"].name == "Padded title"
     assert (by_id["b"].name, by_id["b"].description) == ("Two\nlines", "It's")
+
+
+def test_links_and_icons_are_read_as_written(tmp_path: Path) -> None:
+    write(tmp_path, {"m.c4": "specification { element s }\nmodel {\n  a = s {\n    link: https://example.com/a#x 'A'\n"
+                             "    link ./docs/a.md\n    icon aws:lambda\n  }\n  link = s\n}\n"})
+    model = parse_likec4(tmp_path, root=tmp_path)
+    assert [e.id for e in model.elements] == ["a", "link"] and model.elements[0].url == "https://example.com/a#x"

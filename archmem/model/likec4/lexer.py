@@ -78,8 +78,7 @@ def tokenize(text: str, file: str) -> list[Token]:
     match = _MASTER.match
     while pos < size:
         column = pos - line_start + 1
-        if tokens and tokens[-1].type == ID and tokens[-1].text in _RAW_AFTER and not text[pos].isspace() \
-                and _raw_follows(text, pos):
+        if tokens and not text[pos].isspace() and _after_link(tokens) and _raw_follows(text, pos):
             raw = _RAW.match(text, pos)
             assert raw is not None
             append(Token(RAW, raw.group(), line, column))
@@ -115,10 +114,18 @@ def _never_closed(text: str, pos: int, where: SourceLocation) -> None:
     raise ModelSyntaxError("a string is never closed", location=where, expected=[quote])
 
 
+def _after_link(tokens: list[Token]) -> bool:
+    """The last token is ``link`` or ``icon`` (or the ``:`` after one)."""
+    last = tokens[-1]
+    if last.type == PUNCT and last.text == ":" and len(tokens) > 1:
+        last = tokens[-2]
+    return last.type == ID and last.text in _RAW_AFTER
+
+
 def _raw_follows(text: str, pos: int) -> bool:
     """After ``link``/``icon``: a URI or icon name, not a string, ``=`` or a relationship."""
     char = text[pos]
-    if char in "'\"={,;}" or text.startswith(("->", "-[", "<-"), pos):
+    if char in "'\"={,;}:" or text.startswith(("->", "-[", "<-"), pos):
         return False
     return not (char == "." and pos + 1 < len(text) and (text[pos + 1].isalpha() or text[pos + 1] == "_"))
 
