@@ -102,6 +102,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/dsl/**, archmem/model/structurizr_json.py"
                     }
                 }
+                likec4 = component "LikeC4 reader" "Lexer and parser for LikeC4 .c4 files, likec4.config.json projects, FQN resolution, kinds mapped to C4 levels." {
+                    properties {
+                        "archmem.paths" "archmem/model/likec4/**"
+                    }
+                }
                 formats = component "archmem YAML" "The archmem YAML model format." {
                     properties {
                         "archmem.paths" "archmem/model/yaml_model.py, archmem/model/yaml_elements.py, archmem/model/yaml_nodes.py"
@@ -321,6 +326,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.domain -> archmem.foundation "Builds value types with"
         archmem.domain.loader -> archmem.domain.dsl "Parses workspace.dsl with"
         archmem.domain.loader -> archmem.domain.formats "Parses YAML models with"
+        archmem.domain.loader -> archmem.domain.likec4 "Finds and parses LikeC4 workspaces with"
+        archmem.domain.likec4 -> archmem.domain.codepaths "Confines included folders and names the paths property with"
+        archmem.domain.likec4 -> archmem.foundation.jsoninput "Reads likec4.config.json with"
         archmem.domain.loader -> archmem.domain.adrs "Reads docs/adr with"
         archmem.domain.loader -> archmem.domain.codepaths "Resolves code paths with"
         archmem.service.facade -> archmem.domain.onboarding "Suggests element paths with"

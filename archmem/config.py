@@ -272,6 +272,13 @@ class ConformanceConfig(_Section):
     """The committed file of frozen findings (``archmem conformance --update-baseline``)."""
 
 
+class LikeC4Config(_Section):
+    """Reading LikeC4 models: which C4 level a free-form element kind is."""
+
+    kinds: dict[str, Literal["person", "softwareSystem", "container", "component"]] = Field(default_factory=dict)
+    """LikeC4 element kind → its C4 level, before the built-in rule (``archmem.model.likec4.kinds``)."""
+
+
 class GitHubConfig(_Section):
     """``archmem pr --comment``: the GitHub API client, and whose comment is archmem's."""
 
@@ -308,6 +315,7 @@ class Config(_Section):
     conformance: ConformanceConfig = Field(default_factory=ConformanceConfig)
     github: GitHubConfig = Field(default_factory=GitHubConfig)
     gitlab: GitLabConfig = Field(default_factory=GitLabConfig)
+    likec4: LikeC4Config = Field(default_factory=LikeC4Config)
     paths: dict[str, list[str]] = Field(default_factory=dict)
     """Element id → globs of its code, united with the model's own (``archmem paths
     suggest --write`` records here, so a generated or shared DSL stays untouched)."""
@@ -634,6 +642,11 @@ token_variable = "GITLAB_TOKEN"
 # Seconds one GitLab API request may take in all, and the largest answer read.
 timeout = 30.0
 max_answer_bytes = 33554432
+
+[likec4]
+# A LikeC4 element kind's C4 level (person, softwareSystem, container, component), before the
+# built-in rule: the kind's name, its notation, then its nesting (docs/likec4.md).
+# kinds = { actor = "person", webapp = "container" }
 
 # Where each element's code is, when the model file does not say: element id = [globs].
 # United with the model's own "archmem.paths" (`archmem paths suggest --write` adds here).

@@ -377,6 +377,23 @@ def test_a_changed_model_or_head_is_read_again(git_repo):
         connected.close()
 
 
+def test_an_edited_likec4_file_is_read_again(git_repo):
+    """A LikeC4 model is a folder of files: an edit inside one (the folder's own time
+    unchanged) is seen."""
+    spec = "specification { element system }\n"
+    root = git_repo({"c4/spec.c4": spec, "c4/model.c4": "model { api = system 'Api' 'Serves the public API.' }\n",
+                     "api/app.py": "x = 1\n"})
+    connected = Connected(build_server(Workspace.open(root, env={})))
+    try:
+        assert connected.ok("find_elements", {"task": "billing invoices"})["elements"] == []
+        folder_time = (root / "c4").stat().st_mtime_ns
+        write(root, {"c4/model.c4": "model {\n  api = system 'Api'\n  billing = system 'Billing' 'Sends invoices.'\n}\n"})
+        os.utime(root / "c4", ns=(folder_time, folder_time))
+        assert [e["id"] for e in connected.ok("find_elements", {"task": "billing invoices"})["elements"]] == ["billing"]
+    finally:
+        connected.close()
+
+
 def test_without_the_sdk_the_command_says_what_to_install(tmp_path: Path):
     code = ("import sys; sys.modules['mcp'] = None\n"
             "from archmem.cli import main\nsys.argv = ['archmem', 'mcp', '--repo', sys.argv[1]]\nmain()")

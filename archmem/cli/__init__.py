@@ -59,9 +59,9 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     @click.option(
         "--model",
         "model_file",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=click.Path(path_type=Path),
         default=None,
-        help="Model file to read instead of discovering one (may be outside the repository).",
+        help="Model file (or LikeC4 folder) to read instead of discovering one (may be outside the repository).",
     )
     @functools.wraps(command)
     def wrapper(*args: Any, repo: Path | None, model_file: Path | None, **kwargs: Any) -> Any:

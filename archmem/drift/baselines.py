@@ -23,16 +23,16 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from archmem.model.paths import MAPPING_PREFIX
+from archmem.model.paths import MAPPING_LINE as _MAPPING
+from archmem.model.paths import PROPERTIES_OPEN as _PROPERTIES_OPEN
 
-_MAPPING = re.compile(r'^\s*"?' + re.escape(MAPPING_PREFIX) + r'[^"\s]*"?(?:\s|$)', re.I)
-_PROPERTIES_OPEN = re.compile(r"^\s*properties\s*\{\s*$", re.I)
 _BRACE_ONLY = re.compile(r"^\s*[{}]\s*$")
 _COMMENT = re.compile(r"^\s*(?://|#|/\*|\*)")
 
 
 def is_mapping_line(line: str) -> bool:
-    """An ``"archmem.paths" "…"`` (any ``archmem.*``) property line."""
+    """An ``"archmem.paths" "…"`` (any ``archmem.*``) property line, or LikeC4's
+    ``archmem_paths '…'`` metadata line."""
     return bool(_MAPPING.match(line))
 
 

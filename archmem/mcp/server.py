@@ -178,15 +178,14 @@ class WorkspaceHost:
             self._seen = self._state()
 
     def _state(self) -> tuple[Any, ...]:
-        path = self.workspace.loaded_model_path
-        model: Any = None
-        if path is not None:
+        model: list[Any] = []
+        for path in self.workspace.loaded_model_files:
             try:
                 stat = path.stat()
-                model = (stat.st_mtime_ns, stat.st_size)
+                model.append((stat.st_mtime_ns, stat.st_size))
             except OSError:
-                model = "gone"
-        return (model, git_head(self.workspace.root))
+                model.append("gone")
+        return (tuple(model), git_head(self.workspace.root))
 
     def _refresh_if_moved(self) -> None:
         if self._seen is None:

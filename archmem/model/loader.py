@@ -4,7 +4,8 @@ Discovery order: ``model = "…"`` in config, else ``workspace.dsl``,
 ``architecture.dsl``, ``architecture/workspace.dsl``, ``c4/workspace.dsl``,
 ``docs/**/workspace.dsl``, ``archmem.yaml``, ``*.c4.yaml``; else the one ``*.dsl`` that
 holds a ``workspace`` in ``architecture/``, ``docs/architecture/``, ``c4/`` or
-``docs/c4/``, else in the whole repository (several: the user chooses, and is told how).
+``docs/c4/``, else in the whole repository (several: the user chooses, and is told how);
+else a LikeC4 workspace (``archmem.model.likec4.discovery``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ ARCHITECTURE_FOLDERS = ("architecture", "docs/architecture", "c4", "docs/c4")
 _WORKSPACE = re.compile(r"^\s*workspace(?:\s|\{|$)", re.M | re.I)
 _SKIPPED = frozenset({".git", ".archmem", "node_modules", "vendor", "dist", "build", "target", ".venv", "venv"})
 _MAX_DEPTH = 5
+_LIKEC4_DEPTH = 8
+"""LikeC4 sources sit deeper (``docs/architecture/diagram/containers/db/model.c4``)."""
 
 
 def discover_model(root: Path, configured: str | None = None) -> Path:
@@ -35,7 +38,7 @@ def discover_model(root: Path, configured: str | None = None) -> Path:
     if configured:
         path = Path(configured)
         path = path if path.is_absolute() else root / path
-        if not path.is_file():
+        if not path.exists():
             raise ModelNotFoundError(
                 f"the configured model file {configured!r} does not exist (looked at {path})",
                 hint="fix `model` in archmem.toml or pass --model FILE",
@@ -56,9 +59,14 @@ def discover_model(root: Path, configured: str | None = None) -> Path:
         return _confined(found[0], root)
     if found:
         raise _several(found, root)
+    from archmem.model.likec4.discovery import find_likec4_workspace
+
+    likec4 = find_likec4_workspace(root, depth=_LIKEC4_DEPTH)
+    if likec4 is not None:
+        return _confined(likec4, root)
     raise ModelNotFoundError(
-        f"no architecture model found in {root} (looked for {', '.join(DISCOVERY)}, and for a *.dsl file holding "
-        "a workspace)",
+        f"no architecture model found in {root} (looked for {', '.join(DISCOVERY)}, for a *.dsl file holding "
+        "a workspace, and for a LikeC4 likec4.config.json or .c4 files)",
         hint="write a workspace.dsl (Structurizr DSL) or archmem.yaml, or pass --model FILE",
     )
 
@@ -100,15 +108,28 @@ def _several(found: list[Path], root: Path) -> ModelNotFoundError:
     )
 
 
-def parse_model_file(path: Path, env: Mapping[str, str] | None = None, root: Path | None = None) -> ArchitectureModel:
-    """Parse one model file by its format (from the name), without deriving paths.
+def parse_model_file(
+    path: Path,
+    env: Mapping[str, str] | None = None,
+    root: Path | None = None,
+    *,
+    kinds: Mapping[str, str] | None = None,
+) -> ArchitectureModel:
+    """Parse one model file (or LikeC4 folder) by its format (from the name), without
+    deriving paths; ``kinds`` maps LikeC4 element kinds to C4 levels.
 
     What the file names (includes, a base workspace, decision folders) must stay inside
     ``root`` (``archmem.model.confine.boundary``).
     """
-    if not path.is_file():
+    if not path.exists():
         raise ModelNotFoundError(f"model file not found: {path}")
     name = path.name.lower()
+    from archmem.model.likec4 import is_likec4
+
+    if is_likec4(path):
+        from archmem.model.likec4 import parse_likec4
+
+        return parse_likec4(path, root=root, kinds=kinds)
     if name.endswith(".dsl"):
         from archmem.model.dsl import parse_dsl
 
@@ -123,7 +144,8 @@ def parse_model_file(path: Path, env: Mapping[str, str] | None = None, root: Pat
         return parse_structurizr_json(path)
     raise ModelError(
         f"unknown model format: {path.name}",
-        hint="archmem reads Structurizr DSL (.dsl), Structurizr JSON (.json) and archmem YAML (.yaml)",
+        hint="archmem reads Structurizr DSL (.dsl), Structurizr JSON (.json), archmem YAML (.yaml) and LikeC4 "
+        "(.c4, .likec4, a folder or its likec4.config.json)",
     )
 
 
@@ -133,13 +155,14 @@ def load_model(
     *,
     exists: Callable[[str], bool] | None = None,
     env: Mapping[str, str] | None = None,
+    kinds: Mapping[str, str] | None = None,
 ) -> ArchitectureModel:
     """The model at ``path`` with code paths derived and file names relative to ``root``.
 
     Decisions come from the model (``!adrs``); when it names none, the conventional
     folders (``docs/adr`` and friends) are read.
     """
-    model = parse_model_file(path, env=env, root=root)
+    model = parse_model_file(path, env=env, root=root, kinds=kinds)
     model = resolve_code_paths(model, exists=exists)
     decisions = model.decisions
     warnings = list(model.warnings)

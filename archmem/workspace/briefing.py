@@ -138,8 +138,7 @@ class BriefingOps:
         folder = self.memory_folder
         sources = [self.root / "archmem.toml", self.root / "pyproject.toml", folder.shared, folder.private,
                    self.store_path, self.store_path.with_name(self.store_path.name + "-wal")]
-        if self.loaded_model_path is not None:
-            sources.insert(0, self.loaded_model_path)
+        sources[:0] = self.loaded_model_files
         if self.config.source:
             sources.append(Path(self.config.source))
         return index, sources

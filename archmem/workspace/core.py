@@ -78,7 +78,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
     @cached_property
     def model_path(self) -> Path:
         if self._model_path is not None:
-            if not self._model_path.is_file():
+            if not self._model_path.exists():
                 raise ModelNotFoundError(f"model file not found: {self._model_path}")
             return self._model_path
         configured = str(self._configured_path("model")) if self.config.model else None
@@ -90,7 +90,8 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         ``[paths]`` table gives it (the union)."""
         from archmem.model.paths import add_configured_paths
 
-        model = load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env)
+        model = load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env,
+                           kinds=self.config.likec4.kinds)
         return add_configured_paths(model, self.config.paths, source=self.config.source)
 
     @cached_property
@@ -155,6 +156,17 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
     def loaded_model_path(self) -> Path | None:
         """The model file read so far (None before the model is read, or without one)."""
         return self.__dict__.get("model_path")
+
+    @property
+    def loaded_model_files(self) -> list[Path]:
+        """Every file the model was read from (a LikeC4 workspace is a folder of them;
+        a DSL its includes), else the model path alone; none before it is read."""
+        path = self.loaded_model_path
+        if path is None:
+            return []
+        model = self.__dict__.get("model")
+        files = [Path(name) for name in model.files] if model is not None else []
+        return files or [path]
 
     def refresh(self) -> None:
         """Forget what was read from the repository (model, ownership, files, drift) so
