@@ -19,9 +19,6 @@ from archmem.ci.types import Comment
 
 API_VERSION = "2022-11-28"
 DEFAULT_API_URL = "https://api.github.com"
-MAX_PAGES = 50
-"""100 comments a page: a pull request with more than 5,000 comments is not searched further."""
-
 
 class GitHubApiError(ApiError):
     """A call to the GitHub API failed; ``status`` is the HTTP status (0: no answer)."""
@@ -66,17 +63,10 @@ class GitHubClient:
 
     def comments(self, number: int) -> Iterator[Comment]:
         """The pull request's issue comments, oldest first, page after page."""
-        url: str | None = f"{self.api_url}/repos/{self.repository}/issues/{int(number)}/comments?per_page=100"
-        pages = 0
-        while url is not None and pages < MAX_PAGES:
-            data, headers = self.transport.request("GET", url)
-            pages += 1
-            where = f"GET {path_of(url)}"
-            if not isinstance(data, list):
-                raise GitHubApiError(f"{where}: expected a list of comments")
-            for item in data:
+        url = f"{self.api_url}/repos/{self.repository}/issues/{int(number)}/comments?per_page=100"
+        for page, where in self.transport.pages(url, "comments"):
+            for item in page:
                 yield _comment(item, where)
-            url = self.transport.next_page(headers.get("Link", ""), where)
 
     def create_comment(self, number: int, body: str) -> Comment:
         url = f"{self.api_url}/repos/{self.repository}/issues/{int(number)}/comments"

@@ -20,8 +20,6 @@ from archmem.ci.transport import (
 )
 from archmem.ci.types import Comment, Identity
 
-MAX_PAGES = 50
-"""100 notes a page: a merge request with more than 5,000 notes is not searched further."""
 TOKEN_HINT = ("create a project access token with the api scope and the Reporter role, and store it as a masked "
               "CI/CD variable named as [gitlab] token_variable says (GITLAB_TOKEN by default)")
 
@@ -66,18 +64,11 @@ class GitLabClient:
     def comments(self, number: int) -> Iterator[Comment]:
         """The merge request's notes, oldest first, page after page; GitLab's own system
         notes ("added 1 commit") are not comments anyone wrote."""
-        url: str | None = (f"{self._notes(number)}?sort=asc&order_by=created_at&per_page=100")
-        pages = 0
-        while url is not None and pages < MAX_PAGES:
-            data, headers = self.transport.request("GET", url)
-            pages += 1
-            where = f"GET {path_of(url)}"
-            if not isinstance(data, list):
-                raise GitLabApiError(f"{where}: expected a list of notes")
-            for item in data:
+        url = f"{self._notes(number)}?sort=asc&order_by=created_at&per_page=100"
+        for page, where in self.transport.pages(url, "notes"):
+            for item in page:
                 if not (isinstance(item, dict) and item.get("system") is True):
                     yield self._note(item, number, where)
-            url = self.transport.next_page(headers.get("Link", ""), where)
 
     def create_comment(self, number: int, body: str) -> Comment:
         url = self._notes(number)

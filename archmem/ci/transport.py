@@ -23,7 +23,7 @@ import socket
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -39,6 +39,10 @@ MAX_ANSWER_BYTES = 32 << 20
 MAX_ERROR_BYTES = 64 << 10
 """Of an error answer only its message is read."""
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
+
+
+MAX_PAGES = 50
+"""100 a page: a pull or merge request with more than 5,000 comments is not searched further."""
 
 
 class ApiError(ArchmemError):
@@ -121,6 +125,20 @@ class JsonTransport:
             return (load_json(raw) if raw.strip() else None), answer_headers
         except ValueError:
             raise self.error(f"{where}: the answer is not JSON") from None
+
+    def pages(self, url: str, what: str, *, max_pages: int = MAX_PAGES) -> Iterator[tuple[list[Any], str]]:
+        """Each page of a list the API answers page after page (``Link: rel="next"``), with
+        where it came from, at most ``max_pages``; an answer that is not a list is an error."""
+        next_url: str | None = url
+        for _ in range(max_pages):
+            if next_url is None:
+                return
+            data, headers = self.request("GET", next_url)
+            where = f"GET {path_of(next_url)}"
+            if not isinstance(data, list):
+                raise self.error(f"{where}: expected a list of {what}")
+            yield data, where
+            next_url = self.next_page(headers.get("Link", ""), where)
 
     def next_page(self, link: str, where: str) -> str | None:
         """The ``rel="next"`` URL of a ``Link`` header; one that would carry the token
