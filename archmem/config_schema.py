@@ -16,6 +16,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from archmem.errors import ConfigError
+
 T = TypeVar("T")
 
 BOUNDS = {"ge": ("greater than or equal to", lambda v, b: v >= b), "gt": ("greater than", lambda v, b: v > b),
@@ -70,8 +72,6 @@ class Section:
             if checked is not value:
                 object.__setattr__(self, spec.name, checked)
         if problems:
-            from archmem.errors import ConfigError
-
             raise ConfigError("invalid settings: " + "; ".join(
                 f"{'.'.join(p.loc)}: {p.message} (got {p.value!r})" for p in problems))
 
