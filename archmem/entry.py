@@ -1,4 +1,4 @@
-"""The ``archmem`` console entry: the edit hook's fast path, else the command line.
+"""The ``archmem`` console entry: ``--version`` and the edit hook's fast paths, else the command line.
 
 An agent's client runs ``archmem hook file --client NAME`` on every read and edit, so
 that call skips click and the command modules: it reads the payload, the prepared notes
@@ -87,8 +87,16 @@ def _fast_arguments(argv: list[str]) -> tuple[str, Path | None] | None:
     return options["--client"], Path(options["--repo"]) if "--repo" in options else None
 
 
+VERSION_FLAGS = (["--version"], ["-V"])
+
+
 def main() -> None:
     """Console entry point."""
+    if sys.argv[1:] in VERSION_FLAGS:  # what click's version option prints, without click
+        from archmem import __version__
+
+        print(f"archmem, version {__version__}")
+        return
     fast = _fast_arguments(sys.argv[1:])
     if fast is None:
         from archmem.cli import main as cli_main

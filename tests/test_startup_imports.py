@@ -52,12 +52,10 @@ RECALL_MODULES = {
     "archmem.memory.secrets", "archmem.memory.sync", "archmem.memory.text",
 }
 
-THIRD_PARTY = {
-    "version": {"click"},
-    "recall": {"click", "pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection"},
-}
-"""Installed packages each command may import: never numpy, yaml, GitPython, jinja2,
-networkx, an embedding client or the MCP SDK on these paths."""
+RECALL_THIRD_PARTY = {"click", "pydantic", "pydantic_core", "annotated_types", "typing_extensions",
+                      "typing_inspection"}
+"""Installed packages recall may import: never numpy, yaml, GitPython, jinja2, networkx,
+an embedding client or the MCP SDK."""
 
 MODEL = """\
 workspace "Shop" {
@@ -116,9 +114,26 @@ def outside(modules: set[str], baseline: set[str], allowed: set[str], packages: 
     return found
 
 
-def test_version_imports_only_the_entry_and_click(tmp_path: Path):
+def test_version_imports_only_the_entry(tmp_path: Path):
     modules = imported(["--version"], tmp_path, tmp_path)
-    assert outside(modules, bare(tmp_path), ALWAYS, (), THIRD_PARTY["version"]) == []
+    assert outside(modules, bare(tmp_path), {"archmem", "archmem.entry"}, (), set()) == []
+
+
+def test_the_fast_version_says_what_the_command_line_says(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from archmem.cli import cli
+
+    fast = subprocess.run([sys.executable, "-m", "archmem", "--version"], capture_output=True, text=True, check=True)
+    assert fast.stdout == CliRunner().invoke(cli, ["--version"]).output
+    assert fast.stdout.startswith("archmem, version ")
+
+
+def test_help_imports_no_domain_module(tmp_path: Path):
+    modules = imported(["--help"], tmp_path, tmp_path)
+    commands = {f"archmem.cli.{name}" for name in ("check", "conformance", "demo", "drift", "hook", "install",
+                                                     "mcp", "memory", "merge", "paths", "pr", "reports")}
+    assert outside(modules, bare(tmp_path), ALWAYS | commands | {"archmem.json_input"}, (), {"click"}) == []
 
 
 def test_recall_on_a_small_repository_stays_in_its_budget(tmp_path: Path):
@@ -134,7 +149,7 @@ def test_recall_on_a_small_repository_stays_in_its_budget(tmp_path: Path):
     assert first.returncode == 0 and "Tax is rounded" in first.stdout, first.stdout + first.stderr
     modules = imported(["recall", "tax rounding"], root, tmp_path)  # the index is built: the every-day path
     assert "archmem.workspace" in modules and "archmem.recall.engine" in modules
-    extra = outside(modules, bare(tmp_path), ALWAYS | RECALL_MODULES, RECALL_PACKAGES, THIRD_PARTY["recall"])
+    extra = outside(modules, bare(tmp_path), ALWAYS | RECALL_MODULES, RECALL_PACKAGES, RECALL_THIRD_PARTY)
     assert extra == [], f"recall imports modules outside its budget: {extra}"
 
 
