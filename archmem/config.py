@@ -10,12 +10,12 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from dataclasses import dataclass
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
+from archmem.config_schema import Problem, Section, SettingsInvalid, build, fields_of, internal, is_section, setting
 from archmem.errors import ConfigError, closest
 
 CONFIG_FILE = "archmem.toml"
@@ -40,11 +40,8 @@ TEST_GLOBS = (
 (``[conformance] test_code`` replaces the list)."""
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class StoreConfig(_Section):
+@dataclass
+class StoreConfig(Section):
     memories: str = ".archmem/memories"
     """The committed folder of memory files (the truth a team shares through git)."""
     private_memories: str = ".archmem/private"
@@ -55,30 +52,32 @@ class StoreConfig(_Section):
     """Write new memories to the private folder unless ``--shared`` is given."""
     path: str = ".archmem/archmem.db"
     """The local SQLite index, relative to the repository root."""
-    busy_timeout_ms: int = Field(default=30_000, ge=0)
+    busy_timeout_ms: int = setting(30_000, ge=0)
 
 
-class EmbeddingsConfig(_Section):
+@dataclass
+class EmbeddingsConfig(Section):
     provider: Literal["none", "openai", "ollama"] = "none"
     model: str = ""
     base_url: str = ""
     api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = Field(default=10.0, gt=0)
-    dimensions: int | None = Field(default=None, gt=0)
+    timeout: float = setting(10.0, gt=0)
+    dimensions: int | None = setting(None, gt=0)
     """The vector size: asked of OpenAI-compatible servers, checked for Ollama; else the first answer's."""
 
 
-class DriftConfig(_Section):
-    scan_budget: int = Field(default=500, ge=0)
+@dataclass
+class DriftConfig(Section):
+    scan_budget: int = setting(500, ge=0)
     """Commits of unread history the start-up hook (``brief``), an agent's ``recall`` and
     MCP answers read on the way; with more, they say drift is not computed yet (and that
     ``archmem drift`` computes it) instead of making the agent wait."""
-    min_lines: int = Field(default=20, ge=0)
-    churn_ratio: float = Field(default=0.25, ge=0)
-    min_file_events: int = Field(default=1, ge=0)
-    file_event_ratio: float = Field(default=0.2, ge=0)
-    ignore: list[str] = Field(
-        default_factory=lambda: [
+    min_lines: int = setting(20, ge=0)
+    churn_ratio: float = setting(0.25, ge=0)
+    min_file_events: int = setting(1, ge=0)
+    file_event_ratio: float = setting(0.2, ge=0)
+    ignore: list[str] = setting(
+        factory=lambda: [
             "**/*.lock", "**/package-lock.json", "**/pnpm-lock.yaml", "**/go.sum",
             "**/*.min.js", "**/*.map", "**/generated/**", *GENERATED_GLOBS,
         ]
@@ -93,7 +92,17 @@ ANSWER_MODEL: dict[str, float] = {
 bench/recall_defaults.json holds them, with the held-out figures of the same procedure)."""
 
 
-class RecallConfig(_Section):
+def _synonym_problem(groups: list[list[str]]) -> str | None:
+    """Each synonym group holds two words or phrases at least."""
+    for number, group in enumerate(groups, 1):
+        if len([word for word in group if word.strip()]) < 2:
+            return (f"synonym group {number} ({group!r}) needs at least two words or phrases, "
+                    'e.g. ["bag", "cart"]')
+    return None
+
+
+@dataclass
+class RecallConfig(Section):
     """The ranking numbers (docs/architecture.md, "Recall"); archmem/recall/score.py applies them.
 
     Kind, freshness and usage are raw factors applied with a *strength*
@@ -102,167 +111,160 @@ class RecallConfig(_Section):
     (bench/recall_quality.py), so relevance dominates and they break near-ties.
     """
 
-    lexical_weight: float = Field(default=0.45, ge=0, le=1)
-    lexical_exponent: float = Field(default=1.0, gt=0, le=1)
+    lexical_weight: float = setting(0.45, ge=0, le=1)
+    lexical_exponent: float = setting(1.0, gt=0, le=1)
     """Lexical relevance is (BM25 / ceiling) ** exponent: below 1 softens long tasks."""
-    semantic_weight: float = Field(default=0.55, ge=0, le=1)
-    semantic_floor: float = Field(default=0.2, ge=0, lt=1)
+    semantic_weight: float = setting(0.55, ge=0, le=1)
+    semantic_floor: float = setting(0.2, ge=0, lt=1)
     """Cosine at or below this counts as unrelated (embedding models rarely go to 0)."""
-    parts_weight: float = Field(default=0.75, ge=0, le=1)
+    parts_weight: float = setting(0.75, ge=0, le=1)
     """A word found only among the parts of a compound (``letter`` in ``getRandomLetterCode``)
     counts this much of a whole word in BM25."""
-    synonym_weight: float = Field(default=0.7, ge=0, le=1)
+    synonym_weight: float = setting(0.7, ge=0, le=1)
     """A word's synonym (``synonyms.txt``, ``synonyms``) counts this much of the word."""
-    synonyms: list[list[str]] = Field(default_factory=list)
+    synonyms: list[list[str]] = setting(factory=list, check=lambda groups: _synonym_problem(groups))
     """The project's own words for one thing, added to the shipped thesaurus:
     ``[["bag", "cart"], ["pdp", "product page"]]``; an entry of two words is a phrase."""
     shipped_synonyms: bool = True
     """Whether the thesaurus archmem ships (archmem/recall/synonyms.txt) is used."""
-
-    @field_validator("synonyms")
-    @classmethod
-    def _groups_of_words(cls, groups: list[list[str]]) -> list[list[str]]:
-        for number, group in enumerate(groups, 1):
-            words = [word for word in group if word.strip()]
-            if len(words) < 2:
-                raise ValueError(
-                    f"synonym group {number} ({group!r}) needs at least two words or phrases, "
-                    'e.g. ["bag", "cart"]'
-                )
-        return groups
-    element_weight: float = Field(default=0.8, ge=0, le=1)
-    related_element_score: float = Field(default=0.7, ge=0, le=1)
+    element_weight: float = setting(0.8, ge=0, le=1)
+    related_element_score: float = setting(0.7, ge=0, le=1)
     """What a child inherits of a relevant parent, times its share of the parent's code."""
     graph: Literal["rules", "pagerank"] = "rules"
     """How evidence spreads along the model from the elements a task points at: fixed
     rules (a child inherits its share, a partner gets ``hop_weight``) or a personalized
     PageRank from them (archmem/recall/graph.py)."""
-    graph_alpha: float = Field(default=0.5, gt=0, lt=1)
-    graph_weight: float = Field(default=0.5, ge=0, le=1)
-    hop_weight: float = Field(default=0.0, ge=0, le=1)
+    graph_alpha: float = setting(0.5, gt=0, lt=1)
+    graph_weight: float = setting(0.5, ge=0, le=1)
+    hop_weight: float = setting(0.0, ge=0, le=1)
     """An element one declared relationship away from a relevant one counts this much."""
-    named_element_weight: float = Field(default=0.3, ge=0, le=1)
+    named_element_weight: float = setting(0.3, ge=0, le=1)
     """An element the task names by identifier or name counts this much, as ``--element``
     counts 1: a name is a pointer, not a word among others."""
-    named_title_weight: float = Field(default=1.0, ge=0, le=1)
+    named_title_weight: float = setting(1.0, ge=0, le=1)
     """A memory whose title the task writes out counts this much element evidence, as a
     changed file it anchors counts 1."""
-    broad_word_weight: float = Field(default=0.1, ge=0, le=1)
+    broad_word_weight: float = setting(0.1, ge=0, le=1)
     """Broad words count this much in matching a task to elements: the words naming the
     whole product (the workspace, its systems), its people (persons) and the verbs a task
     names its kind of work with ("add", "fix", "keep")."""
-    min_relevance: float = Field(default=0.2, ge=0, le=1)
-    answer_model: dict[str, float] = Field(default_factory=lambda: dict(ANSWER_MODEL))
+    min_relevance: float = setting(0.2, ge=0, le=1)
+    answer_model: dict[str, float] = setting(factory=lambda: dict(ANSWER_MODEL))
     """The coefficients of the decision to answer (archmem/recall/decision.py): a logistic
     model over the evidence of the best candidates, fitted by bench/recall_quality.py."""
-    answer_confidence: float = Field(default=0.85, ge=0, le=1)
+    answer_confidence: float = setting(0.85, ge=0, le=1)
     """Recall stands behind its answer from this confidence on (ranked by words alone)."""
-    weak_confidence: float = Field(default=0.5, ge=0, le=1)
+    weak_confidence: float = setting(0.5, ge=0, le=1)
     """From this confidence up to ``answer_confidence`` the best candidates are shown apart,
     as weak; below it, nothing."""
     named_answers: bool = False
     """Whether a task that names an element is always answered with that element's
     memories, as ``--element`` is (chosen held out by bench/recall_quality.py)."""
-    weak_limit: int = Field(default=5, ge=0)
+    weak_limit: int = setting(5, ge=0)
     """How many weak candidates are shown at most."""
-    answer_threshold_hybrid: float = Field(default=0.26, ge=0, le=1)
+    answer_threshold_hybrid: float = setting(0.26, ge=0, le=1)
     """The same bar when meaning is mixed in, calibrated apart: text never goes below
     lexical, so hybrid relevances run higher, and a memory whose meaning matches vouches
     for the task's words it does not share."""
-    kind_weights: dict[str, float] = Field(
-        default_factory=lambda: {"pitfall": 3.0, "convention": 2.0, "note": 1.5, "session_outcome": 1.0}
+    kind_weights: dict[str, float] = setting(
+        factory=lambda: {"pitfall": 3.0, "convention": 2.0, "note": 1.5, "session_outcome": 1.0}
     )
-    kind_strength: float = Field(default=0.05, ge=0, le=1)
-    half_life_days: float = Field(default=45.0, gt=0)
-    freshness_floor: float = Field(default=0.3, ge=0, le=1)
-    freshness_strength: float = Field(default=0.1, ge=0, le=1)
-    usage_cap: float = Field(default=1.8, ge=1)
-    usage_strength: float = Field(default=0.2, ge=0, le=1)
-    ignored_after: int = Field(default=5, ge=1)
-    ignored_factor: float = Field(default=0.75, gt=0, le=1)
-    drift_factor: float = Field(default=0.6, gt=0, le=1)
-    candidates: int = Field(default=100, ge=1)
-    link_sources: int = Field(default=3, ge=0)
+    kind_strength: float = setting(0.05, ge=0, le=1)
+    half_life_days: float = setting(45.0, gt=0)
+    freshness_floor: float = setting(0.3, ge=0, le=1)
+    freshness_strength: float = setting(0.1, ge=0, le=1)
+    usage_cap: float = setting(1.8, ge=1)
+    usage_strength: float = setting(0.2, ge=0, le=1)
+    ignored_after: int = setting(5, ge=1)
+    ignored_factor: float = setting(0.75, gt=0, le=1)
+    drift_factor: float = setting(0.6, gt=0, le=1)
+    candidates: int = setting(100, ge=1)
+    link_sources: int = setting(3, ge=0)
     """How many of the top results bring their [[linked]] neighbours."""
 
 
-class CodeConfig(_Section):
-    ignore: list[str] = Field(default_factory=list)
+@dataclass
+class CodeConfig(Section):
+    ignore: list[str] = setting(factory=list)
     """Globs left out of ownership and of the "code no element owns" list."""
 
 
-class ConformanceRule(_Section):
+@dataclass
+class ConformanceRule(Section):
     """``{from = "orders", to = "payments"}``: elements by identifier or name; a rule on
     an element covers everything inside it. ``from`` and ``to`` take one name or a list."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, populate_by_name=True)
-
-    sources: list[str] = Field(default_factory=list, alias="from")
-    targets: list[str] = Field(default_factory=list, alias="to")
+    sources: list[str] = setting(factory=list, alias="from", one_or_many=True)
+    targets: list[str] = setting(factory=list, alias="to", one_or_many=True)
     reason: str = ""
 
-    @field_validator("sources", "targets", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
+
+def _at_least(n: int) -> Any:
+    return lambda items: None if len(items) >= n else f"list should have at least {n} item{'s' * (n > 1)}"
 
 
-class LayersRule(_Section):
+def _said(text: str) -> str | None:
+    return None if text.strip() else "a reason is required: say why this dependency is left out"
+
+
+@dataclass
+class LayersRule(Section):
     """``{ order = ["web", "service", ["orders", "payments"], "storage"] }``: top layer
     first; code may depend on the layers below its own, never above. A list is one layer
     whose members may use each other (an ``independent`` rule says they may not)."""
 
-    order: list[str | list[str]] = Field(min_length=2)
+    order: list[str | list[str]] = setting(factory=list, check=_at_least(2))
     reason: str = ""
 
 
-class IndependentRule(_Section):
+@dataclass
+class IndependentRule(Section):
     """``{ elements = ["orders", "payments"] }``: no dependency among them, either way."""
 
-    elements: list[str] = Field(min_length=2)
+    elements: list[str] = setting(factory=list, check=_at_least(2))
     reason: str = ""
 
 
-class AcyclicRule(_Section):
+@dataclass
+class AcyclicRule(Section):
     """``{ within = "shop" }``: the elements inside ``within`` form no cycle, even one the
     model draws."""
 
-    within: list[str] = Field(min_length=1)
+    within: list[str] = setting(factory=list, one_or_many=True, check=_at_least(1))
     reason: str = ""
 
-    @field_validator("within", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
 
-
-class IgnoredDependencyRule(ConformanceRule):
+@dataclass
+class IgnoredDependencyRule(Section):
     """``{ from = "web", to = "sync", reason = "…" }``: a dependency left out of every
     finding; the reason is required, so whoever reads the rule knows why."""
 
-    reason: str = Field(min_length=1, pattern=r"\S")
+    sources: list[str] = setting(factory=list, alias="from", one_or_many=True)
+    targets: list[str] = setting(factory=list, alias="to", one_or_many=True)
+    reason: str = setting("", check=_said)
 
 
-class ConformanceConfig(_Section):
+@dataclass
+class ConformanceConfig(Section):
     """``archmem conformance``: the code's imports against the model's relationships."""
 
-    ignore: list[str] = Field(default_factory=list)
+    ignore: list[str] = setting(factory=list)
     """Globs of files whose imports are not read (generated code, fixtures)."""
-    test_code: list[str] = Field(default_factory=lambda: list(TEST_GLOBS))
+    test_code: list[str] = setting(factory=lambda: list(TEST_GLOBS))
     """Globs of test files: their imports are no dependency between elements."""
-    python_roots: list[str] = Field(default_factory=list)
+    python_roots: list[str] = setting(factory=list)
     """Extra folders absolute Python imports start from (besides each top-level package's parent)."""
-    forbid: list[ConformanceRule] = Field(default_factory=list)
+    forbid: list[ConformanceRule] = setting(factory=list)
     """Code of ``from`` may not import code of ``to``, whatever the model draws."""
-    only: list[ConformanceRule] = Field(default_factory=list)
+    only: list[ConformanceRule] = setting(factory=list)
     """Only code of ``from`` (and of ``to`` itself) may import code of ``to``."""
-    layers: list[LayersRule] = Field(default_factory=list)
+    layers: list[LayersRule] = setting(factory=list)
     """Ordered layers: code depends only on the layers below its own."""
-    independent: list[IndependentRule] = Field(default_factory=list)
+    independent: list[IndependentRule] = setting(factory=list)
     """Sets of elements with no dependency among them."""
-    acyclic: list[AcyclicRule] = Field(default_factory=list)
+    acyclic: list[AcyclicRule] = setting(factory=list)
     """Elements whose children form no cycle, drawn or not."""
-    ignore_dependencies: list[IgnoredDependencyRule] = Field(default_factory=list)
+    ignore_dependencies: list[IgnoredDependencyRule] = setting(factory=list)
     """Dependencies left out of every finding, each with its required reason."""
     briefings: bool = True
     """A briefing names the undeclared dependencies of its elements."""
@@ -272,57 +274,61 @@ class ConformanceConfig(_Section):
     """The committed file of frozen findings (``archmem conformance --update-baseline``)."""
 
 
-class LikeC4Config(_Section):
+@dataclass
+class LikeC4Config(Section):
     """Reading LikeC4 models: which C4 level a free-form element kind is."""
 
-    kinds: dict[str, Literal["person", "softwareSystem", "container", "component"]] = Field(default_factory=dict)
+    kinds: dict[str, Literal["person", "softwareSystem", "container", "component"]] = setting(factory=dict)
     """LikeC4 element kind → its C4 level, before the built-in rule (``archmem.model.likec4.kinds``)."""
 
 
-class GitHubConfig(_Section):
+@dataclass
+class GitHubConfig(Section):
     """``archmem pr --comment``: the GitHub API client, and whose comment is archmem's."""
 
-    comment_author: str = Field(default="github-actions[bot]", pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$")
+    comment_author: str = setting("github-actions[bot]", pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*(\[bot\])?$")
     """The login of the token's identity: only a comment it wrote (a ``Bot`` for a login
     ending in ``[bot]``, a user otherwise) is archmem's to update. The default is
     ``GITHUB_TOKEN``'s; a GitHub App token writes as ``<app-slug>[bot]``, a personal
     token as its user."""
-    timeout: float = Field(default=30.0, gt=0)
+    timeout: float = setting(30.0, gt=0)
     """Seconds one API request may take in all: connecting, sending, the whole answer."""
-    max_answer_bytes: int = Field(default=32 << 20, gt=0)
+    max_answer_bytes: int = setting(32 << 20, gt=0)
     """An answer larger than this is not read on."""
 
 
-class GitLabConfig(_Section):
+@dataclass
+class GitLabConfig(Section):
     """``archmem pr --comment`` in GitLab CI: the GitLab API client and its token."""
 
-    token_variable: str = Field(default="GITLAB_TOKEN", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    token_variable: str = setting("GITLAB_TOKEN", pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """The CI/CD variable that holds the access token (api scope); never the token itself."""
-    timeout: float = Field(default=30.0, gt=0)
+    timeout: float = setting(30.0, gt=0)
     """Seconds one API request may take in all: connecting, sending, the whole answer."""
-    max_answer_bytes: int = Field(default=32 << 20, gt=0)
+    max_answer_bytes: int = setting(32 << 20, gt=0)
     """An answer larger than this is not read on."""
 
 
-class Config(_Section):
+@dataclass
+class Config(Section):
     model: str | None = None
     """The model file, relative to the repository root; else it is discovered."""
-    store: StoreConfig = Field(default_factory=StoreConfig)
-    embeddings: EmbeddingsConfig = Field(default_factory=EmbeddingsConfig)
-    drift: DriftConfig = Field(default_factory=DriftConfig)
-    recall: RecallConfig = Field(default_factory=RecallConfig)
-    code: CodeConfig = Field(default_factory=CodeConfig)
-    conformance: ConformanceConfig = Field(default_factory=ConformanceConfig)
-    github: GitHubConfig = Field(default_factory=GitHubConfig)
-    gitlab: GitLabConfig = Field(default_factory=GitLabConfig)
-    likec4: LikeC4Config = Field(default_factory=LikeC4Config)
-    paths: dict[str, list[str]] = Field(default_factory=dict)
+    store: StoreConfig = setting(factory=StoreConfig)
+    embeddings: EmbeddingsConfig = setting(factory=EmbeddingsConfig)
+    drift: DriftConfig = setting(factory=DriftConfig)
+    recall: RecallConfig = setting(factory=RecallConfig)
+    code: CodeConfig = setting(factory=CodeConfig)
+    conformance: ConformanceConfig = setting(factory=ConformanceConfig)
+    github: GitHubConfig = setting(factory=GitHubConfig)
+    gitlab: GitLabConfig = setting(factory=GitLabConfig)
+    likec4: LikeC4Config = setting(factory=LikeC4Config)
+    paths: dict[str, list[str]] = setting(factory=dict)
     """Element id → globs of its code, united with the model's own (``archmem paths
     suggest --write`` records here, so a generated or shared DSL stays untouched)."""
 
-    source: str | None = Field(default=None, exclude=True)
+    source: str | None = internal(None)
     """Which file the settings came from (for messages), if any."""
-    env_settings: frozenset[str] = Field(default=frozenset(), exclude=True)
+    env_settings: frozenset[str] = internal(frozenset())
     """The settings the environment gave (``store.path`` for ``ARCHMEM_STORE_PATH``)."""
 
 
@@ -344,9 +350,9 @@ def load_config(root: Path, env: Mapping[str, str] | None = None) -> Config:
     given = _from_env(env)
     data = _merge(data, given)
     try:
-        config = Config.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(_describe(exc, source)) from None
+        config = build(Config, data)
+    except SettingsInvalid as exc:
+        raise ConfigError(_describe(exc.problems, source)) from None
     config.source = source
     config.env_settings = frozenset(
         f"{section}.{key}" for section, value in given.items() if isinstance(value, dict) for key in value
@@ -397,12 +403,10 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     """ARCHMEM_STORE_PATH=x → {"store": {"path": "x"}}; unknown names are an error."""
-    sections = {name: field.annotation for name, field in Config.model_fields.items()
-                if name not in ("source", "env_settings")}
+    sections = {spec.name: spec.annotation for spec in fields_of(Config) if is_section(spec.annotation)}
     known = ["ARCHMEM_MODEL"]
     for name, annotation in sections.items():
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            known += [f"ARCHMEM_{name}_{key}".upper() for key in annotation.model_fields]
+        known += [f"ARCHMEM_{name}_{spec.name}".upper() for spec in fields_of(annotation)]
     data: dict[str, Any] = {}
     for raw_name, value in env.items():
         name = raw_name.upper()
@@ -420,20 +424,20 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         rest = name[len(ENV_PREFIX):].lower()
         section = next(s for s in sections if rest.startswith(s + "_"))
         key = rest[len(section) + 1:]
-        model = sections[section]
-        annotation = str(model.model_fields[key].annotation)  # type: ignore[union-attr]
-        parsed: Any = [p.strip() for p in value.split(",") if p.strip()] if annotation.startswith("list") else value
+        annotation = next(spec.annotation for spec in fields_of(sections[section]) if spec.name == key)
+        is_list = getattr(annotation, "__origin__", None) is list
+        parsed: Any = [p.strip() for p in value.split(",") if p.strip()] if is_list else value
         data.setdefault(section, {})[key] = parsed
     return data
 
 
-def _describe(exc: ValidationError, source: str | None) -> str:
+def _describe(problems: list[Problem], source: str | None) -> str:
     where = source or "configuration"
     lines = [f"{where}: invalid settings"]
-    for error in exc.errors():
-        loc = [str(p) for p in error["loc"]]
+    for problem in problems:
+        loc = list(problem.loc)
         path = _dotted(loc)
-        if error["type"] == "extra_forbidden":
+        if problem.unknown:
             parents, key = loc[:-1], loc[-1]
             guess = closest(key, _allowed_keys(parents))
             line = _line_of_setting(source, parents, key)
@@ -444,7 +448,7 @@ def _describe(exc: ValidationError, source: str | None) -> str:
             )
         else:
             line = _line_of_setting(source, loc[:1], loc[1]) if len(loc) > 1 else None
-            lines.append((f"  line {line}: " if line else "  ") + f"{path}: {error['msg']} (got {error.get('input')!r})")
+            lines.append((f"  line {line}: " if line else "  ") + f"{path}: {problem.message} (got {problem.value!r})")
     return "\n".join(lines)
 
 
@@ -477,14 +481,13 @@ def _dotted(loc: list[str]) -> str:
 
 
 def _allowed_keys(sections: list[str]) -> list[str]:
-    model: type[BaseModel] = Config
+    section: type = Config
     for part in sections:
-        field = model.model_fields.get(part)
-        annotation = field.annotation if field is not None else None
-        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+        annotation = next((spec.annotation for spec in fields_of(section) if spec.key == part), None)
+        if not is_section(annotation):
             return []
-        model = annotation
-    return [k for k in model.model_fields if k not in ("source", "env_settings")]
+        section = annotation
+    return [spec.key for spec in fields_of(section)]
 
 
 CONFIG_TEMPLATE = """\

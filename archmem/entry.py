@@ -1,4 +1,4 @@
-"""The ``archmem`` console entry: the edit hook's fast path, else the command line.
+"""The ``archmem`` console entry: ``--version`` and the edit hook's fast paths, else the command line.
 
 An agent's client runs ``archmem hook file --client NAME`` on every read and edit, so
 that call skips click and the command modules: it reads the payload, the prepared notes
@@ -11,17 +11,20 @@ exits 0 and says why on stderr.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: importing typing alone costs --version a third of its time
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 CLIENTS = ("claude-code", "codex", "cursor")
 
 
 def read_payload() -> dict[str, Any]:
     """The hook's JSON input on stdin ({} at a terminal, or when it is not JSON)."""
+    import json
+
     if sys.stdin is None or sys.stdin.isatty():
         return {}
     try:
@@ -57,6 +60,8 @@ def _build(root: Path) -> dict[str, Any]:
 def file_hook(client: str, payload: dict[str, Any], repo: Path | None = None) -> str:
     """What ``archmem hook file`` prints for ``payload``: the notes on the files it names
     that this session was not shown yet, in ``client``'s format ('' when none)."""
+    import os
+
     from archmem.agents import edit_hook as state
     from archmem.render.file_notes import file_notes
 
@@ -81,14 +86,24 @@ def _fast_arguments(argv: list[str]) -> tuple[str, Path | None] | None:
     (``--help``, a typo), which click then answers."""
     if argv[:2] != ["hook", "file"]:
         return None
+    from pathlib import Path
+
     options = dict(zip(argv[2::2], argv[3::2], strict=False))
     if len(argv) % 2 or set(options) - {"--client", "--repo"} or options.get("--client") not in CLIENTS:
         return None
     return options["--client"], Path(options["--repo"]) if "--repo" in options else None
 
 
+VERSION_FLAGS = (["--version"], ["-V"])
+
+
 def main() -> None:
     """Console entry point."""
+    if sys.argv[1:] in VERSION_FLAGS:  # what click's version option prints, without click
+        from archmem import __version__
+
+        print(f"archmem, version {__version__}")
+        return
     fast = _fast_arguments(sys.argv[1:])
     if fast is None:
         from archmem.cli import main as cli_main

@@ -11,6 +11,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import click
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -237,7 +238,7 @@ def test_pr_review_action_comments_annotates_checks_and_maps(repo: Path, change,
     assert "## archmem: this change makes 1 memory VERIFY" in run.summary
     assert "**Knowledge map:** 2 of 4 elements documented" in run.summary
     assert (tmp_path / "runner" / "archmem" / "knowledge-map.html").read_text().startswith("<!doctype html>")
-    has_check = "check" in cli.commands
+    has_check = "check" in cli.list_commands(click.Context(cli))
     assert ("::notice title=archmem::this archmem has no 'archmem check' yet" in run.stdout) is not has_check
 
 

@@ -21,7 +21,7 @@ def test_defaults_are_designs_numbers(tmp_path: Path):
 def test_the_commented_template_is_the_defaults(tmp_path: Path):
     (tmp_path / "archmem.toml").write_text(CONFIG_TEMPLATE)
     loaded = load_config(tmp_path, env={})
-    assert loaded.model_dump() == Config().model_dump()
+    assert loaded == Config()
 
 
 def test_archmem_toml_over_pyproject_and_environment_over_both(tmp_path: Path):

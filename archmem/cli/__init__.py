@@ -1,12 +1,14 @@
 """The ``archmem`` command line: parse flags, call ``Workspace``, print a table or JSON.
 
-Start-up stays light: only click is imported here; the workspace, pydantic and
-everything heavier load inside the commands that need them.
+Start-up stays light: only click is imported here; each command's module loads when
+that command runs (``COMMAND_MODULES``), and the workspace, pydantic and everything
+heavier load inside the commands that need them.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -22,9 +24,39 @@ if TYPE_CHECKING:
     from archmem.workspace import Workspace
 
 
+COMMAND_MODULES: dict[str, str] = {
+    "demo": "archmem.cli.demo",
+    "drift": "archmem.cli.drift",
+    "mcp": "archmem.cli.mcp",
+    **dict.fromkeys(
+        ["remember", "recall", "brief", "map", "embed", "confirm", "history", "archive", "unarchive", "show",
+         "purge", "list", "session", "review", "export", "import"],
+        "archmem.cli.memory",
+    ),
+    "conformance": "archmem.cli.conformance",
+    "hook": "archmem.cli.hook",
+    "install": "archmem.cli.install",
+    "paths": "archmem.cli.paths",
+    "pr": "archmem.cli.pr",
+    "check": "archmem.cli.check",
+    "merge-file": "archmem.cli.merge",
+}
+"""Which module registers each command defined outside this one: a command's module is
+imported when that command runs (or help lists it), so a command pays only for its own."""
+
+
 class ArchmemGroup(click.Group):
     """Turns an ``ArchmemError`` into a clear message and its exit code, never a traceback,
-    and prints everything through ``archmem.cli.output.SafeStream`` (no raw control character)."""
+    and prints everything through ``archmem.cli.output.SafeStream`` (no raw control character).
+    Commands in ``COMMAND_MODULES`` are loaded when asked for, not at start-up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMAND_MODULES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(COMMAND_MODULES[cmd_name])
+        return super().get_command(ctx, cmd_name)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         from archmem.cli.output import safe_output
@@ -316,11 +348,6 @@ def status_command(workspace: Workspace, check_provider: bool, as_json: bool) ->
     from archmem.cli.output import print_status
 
     print_status(status)
-
-
-from archmem.cli import demo, drift, mcp, memory  # noqa: E402,F401  (register their commands)
-from archmem.cli import conformance, hook, install, paths, pr  # noqa: E402,F401
-from archmem.cli import check, merge  # noqa: E402,F401
 
 
 def main() -> None:

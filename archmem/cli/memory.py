@@ -4,6 +4,7 @@ export, import. Each parses flags, calls ``Workspace``, prints a table or JSON."
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -473,6 +474,27 @@ def export(workspace: Workspace, file: Path | None, as_json: bool) -> None:
     click.echo(f"exported {plural(len(written), 'memory', 'memories')} to {file}", err=True)
 
 
+class _FileLines:
+    """The lines of a file, read anew on each pass: import checks every line, then writes,
+    and holds neither the file nor its memories."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __iter__(self) -> Iterator[str]:
+        from archmem.errors import InvalidInputError
+
+        try:
+            with self.path.open(encoding="utf-8", newline="") as handle:
+                yield from (line.rstrip("\r\n") for line in handle)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(f"cannot read {self.path}: {exc}") from None
+
+
+def _stdin_lines() -> Iterator[str]:
+    return (line.rstrip("\r\n") for line in sys.stdin)
+
+
 @cli.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path, allow_dash=True))
 @click.option("--partial", is_flag=True, help="Import the good lines even when some are wrong.")
@@ -480,15 +502,7 @@ def export(workspace: Workspace, file: Path | None, as_json: bool) -> None:
 @json_option
 def import_command(workspace: Workspace, file: Path, partial: bool, as_json: bool) -> None:
     """Import memories from a JSON Lines FILE (- for stdin), ids and times kept."""
-    if str(file) == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        try:
-            lines = file.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            from archmem.errors import InvalidInputError
-
-            raise InvalidInputError(f"cannot read {file}: {exc}") from None
+    lines = _stdin_lines() if str(file) == "-" else _FileLines(file)
     report = workspace.import_memories(lines, partial=partial, source=str(file))
     if as_json:
         emit_json(report.to_dict())

@@ -11,9 +11,11 @@ draw them, and what is superseded follows from the chain, whatever ``status`` sa
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any, NamedTuple
 
 from archmem.clock import TimeRangeError, format_time, parse_time
 from archmem.errors import ArchmemError, InvalidInputError
@@ -175,42 +177,58 @@ def _text_list(record: dict[str, Any], name: str) -> list[str]:
     return [item for item in value if item.strip()]
 
 
+class Line(NamedTuple):
+    """What the chain checks need of one parsed line; the memory itself is parsed again
+    when it is written, so an import holds no more than this per line."""
+
+    number: int
+    id: str
+    title: str | None
+    supersedes: str | None
+
+
 def import_lines(ctx: MemoryContext, lines: Iterable[str], *, partial: bool = False, source: str = "-") -> ImportReport:
+    """Two passes over ``lines`` (spooled to a temporary file when they can be read only
+    once): every line checked first, then written; memory stays flat in their number."""
+    if iter(lines) is lines:
+        with _spooled(lines) as again:
+            return _import(ctx, again, partial=partial, source=source)
+    return _import(ctx, lines, partial=partial, source=source)
+
+
+def _import(ctx: MemoryContext, lines: Iterable[str], *, partial: bool, source: str) -> ImportReport:
     report = ImportReport()
-    parsed: list[tuple[int, Memory]] = []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            parsed.append((number, _parse_line(ctx, raw)))
-        except ArchmemError as exc:
-            report.errors.append({"line": number, "message": exc.message})
-    _resolve_chains(ctx, parsed, report)
+    parsed: list[Line] = []
+    for number, memory in _memories(ctx, lines, report):
+        parsed.append(Line(number, memory.id, memory.title, memory.supersedes))
+    supersedes = _resolve_chains(ctx, parsed, report)
     if report.errors and not partial:
         raise ImportFailed(source, report)
     failed = {e["line"] for e in report.errors}
+    del parsed
     with ctx.store.transaction():
-        written: list[Memory] = []
-        for number, memory in parsed:
+        written: list[str] = []
+        for number, memory in _memories(ctx, lines, None):
             if number in failed:
                 continue
+            if number in supersedes:
+                memory.supersedes = supersedes[number]
             outcome = _merge_one(ctx, memory)
             if outcome.startswith("error: "):
                 report.errors.append({"line": number, "message": outcome[len("error: "):]})
             else:
                 getattr(report, outcome).append(memory.id)
                 if outcome != "unchanged":
-                    written.append(memory)
+                    written.append(memory.id)
         if report.errors and not partial:
             raise ImportFailed(source, report)
         derive = getattr(ctx.store, "derive_chains", None)
         if derive is not None:
             derive()
-        for memory in written:
+        for memory in _stored(ctx, written):
             write_links(ctx, memory.id, memory.content)
-        for memory in written:
-            current = ctx.store.get_memory(memory.id)
-            if memory.title and current is not None and current.status == "active":
+        for memory in _stored(ctx, written):
+            if memory.title and memory.status == "active":
                 ctx.store.resolve_pending_links(linkrules.normalize_title(memory.title), "memory", memory.id)
         retarget = getattr(ctx.store, "retarget_links_to_heads", None)
         if retarget is not None:
@@ -218,52 +236,99 @@ def import_lines(ctx: MemoryContext, lines: Iterable[str], *, partial: bool = Fa
     return report
 
 
-def _resolve_chains(ctx: MemoryContext, parsed: list[tuple[int, Memory]], report: ImportReport) -> None:
-    """``supersedes`` may name an id or a title, in the file or in the store. A chain the
-    lines would fork (two successors of one memory) or close into a cycle is an error."""
-    by_id = {m.id: m for _, m in parsed}
-    by_title = {linkrules.normalize_title(m.title): m for _, m in parsed if m.title}
-    successor_of: dict[str, tuple[int, str]] = {}
-    for number, memory in parsed:
-        if not memory.supersedes:
+def _memories(ctx: MemoryContext, lines: Iterable[str], report: ImportReport | None) -> Iterator[tuple[int, Memory]]:
+    """The memories of the non-blank lines, numbered; a line that does not parse goes to
+    ``report`` (none on the second pass: those lines are skipped by number)."""
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
             continue
-        if memory.supersedes not in by_id:
-            target = by_title.get(linkrules.normalize_title(memory.supersedes))
-            stored = ctx.store.get_memory(memory.supersedes) or next(
-                iter(ctx.store.find_by_title(linkrules.normalize_title(memory.supersedes), active_only=False)), None
+        try:
+            yield number, _parse_line(ctx, raw)
+        except ArchmemError as exc:
+            if report is not None:
+                report.errors.append({"line": number, "message": exc.message})
+
+
+STORED_CHUNK = 500
+
+
+def _stored(ctx: MemoryContext, ids: list[str]) -> Iterator[Memory]:
+    """The store's current version of ``ids``, in their order, a chunk at a time."""
+    for start in range(0, len(ids), STORED_CHUNK):
+        chunk = ids[start:start + STORED_CHUNK]
+        found = ctx.store.get_memories(chunk)
+        yield from (found[i] for i in chunk if i in found)
+
+
+@contextmanager
+def _spooled(lines: Iterable[str]) -> Iterator[Iterable[str]]:
+    """Lines that can be read once (stdin), kept in a temporary file to be read twice."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n") as spool:
+        for line in lines:
+            spool.write(line.rstrip("\r\n").replace("\n", " ") + "\n")
+        yield _SpooledLines(spool)
+
+
+@dataclass
+class _SpooledLines:
+    spool: IO[str]
+
+    def __iter__(self) -> Iterator[str]:
+        self.spool.seek(0)
+        return (line.rstrip("\n") for line in self.spool)
+
+
+def _resolve_chains(ctx: MemoryContext, parsed: list[Line], report: ImportReport) -> dict[int, str]:
+    """``supersedes`` may name an id or a title, in the file or in the store. A chain the
+    lines would fork (two successors of one memory) or close into a cycle is an error.
+    Returns the id each line's ``supersedes`` names, by line number."""
+    by_id = {m.id: m for m in parsed}
+    by_title = {linkrules.normalize_title(m.title): m for m in parsed if m.title}
+    resolved: dict[int, str] = {}
+    successor_of: dict[str, tuple[int, str]] = {}
+    for line in parsed:
+        if not line.supersedes:
+            continue
+        target_id = line.supersedes
+        if target_id not in by_id:
+            target = by_title.get(linkrules.normalize_title(target_id))
+            stored = ctx.store.get_memory(target_id) or next(
+                iter(ctx.store.find_by_title(linkrules.normalize_title(target_id), active_only=False)), None
             )
             chosen = target or stored
             if chosen is None:
-                report.errors.append({"line": number, "message": f"supersedes {memory.supersedes!r}: no such memory"})
+                report.errors.append({"line": line.number, "message": f"supersedes {target_id!r}: no such memory"})
                 continue
-            memory.supersedes = chosen.id
-        if memory.supersedes == memory.id:
-            report.errors.append({"line": number, "message": f"{memory.id!r} supersedes itself"})
+            target_id = chosen.id
+            resolved[line.number] = target_id
+        if target_id == line.id:
+            report.errors.append({"line": line.number, "message": f"{line.id!r} supersedes itself"})
             continue
-        earlier = successor_of.get(memory.supersedes)
-        stored_head = ctx.store.get_memory(memory.supersedes)
+        earlier = successor_of.get(target_id)
+        stored_head = ctx.store.get_memory(target_id)
         other = earlier[1] if earlier else (
-            stored_head.superseded_by if stored_head and stored_head.superseded_by != memory.id else None
+            stored_head.superseded_by if stored_head and stored_head.superseded_by != line.id else None
         )
-        if other is not None and other != memory.id:
+        if other is not None and other != line.id:
             report.errors.append({
-                "line": number,
-                "message": f"{memory.supersedes!r} is already superseded by {other!r}: two successors would fork "
+                "line": line.number,
+                "message": f"{target_id!r} is already superseded by {other!r}: two successors would fork "
                            "the chain (supersede the newer one instead)",
             })
             continue
-        successor_of[memory.supersedes] = (number, memory.id)
-    chain = {m.id: m.supersedes for _, m in parsed if m.supersedes}
-    for number, memory in parsed:
-        seen = {memory.id}
-        step = chain.get(memory.id)
+        successor_of[target_id] = (line.number, line.id)
+    chain = {m.id: resolved.get(m.number, m.supersedes) for m in parsed if m.supersedes}
+    for line in parsed:
+        seen = {line.id}
+        step = chain.get(line.id)
         while step is not None:
             if step in seen:
-                report.errors.append({"line": number, "message": f"supersede cycle through {memory.id!r}"})
+                report.errors.append({"line": line.number, "message": f"supersede cycle through {line.id!r}"})
                 break
             seen.add(step)
             older = ctx.store.get_memory(step) if step not in chain else None
             step = chain.get(step, older.supersedes if older else None)
+    return resolved
 
 
 def _merge_one(ctx: MemoryContext, memory: Memory) -> str:

@@ -54,6 +54,10 @@ class FileRow:
         return self.size == stat.size and self.mtime_ns == stat.mtime_ns
 
 
+WRITE_CHUNK = 500
+"""Memories read back at a time to write their files."""
+
+
 class MemoryFileIndex:
     """Mixed into ``SQLiteStore``: needs ``_execute``, ``transaction`` and ``get_memories``."""
 
@@ -102,13 +106,20 @@ class MemoryFileIndex:
         self._write_files(ids)
 
     def _write_files(self, ids: list[str]) -> None:
+        """The files of ``ids``, read from the index a chunk at a time (an import of
+        50,000 memories never holds them all)."""
+        paths = self._paths_of(ids)
+        taken = set(paths.values())
+        for start in range(0, len(ids), WRITE_CHUNK):
+            chunk = ids[start:start + WRITE_CHUNK]
+            self._write_chunk(chunk, {i: paths[i] for i in chunk if i in paths}, taken)
+
+    def _write_chunk(self, ids: list[str], paths: dict[str, str], taken: set[str]) -> None:
         folder = self.folder
         assert folder is not None
-        paths = self._paths_of(ids)
         recorded = self._recorded_files(list(paths.values()))
         memories = self.get_memories(ids)
         statuses = self._file_statuses(ids)
-        taken = set(paths.values())
         for memory_id in ids:
             memory = memories.get(memory_id)
             path = paths.get(memory_id)

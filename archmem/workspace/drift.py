@@ -3,6 +3,7 @@ accepts, and where each element's code is (``archmem paths suggest``)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -92,7 +93,7 @@ class DriftOps:
         own = [".archmem/**", *(folder.rstrip("/") + "/**" for folder in (store.memories, store.private_memories,
                                                                           store.accepts)), *GENERATED_GLOBS]
         extra = [glob for glob in own if glob not in self.config.drift.ignore]
-        return self.config.drift.model_copy(update={"ignore": [*self.config.drift.ignore, *dict.fromkeys(extra)]})
+        return dataclasses.replace(self.config.drift, ignore=[*self.config.drift.ignore, *dict.fromkeys(extra)])
 
     @cached_property
     def drift(self) -> DriftView | None:

@@ -1,0 +1,91 @@
+"""Start-up: ``archmem --version`` and ``archmem recall`` on the demo as new processes,
+against a bare ``python -c pass`` measured in the same run.
+
+    python bench/startup_speed.py [--runs 21] [--task "tax rounding"]
+
+The demo (``archmem demo``: a DSL model, committed memory files, 320 days of history)
+is built in a temporary folder and warmed once (index built, history scanned, byte code
+written), so what is timed is what a user or an agent's hook pays on every call. The
+three commands are run in turn, ``--runs`` times each, interleaved so a busy machine
+slows them alike; printed are the minimum and the median of each and the ratios of the
+medians to bare Python (aim: recall ≤ 5×, goal 3×). ``--imports`` adds the slowest
+imports of one recall (``python -X importtime``), summed per top-level package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+
+from archmem.demo import TASK, run_demo
+
+ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+"""Byte code is written and read as in an installed archmem (the bench must not compile
+every module on every run because the caller's shell forbids writing it)."""
+
+
+def timed(command: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def import_shares(command: list[str], cwd: Path, top: int = 12) -> list[tuple[str, float]]:
+    """Milliseconds of import per package (archmem's per module) in one run."""
+    found = subprocess.run([command[0], "-X", "importtime", *command[1:]], cwd=cwd, env=ENV,
+                           capture_output=True, text=True, check=True).stderr
+    spent: dict[str, float] = defaultdict(float)
+    for line in found.splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", line)
+        if match:
+            name = match.group(2)
+            spent[name if name.startswith("archmem") else name.split(".")[0]] += int(match.group(1)) / 1000
+    return sorted(spent.items(), key=lambda item: -item[1])[:top]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--task", default="tax rounding")
+    parser.add_argument("--imports", action="store_true", help="Also show where one recall's imports go.")
+    args = parser.parse_args()
+    python = sys.executable
+    commands = {
+        "python -c pass": [python, "-c", "pass"],
+        "archmem --version": [python, "-m", "archmem", "--version"],
+        f"archmem recall {args.task!r}": [python, "-m", "archmem", "recall", args.task],
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "demo"
+        run_demo(root, now=datetime.now(UTC))
+        print(f"demo in {root} (task of the demo: {TASK!r})")
+        for command in commands.values():  # warm: index, history cache, byte code
+            timed(command, root)
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(args.runs):
+            for name, command in commands.items():
+                times[name].append(timed(command, root))
+        floor = statistics.median(times["python -c pass"])
+        print(f"{'':32} {'min ms':>8} {'median ms':>10} {'× python':>9}")
+        for name, values in times.items():
+            median = statistics.median(values)
+            print(f"{name:32} {min(values) * 1000:8.1f} {median * 1000:10.1f} {median / floor:9.1f}")
+        recall = statistics.median(times[list(commands)[-1]]) / floor
+        print(f"recall against bare python: {recall:.1f}× (aim ≤ 5×, goal 3×)")
+        if args.imports:
+            print("imports of one recall, ms (self time, per package; archmem per module):")
+            for name, spent in import_shares(commands[list(commands)[-1]], root):
+                print(f"  {spent:7.1f}  {name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+"""The start-up budget: which modules ``archmem --version`` and ``archmem recall`` import.
+
+An import list, not a timing: each command runs in a fresh interpreter and what it left in
+``sys.modules`` must lie inside its budget. A module a command does not use is imported
+where it is used (``archmem.cli.COMMAND_MODULES``, imports inside functions); a module it
+does use joins its budget here, on purpose. ``bench/startup_speed.py`` times the same.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import git, write
+
+RUN = """\
+import json, sys
+sys.argv = ["archmem", *json.loads(sys.argv[1])]
+from archmem.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+with open(OUT, "w") as handle:
+    json.dump(sorted(sys.modules), handle)
+"""
+
+ALWAYS = {"archmem", "archmem.entry", "archmem.cli", "archmem.cli.output", "archmem.escape", "archmem.words"}
+"""What every command line imports: the entry, the click group, its safe output."""
+
+RECALL_PACKAGES = ("archmem.store", "archmem.drift", "archmem.recall", "archmem.workspace", "archmem.git")
+"""Packages ``recall`` uses as a whole: the index, drift for what to verify, the ranking."""
+
+RECALL_MODULES = {
+    "archmem.cli.memory", "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.errors",
+    "archmem.repo", "archmem.history", "archmem.confinement", "archmem.initialize", "archmem.json_input",
+    "archmem.atomic_write", "archmem.yaml_text",
+    # the model, read from a Structurizr DSL file (no YAML, no Structurizr JSON reader)
+    "archmem.model", "archmem.model.types", "archmem.model.loader", "archmem.model.paths", "archmem.model.limits",
+    "archmem.model.confine", "archmem.model.ownership", "archmem.model.generated", "archmem.model.adrs",
+    "archmem.model.dsl", "archmem.model.dsl.archetypes", "archmem.model.dsl.blocks", "archmem.model.dsl.builder",
+    "archmem.model.dsl.context", "archmem.model.dsl.deployment", "archmem.model.dsl.directives",
+    "archmem.model.dsl.expressions", "archmem.model.dsl.handlers", "archmem.model.dsl.lexer",
+    "archmem.model.dsl.parser", "archmem.model.dsl.views",
+    # the memory files: read, checked for secrets, linked
+    "archmem.memory", "archmem.memory.types", "archmem.memory.fields", "archmem.memory.file_format",
+    "archmem.memory.kinds", "archmem.memory.lifecycle", "archmem.memory.linking", "archmem.memory.links",
+    "archmem.memory.secrets", "archmem.memory.sync", "archmem.memory.text",
+}
+
+RECALL_THIRD_PARTY = {"click", "pydantic", "pydantic_core", "annotated_types", "typing_extensions",
+                      "typing_inspection"}
+"""Installed packages recall may import: never numpy, yaml, GitPython, jinja2, networkx,
+an embedding client or the MCP SDK."""
+
+MODEL = """\
+workspace "Shop" {
+  model {
+    shop = softwareSystem "Shop" {
+      orders = container "Orders" "Takes orders." "Python" {
+        properties {
+          "archmem.paths" "orders/**"
+        }
+      }
+    }
+  }
+}
+"""
+
+MEMORY = """\
+---
+id: m-tax
+kind: convention
+elements: [shop.orders]
+created: 2026-01-05T10:00:00Z
+---
+Tax is rounded once, on the whole cart.
+"""
+
+
+def imported(args: list[str], cwd: Path, tmp_path: Path) -> set[str]:
+    """The modules a fresh ``archmem ARGS`` leaves in ``sys.modules``."""
+    out = tmp_path / "modules.json"
+    code = RUN.replace("OUT", repr(str(out)))
+    subprocess.run([sys.executable, "-c", code, json.dumps(args)], cwd=cwd, check=True, capture_output=True)
+    return set(json.loads(out.read_text()))
+
+
+def bare(tmp_path: Path) -> set[str]:
+    out = tmp_path / "bare.json"
+    subprocess.run([sys.executable, "-c", f"import json, sys; json.dump(list(sys.modules), open({str(out)!r}, 'w'))"],
+                   check=True)
+    return set(json.loads(out.read_text()))
+
+
+def outside(modules: set[str], baseline: set[str], allowed: set[str], packages: tuple[str, ...],
+            third_party: set[str]) -> list[str]:
+    """The modules beyond the interpreter's own start, the standard library and the budget."""
+    found = []
+    for name in sorted(modules - baseline):
+        top = name.split(".")[0]
+        if {top, top.lstrip("_")} & sys.stdlib_module_names or top.startswith("_sysconfigdata"):
+            continue
+        if top == "archmem":
+            if name in allowed or name.startswith(tuple(p + "." for p in packages)) or name in packages:
+                continue
+        elif top in third_party:
+            continue
+        found.append(name)
+    return found
+
+
+def test_version_imports_only_the_entry(tmp_path: Path):
+    modules = imported(["--version"], tmp_path, tmp_path)
+    assert outside(modules, bare(tmp_path), {"archmem", "archmem.entry"}, (), set()) == []
+
+
+def test_the_fast_version_says_what_the_command_line_says(tmp_path: Path):
+    from click.testing import CliRunner
+
+    from archmem.cli import cli
+
+    fast = subprocess.run([sys.executable, "-m", "archmem", "--version"], capture_output=True, text=True, check=True)
+    assert fast.stdout == CliRunner().invoke(cli, ["--version"]).output
+    assert fast.stdout.startswith("archmem, version ")
+
+
+def test_help_imports_no_domain_module(tmp_path: Path):
+    modules = imported(["--help"], tmp_path, tmp_path)
+    commands = {f"archmem.cli.{name}" for name in ("check", "conformance", "demo", "drift", "hook", "install",
+                                                     "mcp", "memory", "merge", "paths", "pr", "reports")}
+    assert outside(modules, bare(tmp_path), ALWAYS | commands | {"archmem.json_input"}, (), {"click"}) == []
+
+
+def test_recall_on_a_small_repository_stays_in_its_budget(tmp_path: Path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": MODEL, "orders/tax.py": "def tax(cents):\n    return cents // 5\n",
+                 ".archmem/memories/m-tax.md": MEMORY})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    first = subprocess.run([sys.executable, "-m", "archmem", "recall", "tax rounding"], cwd=root,
+                           capture_output=True, text=True)
+    assert first.returncode == 0 and "Tax is rounded" in first.stdout, first.stdout + first.stderr
+    modules = imported(["recall", "tax rounding"], root, tmp_path)  # the index is built: the every-day path
+    assert "archmem.workspace" in modules and "archmem.recall.engine" in modules
+    extra = outside(modules, bare(tmp_path), ALWAYS | RECALL_MODULES, RECALL_PACKAGES, RECALL_THIRD_PARTY)
+    assert extra == [], f"recall imports modules outside its budget: {extra}"
+
+
+@pytest.mark.parametrize("module", ["archmem.config", "archmem.cli"])
+def test_the_configuration_and_the_command_line_build_no_pydantic_model(module: str, tmp_path: Path):
+    code = (f"import sys, pathlib; import {module}; from archmem.config import load_config; "
+            f"load_config(pathlib.Path({str(tmp_path)!r}), env={{}}); print('pydantic' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_every_lazy_command_is_registered_by_the_module_named_for_it():
+    import importlib
+
+    from archmem.cli import COMMAND_MODULES, cli
+
+    for module in set(COMMAND_MODULES.values()):
+        importlib.import_module(module)
+    registered = {name: command.callback.__module__ for name, command in cli.commands.items()}
+    assert {name: module for name, module in registered.items() if module != "archmem.cli"} == COMMAND_MODULES
