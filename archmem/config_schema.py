@@ -127,9 +127,25 @@ def _build(cls: Any, data: Any, loc: tuple[str, ...], problems: list[Problem]) -
         checked = _check(value, spec.annotation, spec.meta, (*loc, str(key)), problems)
         if len(problems) == before:
             values[spec.name] = checked
+    for spec in specs.values():  # a setting whose default its own check refuses must be given
+        check = spec.meta.get("check") if spec.meta else None
+        if spec.name not in values and check is not None and _default(cls, spec.name) is not None \
+                and check(_default(cls, spec.name)):
+            problems.append(Problem((*loc, spec.key), "Field required", None))
     if any(p.loc[: len(loc)] == loc for p in problems):
         return None
     return cls(**values)
+
+
+def _default(cls: type, name: str) -> Any:
+    """A field's default (its factory called), or None when it has none."""
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            if f.default is not dataclasses.MISSING:
+                return f.default
+            if f.default_factory is not dataclasses.MISSING:
+                return f.default_factory()
+    return None
 
 
 def _check(value: Any, annotation: Any, meta: Any, loc: tuple[str, ...], problems: list[Problem]) -> Any:

@@ -124,12 +124,12 @@ def parse_model_file(
     if not path.exists():
         raise ModelNotFoundError(f"model file not found: {path}")
     name = path.name.lower()
-    from archmem.model.likec4 import is_likec4
+    # the LikeC4 reader is imported only for what can be LikeC4: a DSL or YAML model never pays for it
+    if path.is_dir() or name.endswith((".c4", ".likec4")) or "likec4" in name:
+        from archmem.model.likec4 import is_likec4, parse_likec4
 
-    if is_likec4(path):
-        from archmem.model.likec4 import parse_likec4
-
-        return parse_likec4(path, root=root, kinds=kinds)
+        if is_likec4(path):
+            return parse_likec4(path, root=root, kinds=kinds)
     if name.endswith(".dsl"):
         from archmem.model.dsl import parse_dsl
 
