@@ -178,3 +178,21 @@ def archmem_on_path(tmp_path: Path) -> dict[str, str]:
 def git_status(root: Path) -> str:
     """``git status`` with untracked and ignored files: what a read must leave empty."""
     return git(root, "status", "--porcelain", "--untracked-files=all", "--ignored")
+
+
+def cli_commands(group, prefix: str = "") -> list:
+    """Every command under a click group as (name, command), subcommands included: asked
+    through ``list_commands``/``get_command``, so lazily loaded commands are listed too
+    (``group.commands`` holds only those loaded so far)."""
+    import click
+
+    ctx = click.Context(group)
+    found = []
+    for name in sorted(group.list_commands(ctx)):
+        command = group.get_command(ctx, name)
+        if command is None:
+            continue
+        found.append((prefix + name, command))
+        if isinstance(command, click.Group):
+            found += cli_commands(command, prefix + name + " ")
+    return found

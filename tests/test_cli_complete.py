@@ -15,7 +15,7 @@ from archmem.cli import cli
 from archmem.config import CONFIG_TEMPLATE
 from archmem.workspace import Workspace
 
-from .conftest import ADR, MODEL, git, write
+from .conftest import ADR, MODEL, cli_commands, git, write
 
 NO_RESULTS = {"mcp", "hook session-start", "hook session-end", "hook file", "hook pre-compact", "merge-file"}
 """Commands whose output is someone else's format: the MCP protocol, a client's hook
@@ -88,12 +88,7 @@ def test_list_limit(repo: Path):
 
 
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
-    found = []
-    for name, command in group.commands.items():
-        found.append((prefix + name, command))
-        if isinstance(command, click.Group):
-            found += _commands(command, prefix + name + " ")
-    return found
+    return cli_commands(group, prefix)
 
 
 def test_every_command_that_prints_results_takes_json():

@@ -10,19 +10,14 @@ import pytest
 
 from archmem.cli import cli
 
-from .conftest import REPO_ROOT
+from .conftest import REPO_ROOT, cli_commands
 
 README = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = README + "".join(page.read_text(encoding="utf-8") for page in sorted((REPO_ROOT / "docs").glob("*.md")))
 
 
-def commands(group: click.Group, prefix: str = "archmem") -> list[tuple[str, click.Command]]:
-    found = []
-    for name, command in sorted(group.commands.items()):
-        found.append((f"{prefix} {name}", command))
-        if isinstance(command, click.Group):
-            found += commands(command, f"{prefix} {name}")
-    return found
+def commands(group: click.Group) -> list[tuple[str, click.Command]]:
+    return [(f"archmem {name}", command) for name, command in cli_commands(group)]
 
 
 @pytest.mark.parametrize(("name", "command"), commands(cli), ids=[n for n, _ in commands(cli)])
