@@ -255,7 +255,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 embeddings = component "Embeddings" "OpenAI-compatible and Ollama providers; vectors as float32 blobs." {
                     properties {
-                        "archmem.paths" "archmem/embeddings.py"
+                        "archmem.paths" "archmem/embeddings.py, archmem/embeddings_local.py"
                     }
                 }
                 testing = component "Loopback embedding server" "A deterministic fake embedding model over HTTP for tests and benchmarks." {

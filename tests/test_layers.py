@@ -18,7 +18,8 @@ FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.json_input
               "archmem.clock", "archmem.config", "archmem.config_schema",
               "archmem.words", "archmem.yaml_text", "archmem.atomic_write"}
 LAYERS = [  # lowest first
-    ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.testing",
+    ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.embeddings_local",
+                  "archmem.testing",
                   "archmem.git", "archmem.ci.transport", "archmem.ci.github_api", "archmem.ci.gitlab_api",
                   "archmem.agents")),
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.conformance",
