@@ -73,7 +73,9 @@ class LocalEmbedder:
             self._encoder = SentenceTransformer(str(path), device="cpu")
         except Exception as exc:
             raise EmbeddingError(f"the local model at {path} could not be loaded: {exc}") from None
-        self.dims = int(self._encoder.get_sentence_embedding_dimension())
+        dimension = getattr(self._encoder, "get_embedding_dimension", None) or \
+            self._encoder.get_sentence_embedding_dimension  # the older name
+        self.dims = int(dimension())
         return self._encoder
 
     def _path(self) -> Path:
