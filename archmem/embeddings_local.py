@@ -69,6 +69,12 @@ class LocalEmbedder:
         except ImportError:
             raise EmbeddingError("provider \"local\" needs sentence-transformers", hint=INSTALL) from None
         path = self._path()
+        try:  # no progress bars on an agent's or a hook's output
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
+        except ImportError:
+            pass
         try:
             self._encoder = SentenceTransformer(str(path), device="cpu")
         except Exception as exc:
