@@ -113,7 +113,7 @@ def score_set(runs: list[TaskRun], model: dict[str, float], answer_at: float, we
     for run in runs:
         p = confidence(run.evidence, model)
         verdict = decide(p, answer_at=answer_at, weak_at=weak_at, has_candidates=bool(run.ranked),
-                         explicit=forced(run, named_answers))
+                         explicit=forced(run, named_answers), named=bool(run.evidence.named_hit))
         ids = shown(run, verdict)
         relevant: dict[str, int] = run.task["relevant"]
         must_not += bool(set(run.task.get("must_not", [])) & set(ids))
@@ -187,7 +187,7 @@ def _objective_by_bars(columns: list[dict[str, Any]], model: dict[str, float], n
         p = 1.0 / (1.0 + np.exp(-np.clip(model.get("bias", 0.0) + col["x"] @ coefficients, -60, 60)))
         sure = col["explicit"] | (col["named_hit"] if named_answers else False)
         answer = ((p[None, :] >= bars[:, None]) | sure[None, :]) & col["candidates"][None, :]  # [a, task]
-        weak = (p[None, :] >= bars[:, None]) & col["candidates"][None, :]            # [w, task]
+        weak = ((p[None, :] >= bars[:, None]) | col["named_hit"][None, :]) & col["candidates"][None, :]  # [w, task]
         A = answer[:, None, :]
         W = weak[None, :, :] & ~A                                                      # [a, w, task]
         ans, qa = col["answerable"], ~col["answerable"]
@@ -260,7 +260,7 @@ def leave_one_out(runs: dict[str, dict[str, list[TaskRun]]], sets: list[str],
                 continue
             p = confidence(run.evidence, fold["model"])
             verdict = decide(p, answer_at=fold["answer_at"], weak_at=fold["weak_at"], has_candidates=bool(run.ranked),
-                             explicit=forced(run, fold["setting"]["named_answers"]))
+                             explicit=forced(run, fold["setting"]["named_answers"]), named=bool(run.evidence.named_hit))
             relevant = run.task["relevant"]
             ids = shown(run, verdict)
             categories.setdefault(run.task["category"], []).append(

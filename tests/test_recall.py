@@ -259,3 +259,10 @@ def test_one_word_in_two_forms_counts_once(ws: Workspace):
     twice = ws.recall("importer retry retries retrying", explain=True).results[0]
     assert once["title"] == twice["title"] == "Importer retries"
     assert twice["factors"] == once["factors"]  # the ceiling counts "retry" once, like the match
+
+
+def test_a_task_writing_out_a_decisions_title_finds_the_memories_that_link_it(ws: Workspace):
+    ids = seed(ws)
+    # the ADR's title shares no word with the memory that links it
+    result = ws.recall("apply use the body for large payloads to the export endpoint")
+    assert ids["headers"] in results(result)

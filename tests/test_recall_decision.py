@@ -37,6 +37,9 @@ def test_three_verdicts_from_two_bars() -> None:
     assert decide(0.6, answer_at=0.85, weak_at=0.5, has_candidates=True) == "weak"
     assert decide(0.4, answer_at=0.85, weak_at=0.5, has_candidates=True) == "nothing"
     assert decide(0.99, answer_at=0.85, weak_at=0.5, has_candidates=False) == "nothing"
+    # asked for outright: an answer; on an element the task names: never silence
+    assert decide(0.1, answer_at=0.85, weak_at=0.5, has_candidates=True, explicit=True) == "answer"
+    assert decide(0.1, answer_at=0.85, weak_at=0.5, has_candidates=True, named=True) == "weak"
 
 
 def test_the_shipped_defaults_are_the_ones_the_benchmark_chose() -> None:

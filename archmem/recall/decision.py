@@ -63,14 +63,16 @@ def confidence(evidence: Evidence, coefficients: Mapping[str, float]) -> float:
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
-def decide(p: float, *, answer_at: float, weak_at: float, has_candidates: bool, explicit: bool = False) -> Decision:
+def decide(p: float, *, answer_at: float, weak_at: float, has_candidates: bool, explicit: bool = False,
+           named: bool = False) -> Decision:
     """``answer`` from ``answer_at`` or when a candidate was asked for outright,
-    ``weak`` from ``weak_at``, else ``nothing``."""
+    ``weak`` from ``weak_at`` or when a candidate sits on an element the task names (a
+    task that names what archmem knows is never met with silence), else ``nothing``."""
     if not has_candidates:
         return "nothing"
     if explicit or p >= answer_at:
         return "answer"
-    return "weak" if p >= weak_at else "nothing"
+    return "weak" if p >= weak_at or named else "nothing"
 
 
 def fit(rows: Sequence[Sequence[float]], labels: Sequence[int], *, l2: float = 1.0,

@@ -147,7 +147,9 @@ def recall(
     # a file or symbol the task writes as code does names the memories anchored to it
     mentions = anchor_mentions(query)
     named_anchors = ctx.store.anchors_named(mentions) if mentions and config.named_title_weight > 0 else {}
-    candidate_ids = set(lexical) | set(anchored) | set(named_anchors)
+    # a decision (ADR) whose title the task writes out names the memories that [[link]] it
+    on_named_decisions = _linking_named_decisions(ctx, query) if config.named_title_weight > 0 else set()
+    candidate_ids = set(lexical) | set(anchored) | set(named_anchors) | on_named_decisions
     candidate_ids |= {memory_id for memory_id, _ in (semantic.top(config.candidates) if semantic else [])}
     for element_id, match in matches.items():
         if config.element_weight * match.score >= config.min_relevance:
@@ -157,8 +159,7 @@ def recall(
     # a title the task writes out names its memory (it shares the words, so it is a candidate)
     titled = set(titles_named(query, ((m.id, m.title) for m in memories.values() if m.title))) \
         if config.named_title_weight > 0 else set()
-    if named_anchors:
-        titled |= set(named_anchors)
+    titled |= set(named_anchors) | on_named_decisions
 
     known = _known_words(found_words, index, config)
     scored: list[tuple[Factors, Memory, str | None]] = []
@@ -212,7 +213,8 @@ def recall(
         sure = confidence(evidence, config.answer_model)
         verdict = decide(sure, answer_at=config.answer_confidence, weak_at=config.weak_confidence,
                          has_candidates=bool(scored),
-                         explicit=bool(evidence.explicit or (config.named_answers and evidence.named_hit)))
+                         explicit=bool(evidence.explicit or (config.named_answers and evidence.named_hit)),
+                         named=bool(evidence.named_hit))
     shown = scored[:limit] if verdict == "answer" else []
     weak_shown = scored[:min(limit, config.weak_limit)] if verdict == "weak" else []
 
@@ -227,6 +229,13 @@ def recall(
         mode=mode, results=results, linked=linked, elements=element_list, warnings=warnings, known_words=known,
         weak=weak, decision=verdict, confidence=sure, evidence=evidence,
     )
+
+
+def _linking_named_decisions(ctx: RecallContext, query: str) -> set[str]:
+    """The memories that [[link]] a decision whose title the task writes out, word for word."""
+    keys = {(f"{d.element}/{d.id}" if d.element else d.id): d.title for d in ctx.model.decisions}
+    named = titles_named(query, keys.items())
+    return {link.source_id for key in named for link in ctx.store.links_to(key) if link.target_kind == "decision"}
 
 
 def _evidence(scored: list[tuple[Factors, Memory, str | None]], strengths: list[float], pointers: list[float],
