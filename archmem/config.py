@@ -90,6 +90,11 @@ ANSWER_MODEL: dict[str, float] = {
 }
 """The decision's coefficients, fitted on every labelled set by bench/recall_quality.py (its
 bench/recall_defaults.json holds them, with the held-out figures of the same procedure)."""
+ANSWER_MODEL_HYBRID: dict[str, float] = {
+    "bias": -2.7489, "strength": 2.2807, "relevance": 3.6065, "lexical": 1.3167, "pointed": -0.4345,
+    "named": -0.724, "known": 2.8358, "gap": 1.2723,
+}
+"""The same with meaning mixed in (bench/recall_defaults_hybrid.json)."""
 
 
 def _synonym_problem(groups: list[list[str]]) -> str | None:
@@ -162,10 +167,12 @@ class RecallConfig(Section):
     memories, as ``--element`` is (chosen held out by bench/recall_quality.py)."""
     weak_limit: int = setting(5, ge=0)
     """How many weak candidates are shown at most."""
-    answer_threshold_hybrid: float = setting(0.26, ge=0, le=1)
-    """The same bar when meaning is mixed in, calibrated apart: text never goes below
-    lexical, so hybrid relevances run higher, and a memory whose meaning matches vouches
-    for the task's words it does not share."""
+    answer_model_hybrid: dict[str, float] = setting(factory=lambda: dict(ANSWER_MODEL_HYBRID))
+    """The decision's coefficients when meaning is mixed in, fitted apart (with
+    all-MiniLM-L6-v2, bench/recall_quality.py --meaning minilm): text never goes below
+    lexical, so hybrid relevances run higher, and meaning vouches for unshared words."""
+    answer_confidence_hybrid: float = setting(0.85, ge=0, le=1)
+    weak_confidence_hybrid: float = setting(0.3, ge=0, le=1)
     kind_weights: dict[str, float] = setting(
         factory=lambda: {"pitfall": 3.0, "convention": 2.0, "note": 1.5, "session_outcome": 1.0}
     )
@@ -570,13 +577,12 @@ broad_word_weight = 0.1
 # Below this relevance a memory is not returned at all. Whether recall answers is decided
 # from the evidence of its best candidates (a fitted model, answer_model): from
 # answer_confidence it answers, from weak_confidence it shows its best candidates apart
-# as weak (at most weak_limit), below that nothing. With embeddings, one bar decides:
-# answer_threshold_hybrid.
+# as weak (at most weak_limit), below that nothing. With embeddings the same, fitted apart:
+# answer_model_hybrid, answer_confidence_hybrid, weak_confidence_hybrid.
 min_relevance = 0.2
 answer_confidence = 0.85
 weak_confidence = 0.5
 weak_limit = 5
-answer_threshold_hybrid = 0.26
 kind_weights = { pitfall = 3.0, convention = 2.0, note = 1.5, session_outcome = 1.0 }
 # Strengths in [0, 1]: factor = 1 + strength x (raw - 1). Relevance must dominate.
 kind_strength = 0.05

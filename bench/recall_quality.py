@@ -80,6 +80,8 @@ GRAPH_MARGIN = 0.005
 """How much more held-out mean nDCG@5 PageRank must score to replace the fixed rules: one
 task in a set of sixty moving one rank changes the mean by about that much."""
 DEFAULTS = ROOT / "bench" / "recall_defaults.json"
+DEFAULTS_HYBRID = ROOT / "bench" / "recall_defaults_hybrid.json"
+"""The decision to answer with meaning mixed in (all-MiniLM-L6-v2), chosen the same way."""
 """The recall defaults chosen on every set, with the held-out figures behind them (committed)."""
 
 BASELINE_STOP_WORDS = frozenset(
@@ -492,7 +494,8 @@ def rank_undecided(labelled: LabelledSet, setting: dict[str, Any],
     lines = [json.dumps(m, ensure_ascii=False) for m in memories]
     memory_ids = {m["id"] for m in memories}
     Workspace = _workspace_class()
-    off = {"answer_confidence": 0.0, "weak_confidence": 0.0, "answer_threshold_hybrid": 0.0}
+    off = {"answer_confidence": 0.0, "weak_confidence": 0.0, "answer_confidence_hybrid": 0.0,
+           "weak_confidence_hybrid": 0.0}
     config = recall_config_toml({**setting, **off}, embeddings)
     runs = []
     with labelled.repository(config) as root, Workspace.open(root, clock=lambda: NOW, env={}) as ws:
@@ -511,7 +514,7 @@ def main_loo_meaning(set_names: list[str]) -> int:
     ranking settings fixed at the shipped ones (embedding every set once per setting would
     take an hour), the decision fitted per fold, to measure what meaning adds held out.
     Prints only; the shipped defaults are chosen by words alone."""
-    from recall_loo import key, leave_one_out, ranking
+    from recall_loo import choose_all, key, leave_one_out, ranking
 
     from archmem.testing.embedding_server import EmbeddingServer
 
@@ -522,17 +525,38 @@ def main_loo_meaning(set_names: list[str]) -> int:
         return 1
     print(f"all-MiniLM-L6-v2 loaded in {seconds:.1f} s; leave one repository out, words and meaning")
     runs: dict[str, dict[str, list[Any]]] = {}
-    with EmbeddingServer(dims=384, embed=embed) as server:
-        embeddings = {"provider": "openai", "model": "all-MiniLM-L6-v2", "base_url": server.openai_base_url}
-        setting = ranking(json.loads(DEFAULTS.read_text(encoding="utf-8"))["setting"])
-        runs[key(setting)] = {}
-        for name in set_names:
-            runs[key(setting)][name] = rank_undecided(SETS[name], setting, embeddings)
-            print(f"  ranked {name}", flush=True)
+    setting = ranking(json.loads(DEFAULTS.read_text(encoding="utf-8"))["setting"])
+    cache = os.environ.get("ARCHMEM_LOO_CACHE")
+    if cache and Path(cache).exists():
+        import pickle
+
+        runs = pickle.loads(Path(cache).read_bytes())
+    if key(setting) not in runs or set(runs[key(setting)]) != set(set_names):
+        with EmbeddingServer(dims=384, embed=embed) as server:
+            embeddings = {"provider": "openai", "model": "all-MiniLM-L6-v2", "base_url": server.openai_base_url}
+            runs[key(setting)] = {}
+            for name in set_names:
+                runs[key(setting)][name] = rank_undecided(SETS[name], setting, embeddings)
+                print(f"  ranked {name}", flush=True)
+        if cache:
+            import pickle
+
+            Path(cache).write_bytes(pickle.dumps(runs))
     s = leave_one_out(runs, set_names)["summary"]
     print(f"\nwith meaning, held out: mean nDCG@5 {s['mean_ndcg@5']:.3f}, worst {s['worst_ndcg@5']:.3f} "
           f"({s['worst_set']}); no-answer tasks with nothing in results {s['mean_empty']:.2f}; answerable tasks "
           f"shown nothing {s['mean_nothing']:.3f}")
+    final = choose_all(runs, set_names)
+    print(f"the decision with meaning, chosen on all {len(set_names)} sets: answer_confidence_hybrid = "
+          f"{final.answer_at}, weak_confidence_hybrid = {final.weak_at}, named_answers {final.setting['named_answers']}")
+    print(f"answer_model_hybrid = {json.dumps(final.model)}")
+    if set(set_names) == set(SETS):
+        DEFAULTS_HYBRID.write_text(json.dumps({
+            "sets": set_names, "embedding_model": "all-MiniLM-L6-v2", "held_out": s,
+            "answer_confidence_hybrid": final.answer_at, "weak_confidence_hybrid": final.weak_at,
+            "answer_model_hybrid": final.model,
+        }, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {DEFAULTS_HYBRID.relative_to(ROOT)}: the hybrid decision archmem/config.py must ship (a test checks)")
     return 0
 
 

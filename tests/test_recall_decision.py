@@ -54,6 +54,15 @@ def test_the_shipped_defaults_are_the_ones_the_benchmark_chose() -> None:
         assert getattr(config, name) == value, name
 
 
+def test_with_meaning_the_shipped_decision_is_the_one_fitted_on_minilm_evidence() -> None:
+    """``bench/recall_quality.py --meaning minilm`` fits the hybrid decision the same way."""
+    chosen = json.loads((REPO_ROOT / "bench" / "recall_defaults_hybrid.json").read_text(encoding="utf-8"))
+    config = RecallConfig()
+    assert config.answer_model_hybrid == chosen["answer_model_hybrid"]
+    assert (config.answer_confidence_hybrid, config.weak_confidence_hybrid) == (
+        chosen["answer_confidence_hybrid"], chosen["weak_confidence_hybrid"])
+
+
 DSL = """workspace "Shop" {
     !identifiers hierarchical
     model {

@@ -158,19 +158,11 @@ def test_hops_go_one_step_only_and_can_be_switched_off(m) -> None:
 # ---- rule 4: no answer is an answer -------------------------------------------------
 
 
-def test_with_meaning_mixed_in_answering_needs_one_memory_over_the_hybrid_bar() -> None:
-    config = RecallConfig(answer_threshold_hybrid=0.3, min_relevance=0.2)
-    assert not S.worth_answering([], config, hybrid=True)
-    assert not S.worth_answering([0.21, 0.26], config, hybrid=True)  # each over min_relevance, none over the bar
-    assert S.worth_answering([0.21, 0.31], config, hybrid=True)
-
-
 def test_answer_strength_weighs_the_best_relevance_by_how_much_of_the_task_the_memories_know() -> None:
-    config = RecallConfig(answer_threshold_hybrid=0.2)
-    assert S.worth_answering([S.answer_strength(0.4, 1.0, 0.0)], config, hybrid=True)
-    assert not S.worth_answering([S.answer_strength(0.4, 0.45, 0.0)], config, hybrid=True)  # words unknown
+    assert S.answer_strength(0.4, 1.0, 0.0) == pytest.approx(0.4)
+    assert S.answer_strength(0.4, 0.45, 0.0) == pytest.approx(0.18)  # most of its words are unknown
     # what a changed file or a hint says is not weakened by unknown words
-    assert S.worth_answering([S.answer_strength(0.4, 0.0, 0.35)], config, hybrid=True)
+    assert S.answer_strength(0.4, 0.0, 0.35) == pytest.approx(0.35)
     idfs = {"wishlist": 3.0, "keep": 1.0}
     assert S.known_share(idfs, {"keep"}, set(), 0.7) == pytest.approx(0.25)
     assert S.known_share(idfs, {"keep"}, {"wishlist"}, 0.7) == pytest.approx((1.0 + 0.7 * 3.0) / 4.0)

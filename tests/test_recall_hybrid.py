@@ -33,7 +33,7 @@ def repo(tmp_path: Path, server: EmbeddingServer) -> Path:
             f'base_url = "{server.openai_base_url}"\ntimeout = 2.0\n'
             # the words must meet through vectors alone: no thesaurus; and the bar to answer at
             # all is the retrieval's concern here, not this test's (test_recall_evidence, bench)
-            "[recall]\nshipped_synonyms = false\nanswer_threshold_hybrid = 0.2\n"
+            "[recall]\nshipped_synonyms = false\nanswer_confidence_hybrid = 0.0\n"
         ),
     })
     server.reset()

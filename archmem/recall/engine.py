@@ -40,7 +40,6 @@ from archmem.recall.score import (
     semantic_relevance,
     synonym_evidence,
     terms_worth_ranking,
-    worth_answering,
 )
 from archmem.recall.synonyms import Thesaurus
 from archmem.store.base import Store
@@ -203,15 +202,15 @@ def recall(
     on_named = any(set(m.elements) & set(named) for _, m, _ in scored)
     evidence = _evidence(scored, strengths, pointers, known, named=bool(named or titled),
                          explicit=asked, named_hit=on_named)
+    verdict: Decision
     if always_answer:
         verdict, sure = ("answer" if scored else "nothing"), 1.0
-    elif mode == "hybrid":
-        # calibrated on words alone; with meaning mixed in the one bar stays until a real model is measured
-        verdict: Decision = "answer" if worth_answering(strengths, config, hybrid=True) else "nothing"
-        sure = 1.0 if verdict == "answer" else 0.0
     else:
-        sure = confidence(evidence, config.answer_model)
-        verdict = decide(sure, answer_at=config.answer_confidence, weak_at=config.weak_confidence,
+        # with meaning mixed in, relevances run higher: the same decision, fitted apart
+        hybrid = mode == "hybrid"
+        sure = confidence(evidence, config.answer_model_hybrid if hybrid else config.answer_model)
+        verdict = decide(sure, answer_at=config.answer_confidence_hybrid if hybrid else config.answer_confidence,
+                         weak_at=config.weak_confidence_hybrid if hybrid else config.weak_confidence,
                          has_candidates=bool(scored),
                          explicit=bool(evidence.explicit or (config.named_answers and evidence.named_hit)),
                          named=bool(evidence.named_hit))

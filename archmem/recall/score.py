@@ -161,14 +161,6 @@ def answer_strength(relevance: float, known: float, pointed: float) -> float:
     return max(pointed, relevance * known)
 
 
-def worth_answering(strengths: Sequence[float], config: RecallConfig, *, hybrid: bool = True) -> bool:
-    """With meaning mixed in, whether the store knows anything about the task: the
-    strongest answer (``answer_strength``) must reach ``answer_threshold_hybrid``. Ranked by
-    words alone, the fitted decision of ``archmem.recall.decision`` decides instead; this
-    one bar stays for hybrid recall until a real embedding model is measured held out."""
-    return bool(strengths) and max(strengths) >= config.answer_threshold_hybrid
-
-
 def _bounded(raw: float, strength: float) -> float:
     return 1 + strength * (raw - 1)
 
