@@ -292,6 +292,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.cli -> archmem.drift.driftindex "Shows drift changes with"
         archmem.interfaces.mcp -> archmem.adapters.store "Reports store failures with"
         archmem.interfaces.cli -> archmem.interfaces.reports "Prints SARIF and Code Quality reports (--format sarif, codequality) with"
+        archmem.interfaces.ciproviders -> archmem.interfaces.reports "Annotates the conformance findings of"
         archmem.interfaces.reports -> archmem.drift.driftindex "Reads the drift report of"
         archmem.interfaces.reports -> archmem.memory.teamfiles "Reads archmem check's findings and rules of"
         archmem.interfaces.cli -> archmem.recall.engine "Shows linked neighbours under the result that named them with"

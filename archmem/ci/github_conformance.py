@@ -39,26 +39,14 @@ def _command(level: str, file: str, line: int, title: str, text: str) -> str:
 
 
 def annotations(report: ConformanceReport) -> list[str]:
-    """One line per import site that breaks the model or a rule (rules first)."""
-    lines = []
-    for violation in report.violations:
-        dep = violation.dependency
-        for site in dep.sites:
-            why = f" ({violation.reason})" if violation.reason else ""
-            text = f"{site} {site.verb} {site.target}: {dep.source_name} → {dep.target_name} breaks the rule {violation.rule}{why}"
-            lines.append(_command("error", site.file, site.line, "archmem conformance: rule", text))
-    for dep in report.undeclared:
-        for site in dep.sites:
-            lines.append(_command("warning", site.file, site.line, "archmem conformance", dep.sentence(site)))
-    for cycle in report.cycles:
-        if cycle.drawn:
-            continue
-        ring = " → ".join([*cycle.names, cycle.names[0]])
-        for step in cycle.steps:
-            site = step.sites[0]
-            lines.append(_command("warning", site.file, site.line, "archmem conformance: cycle",
-                                  f"{site} {site.verb} {site.target}: part of the cycle {ring}"))
-    return lines
+    """One line per import site that breaks the model or a rule (rules first): the same
+    findings, in the same words, as SARIF and Code Quality report."""
+    from archmem.reporting.findings import CYCLE, RULE_BROKEN, conformance_findings
+
+    titles = {RULE_BROKEN: "archmem conformance: rule", CYCLE: "archmem conformance: cycle"}
+    return [_command(finding.severity, finding.location.path, finding.location.line,
+                     titles.get(finding.rule, "archmem conformance"), finding.message)
+            for finding in conformance_findings(report).items]
 
 
 def summary(report: ConformanceReport) -> str:
