@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from archmem.model.types import Element
-from archmem.onboarding.manifests import Manifests
+from archmem.onboarding.manifests import Manifests, folders_by_name
 from archmem.onboarding.names import joined, words
 
 _FRAMEWORKS: tuple[tuple[str, str], ...] = (
@@ -102,18 +102,7 @@ class Folders:
     schema migrations folders: built once, asked once per element."""
 
     def __init__(self, files: Sequence[str]) -> None:
-        self.by_name: dict[str, list[str]] = {}
-        seen: set[str] = set()
-        for path in files:
-            parts = path.split("/")[:-1]
-            for depth in range(1, len(parts) + 1):
-                folder = "/".join(parts[:depth])
-                if folder in seen:
-                    continue
-                seen.add(folder)
-                name = words(parts[depth - 1])
-                for key in {"".join(name), joined(name)}:
-                    self.by_name.setdefault(key, []).append(folder)
+        self.by_name = folders_by_name(files, lambda base: ("".join(words(base)), joined(words(base))))
         self.migrations = migration_folders(files)
 
     def named(self, element: Element) -> list[str]:

@@ -137,6 +137,11 @@ def _outermost(places: dict[str, str]) -> dict[str, str]:
 
 def _folders(files: Iterable[str]) -> dict[str, list[str]]:
     """Folder base name (lower case, separators dropped) → the folders so named."""
+    return folders_by_name(files, lambda base: (_flat(base),))
+
+
+def folders_by_name(files: Iterable[str], keys: Callable[[str], Iterable[str]]) -> dict[str, list[str]]:
+    """Every folder holding a file, outermost first, under each key ``keys`` gives its base name."""
     by_name: dict[str, list[str]] = {}
     seen: set[str] = set()
     for path in files:
@@ -146,7 +151,8 @@ def _folders(files: Iterable[str]) -> dict[str, list[str]]:
             if folder in seen:
                 continue
             seen.add(folder)
-            by_name.setdefault(_flat(parts[depth - 1]), []).append(folder)
+            for key in dict.fromkeys(keys(parts[depth - 1])):
+                by_name.setdefault(key, []).append(folder)
     return by_name
 
 
