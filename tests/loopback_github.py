@@ -86,11 +86,39 @@ class FakeGitHub:
         return [r for r in self.requests if r.method != "GET"]
 
 
-class _Handler(BaseHTTPRequestHandler):
-    github: FakeGitHub
+class JsonHandler(BaseHTTPRequestHandler):
+    """What a fake JSON API's handler shares (this one and ``loopback_gitlab``'s): quiet
+    logs, each request read as a ``Seen``, JSON answers."""
+
+    tls = False
+    content_type = "application/json"
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         return
+
+    def _read(self) -> tuple[Seen, Any]:
+        """The request as seen, and its URL's parts."""
+        parts = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        return Seen(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()},
+                    body, self.tls), parts
+
+    def _send_json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        raw = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", self.content_type)
+        self.send_header("Content-Length", str(len(raw)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+class _Handler(JsonHandler):
+    github: FakeGitHub
+    content_type = "application/json; charset=utf-8"
 
     def setup(self) -> None:
         """TLS when the client starts a handshake (first byte 0x16), plain http otherwise."""
@@ -107,23 +135,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
         if self.github.tamper is not None:
             data = self.github.tamper(self.seen, data)
-        raw = json.dumps(data).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
-        self.send_header("Content-Length", str(len(raw)))
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(raw)
+        self._send_json(status, data, headers)
 
     def _handle(self) -> None:
         github = self.github
-        parts = urlsplit(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        body = json.loads(raw) if raw else None
-        seen = Seen(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()},
-                    body, self.tls)
+        seen, parts = self._read()
+        body = seen.body
         self.seen = seen
         github.requests.append(seen)
         if github.raw is not None and github.raw(self, seen):

@@ -5,26 +5,17 @@ can be told to answer with an error. Modelled on ``loopback_github.py``."""
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+
+from .loopback_github import JsonHandler, Seen
 
 TOKEN = "glpat-loopbacktoken"
 PROJECT = "4242"
 BOT = {"id": 77, "username": "project_4242_bot_archmem", "name": "archmem"}
 """The project access token's user: the identity archmem's notes are written by."""
-
-
-@dataclass
-class Seen:
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: Any
 
 
 @dataclass
@@ -72,30 +63,16 @@ class FakeGitLab:
         return [r for r in self.requests if r.method != "GET"]
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     gitlab: FakeGitLab
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        return
-
     def _answer(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
-        raw = json.dumps(data).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(raw)))
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(raw)
+        self._send_json(status, data, headers)
 
     def _handle(self) -> None:
         gitlab = self.gitlab
-        parts = urlsplit(self.path)
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        body = json.loads(raw) if raw else None
-        seen = Seen(self.command, parts.path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()},
-                    body)
+        seen, parts = self._read()
+        body = seen.body
         gitlab.requests.append(seen)
         where = f"{self.command} {parts.path}"
         if "authorization" in seen.headers or "job-token" in seen.headers:
