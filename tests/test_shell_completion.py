@@ -29,7 +29,8 @@ def test_the_completion_source_is_clicks_script_for_each_shell(shell: str):
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     expected = get_completion_class(shell)(cli, {}, "archmem", "_ARCHMEM_COMPLETE").source()
-    assert result.stdout == expected
+    # click 8.1 echoes the script with one more newline than 8.2 and later; shells ignore it
+    assert result.stdout.rstrip("\n") == expected.rstrip("\n")
 
 
 def test_completing_a_word_lists_the_commands_and_options_it_may_be():
