@@ -98,7 +98,7 @@ class Store(Protocol):
         """(id, BM25 relevance, higher is better) of active memories for a full-text query;
         a match among the parts of compounds counts ``parts_weight`` of a whole word."""
 
-    def index_forms(self, terms: Sequence[str]) -> dict[str, str]:
+    def index_forms(self, terms: Iterable[str]) -> dict[str, str]:
         """The form the word index stores each term under (its stem)."""
 
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:

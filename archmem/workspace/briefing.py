@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from archmem.errors import InvalidInputError
+from archmem.workspace.reviews import ReviewOps
 
 if TYPE_CHECKING:
     from archmem.memory.types import Memory
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from archmem.render.knowledge_map import KnowledgeMap
 
 
-class BriefingOps:
+class BriefingOps(ReviewOps):
     """Briefings and the map (``archmem/render/``) from recall, drift and conformance."""
 
     def brief(

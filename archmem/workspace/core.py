@@ -1,10 +1,11 @@
-"""``Workspace``: the one façade every interface (CLI, MCP, Action) calls.
+"""``WorkspaceCore``: what every part of the ``Workspace`` façade builds on.
 
-It owns the repository, the configuration, the clock and the store, reads the model
-and drift lazily and keeps them until ``refresh()``, and returns plain values; it
+The façade owns the repository, the configuration, the clock and the store, reads the
+model and drift lazily and keeps them until ``refresh()``, and returns plain values; it
 prints nothing. Each method is a thin call into the domain. Its operations are grouped
-by what they serve, one module each (memories, drift, recall, briefing, reviews); this
-module holds what they share: the repository, the model and the store.
+by what they serve, one module each (drift, recall, reviews, briefing, memories), each
+part a subclass of the parts it calls (docs/architecture.md, "Types and lint"); this
+module holds what they all share: the repository, the model, the folders and the store.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from archmem.clock import Clock, format_time, system_clock
 from archmem.config import Config, load_config
@@ -22,13 +23,9 @@ from archmem.model.loader import discover_model, load_model
 from archmem.model.ownership import Ownership, compute_ownership
 from archmem.model.types import ArchitectureModel
 from archmem.repo import Repository
-from archmem.workspace.briefing import BriefingOps
-from archmem.workspace.drift import DriftOps
-from archmem.workspace.memories import MemoryOps
-from archmem.workspace.recall import RecallOps
-from archmem.workspace.reviews import ReviewOps
 
 if TYPE_CHECKING:
+    from archmem.drift.accepts import AcceptFolder
     from archmem.initialize import InitResult
     from archmem.memory.lifecycle import MemoryContext
     from archmem.memory.sync import SyncReport
@@ -37,8 +34,9 @@ if TYPE_CHECKING:
     from archmem.store.sqlite import SQLiteStore
 
 
-class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
-    """A repository with its architecture model, its memory store and its history."""
+class WorkspaceCore:
+    """A repository with its configuration, clock, model and memory store: the state
+    every part of the ``Workspace`` reads, and the helpers they share."""
 
     def __init__(
         self,
@@ -63,7 +61,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         model: Path | str | None = None,
         clock: Clock = system_clock,
         env: Mapping[str, str] | None = None,
-    ) -> Workspace:
+    ) -> Self:
         """The workspace for ``repo`` (default: the git top level of the current folder)."""
         repository = (
             Repository.at(Path(repo), exact=True) if repo is not None else Repository.at(Path.cwd())
@@ -168,6 +166,12 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         files = [Path(name) for name in model.files] if model is not None else []
         return files or [path]
 
+    _recall_warnings: tuple[str, ...] = ()
+    """Why drift could not be computed for this answer (read by recall and briefings)."""
+
+    history_unread: int = 0
+    """Commits the last drift question left unread because of ``scan_budget`` (0: none)."""
+
     def refresh(self) -> None:
         """Forget what was read from the repository (model, ownership, files, drift) so
         the next call reads it again; the store stays open. For long-running processes
@@ -218,6 +222,14 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
             root=self.root, shared=self._configured_path("store.memories"),
             private=self._configured_path("store.private_memories"), render=render_memory, name=file_name,
         )
+
+    @cached_property
+    def accept_folder(self) -> AcceptFolder:
+        """The committed folder of drift accept files (``[store] accepts``)."""
+        from archmem.drift.accepts import AcceptFolder
+
+        self._configured_path("store.accepts")  # refused when it leads out of the repository
+        return AcceptFolder(self.root, self.config.store.accepts)
 
     @cached_property
     def store(self) -> SQLiteStore:
@@ -357,7 +369,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
             self.store.close()
             del self.__dict__["store"]
 
-    def __enter__(self) -> Workspace:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -380,10 +392,20 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
             store=self.store, model=self.model_or_empty, clock=self.clock, exists=self.repository.exists
         )
 
-    def sibling(self) -> Workspace:
+    def author_for(self, client: str | None) -> str | None:
+        """``client/name`` with this clone's git user as the name (``claude-code`` →
+        ``claude-code/sarah``); a signature that already names someone stays as it is."""
+        if client and "/" in client:
+            return client
+        user = self.repository.user_name()  # asked each time: a long-running server sees a change
+        if user is None:
+            return client
+        return f"{client or 'cli'}/{'-'.join(str(user).split())}"
+
+    def sibling(self) -> Self:
         """Another Workspace on the same repository, settings and model file, with its
         own store connection: for a thread of its own (a background history scan)."""
-        return Workspace(self.repository, config=self.config, model_path=self._model_path, clock=self.clock,
+        return type(self)(self.repository, config=self.config, model_path=self._model_path, clock=self.clock,
                          env=self.env)
 
     def init(self, *, starter_model: bool = False) -> InitResult:

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from archmem.config import DriftConfig, load_config
 from archmem.errors import ModelNotFoundError, RepositoryError
+from archmem.workspace.core import WorkspaceCore
 
 if TYPE_CHECKING:
-    from archmem.drift.accepts import AcceptFolder
     from archmem.drift.changes import ChangesSince
     from archmem.drift.report import DriftReport
     from archmem.drift.types import Baseline
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from archmem.onboarding.suggest import PathSuggestions
 
 
-class DriftOps:
+class DriftOps(WorkspaceCore):
     """Drift for this repository (``archmem/drift/``), read lazily and kept until ``refresh()``."""
 
     def suggest_paths(self, elements: Sequence[str] = (), *, write: bool = False) -> PathSuggestions:
@@ -57,10 +57,6 @@ class DriftOps:
 
     """Told (commits read, commits to read) while history is scanned (a terminal's bar)."""
 
-    history_unread: int = 0
-
-    """Commits the last drift question left unread because of ``scan_budget`` (0: none)."""
-
     def drift_view(
         self, *, deepen: bool = False, progress: Callable[[int, int], None] | None = None,
         budget: int | None = None,
@@ -74,14 +70,6 @@ class DriftOps:
             progress=progress or self.history_progress, budget=budget, memory_folder=self.config.store.memories,
             accept_folder=self.accept_folder,
         )
-
-    @cached_property
-    def accept_folder(self) -> AcceptFolder:
-        """The committed folder of drift accept files (``[store] accepts``)."""
-        from archmem.drift.accepts import AcceptFolder
-
-        self._configured_path("store.accepts")  # refused when it leads out of the repository
-        return AcceptFolder(self.root, self.config.store.accepts)
 
     @property
     def _drift_config(self) -> DriftConfig:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from archmem.errors import ConfigError, InvalidInputError, ModelNotFoundError
 from archmem.model.types import ArchitectureModel
+from archmem.workspace.briefing import BriefingOps
 
 if TYPE_CHECKING:
     from archmem.drift.changes import ChangesSince
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from archmem.memory.types import Memory, Session
 
 
-class MemoryOps:
+class MemoryOps(BriefingOps):
     """Writing and reading memories (``archmem/memory/``), signed and embedded here."""
 
     def check(self) -> CheckReport:
@@ -148,16 +149,6 @@ class MemoryOps:
             anchors=old.anchors if anchors is None else anchors, supersedes=old.id, author=author,
             session_id=session_id, private=old.private,
         )
-
-    def author_for(self, client: str | None) -> str | None:
-        """``client/name`` with this clone's git user as the name (``claude-code`` →
-        ``claude-code/sarah``); a signature that already names someone stays as it is."""
-        if client and "/" in client:
-            return client
-        user = self.repository.user_name()  # asked each time: a long-running server sees a change
-        if user is None:
-            return client
-        return f"{client or 'cli'}/{'-'.join(str(user).split())}"
 
     def _embedder_for_writes(self) -> Callable[[str], Embedding] | None:
         """Text → ``Embedding`` with the configured provider, or None without one."""

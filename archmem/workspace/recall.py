@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from archmem.clock import format_time
 from archmem.errors import ConfigError, InvalidInputError
 from archmem.model.ownership import Ownership
+from archmem.workspace.drift import DriftOps
 
 if TYPE_CHECKING:
     from archmem.embeddings import BackfillReport, Embedder
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from archmem.recall.synonyms import Thesaurus
 
 
-class RecallOps:
+class RecallOps(DriftOps):
     """Recall (``archmem/recall/``) with this workspace's model, drift and provider."""
 
     @cached_property
@@ -154,8 +155,6 @@ class RecallOps:
     @property
     def semantic_search(self) -> VectorIndex | None:
         return self.vector_index
-
-    _recall_warnings: tuple[str, ...] = ()
 
     def memory_embedding_text(self, memory: Memory) -> str:
         from archmem.embeddings import embedding_text

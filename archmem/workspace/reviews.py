@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from archmem.errors import InvalidInputError
+from archmem.workspace.recall import RecallOps
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from archmem.review.pull_request import PullRequestRef, PullRequestReview
 
 
-class ReviewOps:
+class ReviewOps(RecallOps):
     """Conformance (``archmem/conformance/``) and pull request reviews (``archmem/review/``)."""
 
     def conformance(self) -> ConformanceReport:
