@@ -13,14 +13,15 @@ import dataclasses
 import re
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeGuard, TypeVar
 
 from archmem.errors import ConfigError
 
 T = TypeVar("T")
 
-BOUNDS = {"ge": ("greater than or equal to", lambda v, b: v >= b), "gt": ("greater than", lambda v, b: v > b),
+BOUNDS: dict[str, tuple[str, Callable[[Any, Any], bool]]] = {"ge": ("greater than or equal to", lambda v, b: v >= b), "gt": ("greater than", lambda v, b: v > b),
           "le": ("less than or equal to", lambda v, b: v <= b), "lt": ("less than", lambda v, b: v < b)}
 
 
@@ -98,7 +99,7 @@ def fields_of(cls: type) -> list[FieldSpec]:
     return specs
 
 
-def is_section(annotation: Any) -> bool:
+def is_section(annotation: Any) -> TypeGuard[type[Section]]:
     return isinstance(annotation, type) and issubclass(annotation, Section)
 
 

@@ -238,7 +238,7 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def make_embedder(config: EmbeddingsConfig, env: Mapping[str, str]) -> OpenAIEmbedder | OllamaEmbedder | None:
+def make_embedder(config: EmbeddingsConfig, env: Mapping[str, str]) -> Embedder | None:
     """The configured embedder, or None for ``provider = "none"``.
 
     Touches neither the network nor the client package: those fail later, as an
@@ -249,7 +249,7 @@ def make_embedder(config: EmbeddingsConfig, env: Mapping[str, str]) -> OpenAIEmb
     if config.provider == "local":  # on this machine, from disk (the ``local`` extra)
         from archmem.embeddings_local import LocalEmbedder
 
-        return LocalEmbedder(config.model)  # type: ignore[return-value]
+        return LocalEmbedder(config.model)
     if not config.model.strip():
         example = "text-embedding-3-small" if config.provider == "openai" else "nomic-embed-text"
         raise ConfigError(

@@ -56,6 +56,7 @@ from archmem.errors import RepositoryError
 
 if TYPE_CHECKING:
     import git
+    from git.cmd import Git
     from git.exc import GitCommandError
 
 HISTORY_FORMAT = "1"
@@ -193,7 +194,7 @@ class HistoryReader:
         return self._stream(process, progress)
 
     def _stream(
-        self, process: git.Git.AutoInterrupt, progress: Callable[[int], None] | None
+        self, process: Git.AutoInterrupt, progress: Callable[[int], None] | None
     ) -> Generator[Commit, None, None]:
         from git.exc import GitCommandError
 
@@ -245,7 +246,9 @@ class HistoryReader:
             )
         except FileNotFoundError:
             raise RepositoryError("git is not installed, but drift needs it to read history") from None
-        decode = lambda data: data.decode("utf-8", "surrogateescape").rstrip("\n")  # noqa: E731
+        def decode(data: bytes) -> str:
+            return data.decode("utf-8", "surrogateescape").rstrip("\n")
+
         return done.returncode, decode(done.stdout), decode(done.stderr)
 
     def _run(self, *args: str) -> str:
@@ -270,7 +273,7 @@ def _widen(pipe: IO[bytes] | None) -> None:
     try:
         import fcntl
 
-        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_SIZE)  # type: ignore[union-attr, attr-defined]
+        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_SIZE)  # type: ignore[union-attr, attr-defined]  # Linux-only constant
     except (ImportError, AttributeError, OSError, ValueError):
         pass
 

@@ -133,7 +133,7 @@ def _drift(ws: Workspace) -> dict[str, Any]:
         return {"error": report.warnings[0]}
     counts = report.counts()
     measured = [e.since for e in report.elements if e.status != "no_paths" and e.since is not None]
-    found = {"score": report.score, "stale_memories": counts["stale_memories"], "drifted": counts["drifted"],
+    found: dict[str, Any] = {"score": report.score, "stale_memories": counts["stale_memories"], "drifted": counts["drifted"],
              "missing": counts["missing"], "in_sync": counts["in_sync"], "no_paths": counts["no_paths"],
              "not_measured": counts["not_measured"], "external": counts["external"], "note": report.not_measured_note(),
              "measured": report.measured, "commits": report.commits,

@@ -121,7 +121,7 @@ def _check_events(text: str, first_line: int) -> None:
     depth = 0
     for event in yaml.parse(text, Loader=_loader()):
         mark = event.start_mark
-        line, column = mark.line + first_line, mark.column + 1
+        line, column = (mark.line + first_line, mark.column + 1) if mark is not None else (first_line, 1)
         if isinstance(event, yaml.AliasEvent):
             raise YamlTextError(f"uses the alias *{event.anchor}: archmem's files never hold anchors or aliases; "
                                 "write the value out", line, column)
@@ -173,7 +173,7 @@ def _loader() -> Any:
 
         base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-        class _TextTimesLoader(base):  # type: ignore[misc, valid-type]
+        class _TextTimesLoader(base):  # type: ignore[misc, valid-type]  # C or Python loader
             pass
 
         _TextTimesLoader.yaml_implicit_resolvers = {

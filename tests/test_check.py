@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from archmem.cli import cli
-from archmem.memory.check import MemoryFileText, annotations, check_memory_files
+from archmem.memory.check import MemoryFileText, check_memory_files, github_annotations
 from archmem.memory.file_format import file_name, render_memory
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
@@ -311,7 +311,7 @@ def test_github_format_is_exact_and_escaped(repo: Path):
 def test_annotations_escape_percent_and_line_breaks():
     from archmem.memory.check import Finding
 
-    [line] = annotations([Finding("x.md", 2, 3, "warning", "schema", "100%\r\nsure")])
+    [line] = github_annotations([Finding("x.md", 2, 3, "warning", "schema", "100%\r\nsure")])
     assert line == "::warning file=x.md,line=2,col=3::100%25%0D%0Asure"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import urllib.error
+from email.message import Message
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -99,7 +100,7 @@ def _http_error(method: str, url: str, exc: urllib.error.HTTPError) -> GitHubApi
     """The API's own message, and what to do about it."""
     status = exc.code
     message = error_message(exc, "message")
-    headers = exc.headers or {}
+    headers: Message | dict[str, str] = exc.headers or {}
     where = f"{method} {path_of(url)}: {status} {message}"
     if status in (403, 429) and (headers.get("x-ratelimit-remaining") == "0" or headers.get("retry-after")):
         reset = headers.get("x-ratelimit-reset")

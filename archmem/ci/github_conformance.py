@@ -38,7 +38,7 @@ def _command(level: str, file: str, line: int, title: str, text: str) -> str:
             f"title={_escape(title, property=True)}::{_escape(text)}")
 
 
-def annotations(report: ConformanceReport) -> list[str]:
+def conformance_annotations(report: ConformanceReport) -> list[str]:
     """One line per import site that breaks the model or a rule (rules first): the same
     findings, in the same words, as SARIF and Code Quality report."""
     from archmem.reporting.findings import CYCLE, RULE_BROKEN, conformance_findings
@@ -100,7 +100,7 @@ def _sites(sites: list[Any]) -> str:
 def write_github(report: ConformanceReport, env: dict[str, str]) -> dict[str, Any]:
     """Append the summary and outputs to the files GitHub names; return what was written
     (annotations beyond ``MAX_ANNOTATIONS`` are counted, not printed)."""
-    every = annotations(report)
+    every = conformance_annotations(report)
     written: dict[str, Any] = {"annotations": every[:MAX_ANNOTATIONS], "omitted": max(0, len(every) - MAX_ANNOTATIONS),
                                "outputs": outputs(report)}
     append_step_files(env, summary(report), written["outputs"])

@@ -35,7 +35,7 @@ def outputs(report: DriftReport) -> dict[str, str]:
 
 
 
-def annotations(report: DriftReport, root: Path) -> list[str]:
+def drift_annotations(report: DriftReport, root: Path) -> list[str]:
     lines = []
     for element in report.elements:
         if element.status not in ("drifted", "missing") or element.stamp is None:
@@ -104,6 +104,6 @@ def _cell(markdown: str) -> str:
 
 def write_github(report: DriftReport, root: Path, env: dict[str, str]) -> dict[str, Any]:
     """Append the summary and outputs to the files GitHub names; return what was written."""
-    written: dict[str, Any] = {"annotations": annotations(report, root), "outputs": outputs(report)}
+    written: dict[str, Any] = {"annotations": drift_annotations(report, root), "outputs": outputs(report)}
     append_step_files(env, summary(report), written["outputs"])
     return written

@@ -70,7 +70,7 @@ def accept_annotations(review: PullRequestReview) -> tuple[list[Annotation], lis
     return warnings, notices
 
 
-def annotations(review: PullRequestReview) -> list[Annotation]:
+def review_annotations(review: PullRequestReview) -> list[Annotation]:
     """Every annotation, most pressing first: memories this change makes VERIFY, accept
     files that cannot count, elements with pitfalls on their changed code, memories that
     were VERIFY already, then a notice per accept the change makes or withdraws."""
@@ -145,11 +145,11 @@ def write_github(
 ) -> list[str]:
     """Append the summary and the outputs to the files GitHub names; return the
     annotations to print (at most ``MAX_ANNOTATIONS``)."""
-    lines = annotations(review)
+    lines = review_annotations(review)
     shown, more = lines[:MAX_ANNOTATIONS], lines[MAX_ANNOTATIONS:]
     append_step_files(env, summary(markdown, more=more, published=published, comment_problem=comment_problem),
                       outputs(review, published))
     return [a.command() for a in shown]
 
 
-__all__ = ["MAX_ANNOTATIONS", "Annotation", "annotations", "outputs", "summary", "write_github"]
+__all__ = ["MAX_ANNOTATIONS", "Annotation", "outputs", "review_annotations", "summary", "write_github"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import urllib.error
+from email.message import Message
 from collections.abc import Iterator
 
 from archmem.ci.transport import (
@@ -103,7 +104,7 @@ def _http_error(method: str, url: str, exc: urllib.error.HTTPError) -> GitLabApi
     """The API's own message, and what to do about it."""
     status = exc.code
     where = f"{method} {path_of(url)}: {status} {error_message(exc, 'message', 'error_description', 'error')}"
-    headers = exc.headers or {}
+    headers: Message | dict[str, str] = exc.headers or {}
     if status == 429:
         reset = headers.get("RateLimit-ResetTime") or (f"in {headers.get('Retry-After')} seconds"
                                                        if headers.get("Retry-After") else "later")

@@ -103,8 +103,8 @@ class JsonTransport:
         request = urllib.request.Request(url, data=data, headers=headers, method=method)
         deadline = _Deadline(self.timeout)
         request.archmem_deadline = deadline  # type: ignore[attr-defined]  # read by the handlers below
-        request.archmem_api_url = self.api_url  # type: ignore[attr-defined]
-        request.archmem_error = self.error  # type: ignore[attr-defined]
+        request.archmem_api_url = self.api_url  # type: ignore[attr-defined]  # ditto
+        request.archmem_error = self.error  # type: ignore[attr-defined]  # ditto
         try:
             with deadline:
                 try:
@@ -229,14 +229,14 @@ class _Deadline:
 
         def make(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
             connection = http_class(*args, **kwargs)
-            create = connection._create_connection  # type: ignore[attr-defined]
+            create = connection._create_connection  # type: ignore[attr-defined]  # private hook
 
             def create_tracked(*a: Any, **k: Any) -> socket.socket:
                 sock = create(*a, **k)
                 self.track(sock)
                 return sock
 
-            connection._create_connection = create_tracked  # type: ignore[attr-defined]
+            connection._create_connection = create_tracked  # type: ignore[attr-defined]  # private hook
             return connection
 
         return make
@@ -249,7 +249,7 @@ class _Watched:
         deadline = getattr(req, "archmem_deadline", None)
         if deadline is not None:
             http_class = deadline.connection(http_class)
-        return super().do_open(http_class, req, **kwargs)  # type: ignore[misc]
+        return super().do_open(http_class, req, **kwargs)  # type: ignore[misc]  # wrapped class
 
 
 class _WatchedHTTP(_Watched, urllib.request.HTTPHandler):

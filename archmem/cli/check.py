@@ -42,9 +42,9 @@ def check(ctx: click.Context, workspace: Workspace, output_format: str, as_json:
 
         emit_report(check_findings(report), output_format)
     elif output_format == "github":
-        from archmem.memory.check import annotations
+        from archmem.memory.check import github_annotations
 
-        for line in annotations(report.findings):
+        for line in github_annotations(report.findings):
             click.echo(line)
         click.echo(_summary(report))
     else:

@@ -51,7 +51,7 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
     each element's top memories instead (archmem brief --rules refreshes them, archmem
     check reports stale ones). Merges, never clobbers; run it again safely."""
     from archmem.agents import install as plan
-    from archmem.agents.hooks import clamp_budget
+    from archmem.agents.hooks import DEFAULT_BUDGET, clamp_budget
 
     if rules:
         return _install_rules(target, repo, as_json=as_json)
@@ -60,7 +60,7 @@ def install(target: str | None, print_only: bool, dry_run: bool, force: bool, gl
 
         return install_merge_driver(_project_root(repo), dry_run=dry_run, force=force, global_=global_,
                                     print_only=print_only, as_json=as_json)
-    budget = budget if budget is not None else plan.DEFAULT_BUDGET
+    budget = budget if budget is not None else DEFAULT_BUDGET
     budget, warning = clamp_budget(target or "claude-code", budget)
     warnings = [warning] if warning else []
     for warning in warnings:

@@ -83,8 +83,8 @@ def safe_output() -> Iterator[None]:
     if isinstance(sys.stdout, SafeStream) or sys.stdout is None or sys.stderr is None:
         yield
         return
-    sys.stdout = SafeStream(sys.stdout)  # type: ignore[assignment]
-    sys.stderr = SafeStream(sys.stderr)  # type: ignore[assignment]
+    sys.stdout = SafeStream(sys.stdout)
+    sys.stderr = SafeStream(sys.stderr)
     try:
         yield
     finally:

@@ -117,7 +117,7 @@ def _comment(
 
 def _warn(text: str, *, github: bool) -> None:
     if github:
-        from archmem.ci.github import escape
+        from archmem.escape import workflow_command as escape
 
         click.echo(f"::warning title=archmem pr::{escape(text)}")
     else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from archmem.config import ConformanceConfig, ConformanceRule
+from archmem.config import ConformanceConfig, ConformanceRule, IgnoredDependencyRule
 from archmem.conformance.graph import Lineage
 from archmem.conformance.types import Cycle, Dependency, Unevidenced, Violation
 from archmem.errors import ConfigError, UnknownNameError
@@ -107,7 +107,7 @@ def _ids(names: Sequence[str], model: ArchitectureModel, where: str) -> list[str
     return ids
 
 
-def _resolve_names(rule: ConformanceRule, kind: str, index: int, model: ArchitectureModel,
+def _resolve_names(rule: ConformanceRule | IgnoredDependencyRule, kind: str, index: int, model: ArchitectureModel,
                    source: str | None) -> tuple[list[str], list[str]]:
     where = f"{source or 'archmem.toml'}: [conformance] {kind}[{index}]"
     if not rule.targets or (kind != "only" and not rule.sources):

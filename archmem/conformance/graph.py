@@ -71,7 +71,7 @@ def owners(files_of: Mapping[str, list[str]], lineage: Lineage) -> dict[str, tup
     for element, files in files_of.items():
         for path in files:
             by_file.setdefault(path, []).append(element)
-    result = {}
+    result: dict[str, tuple[str, ...]] = {}
     for path, elements in by_file.items():
         if len(elements) == 1:
             result[path] = (elements[0],)

@@ -23,6 +23,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from archmem.conformance.graph import Lineage
 from archmem.conformance.types import Site
@@ -136,7 +137,7 @@ def read_deployment(files: Iterable[str], read: Callable[[str], str | None]) -> 
     return found
 
 
-def _skaffold(path: str, doc: dict, found: Deployment) -> None:
+def _skaffold(path: str, doc: dict[str, Any], found: Deployment) -> None:
     build = doc.get("build")
     artifacts = build.get("artifacts") if isinstance(build, dict) else None
     base = posixpath.dirname(path)
@@ -147,7 +148,7 @@ def _skaffold(path: str, doc: dict, found: Deployment) -> None:
                 found.built_from[artifact["image"]] = "" if context == "." else context
 
 
-def _service(doc: dict, found: Deployment) -> None:
+def _service(doc: dict[str, Any], found: Deployment) -> None:
     metadata, spec = doc.get("metadata"), doc.get("spec")
     name = metadata.get("name") if isinstance(metadata, dict) else None
     if not isinstance(name, str):
@@ -157,7 +158,7 @@ def _service(doc: dict, found: Deployment) -> None:
     found.services[name] = picked if isinstance(picked, str) else name
 
 
-def _containers(node: object) -> Iterable[dict]:
+def _containers(node: object) -> Iterable[dict[str, Any]]:
     """Every container of a workload, wherever its pod template nests them."""
     if isinstance(node, dict):
         for key, value in node.items():
@@ -170,7 +171,7 @@ def _containers(node: object) -> Iterable[dict]:
             yield from _containers(item)
 
 
-def _workload(path: str, doc: dict, lines: Sequence[str], start: int, found: Deployment,
+def _workload(path: str, doc: dict[str, Any], lines: Sequence[str], start: int, found: Deployment,
               pending: list[tuple[str, str, str, int, str]]) -> None:
     metadata = doc.get("metadata")
     name = metadata.get("name") if isinstance(metadata, dict) else None
@@ -245,18 +246,18 @@ def map_workloads(deployment: Deployment, files_of: Mapping[str, Sequence[str]],
     deepest of equals), else of a folder named like it, else the element named like it."""
     result = WorkloadOwners()
     folders: dict[str, str] = {}
-    for element, owned in files_of.items():
+    for owned in files_of.values():
         for path in owned:
-            folder = posixpath.dirname(path)
-            while folder:
-                folders.setdefault(_words(posixpath.basename(folder)), folder)
-                folder = posixpath.dirname(folder)
+            above = posixpath.dirname(path)
+            while above:
+                folders.setdefault(_words(posixpath.basename(above)), above)
+                above = posixpath.dirname(above)
     names: dict[str, str] = {}
-    for element in lineage.chain:
-        for label in (element.rsplit(".", 1)[-1], lineage.name(element)):
+    for named in lineage.chain:
+        for label in (named.rsplit(".", 1)[-1], lineage.name(named)):
             for key in {_words(label), _words(label).removesuffix("service")}:
                 if key:
-                    names.setdefault(key, element)
+                    names.setdefault(key, named)
     for workload in sorted(deployment.workloads):
         image = deployment.images.get(workload)
         folder = deployment.built_from.get(workload)

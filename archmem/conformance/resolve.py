@@ -265,7 +265,9 @@ class _ScriptIndex:
                 parent = self._load(target, depth + 1)
                 if parent is not None:
                     inherited = parent
-        options = data.get("compilerOptions") if isinstance(data.get("compilerOptions"), dict) else {}
+        options = data.get("compilerOptions")
+        if not isinstance(options, dict):
+            options = {}
         base_url = inherited.base_url
         if isinstance(options.get("baseUrl"), str):
             base_url = _join(folder, options["baseUrl"])

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from archmem.clock import format_time
 from archmem.drift.index import DriftIndex
@@ -29,6 +29,17 @@ from archmem.drift.staleness import Staleness
 from archmem.drift.types import Baseline, DriftStamp, ElementSize, Thresholds
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
+
+
+class _Shared(TypedDict):
+    """The fields of an ``ElementDrift`` that do not depend on its status."""
+
+    id: str
+    name: str
+    since: datetime | None
+    size: ElementSize
+    line: int | None
+    file: str | None
 
 
 @dataclass
@@ -193,7 +204,7 @@ def element_drift(
         size = sizes.get(element.id, ElementSize(0, 0))
         described = since.get(element.id)
         location = element.location
-        common = {
+        common: _Shared = {
             "id": element.id, "name": element.name, "since": described.time if described else None, "size": size,
             "line": location.line if location else None, "file": location.file if location else None,
         }

@@ -11,11 +11,12 @@ from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
+from typing import Unpack
 
 from archmem.clock import Clock, format_time
 from archmem.config import DriftConfig
 from archmem.drift.accepts import Accept, AcceptFiles, AcceptFolder, AcceptProblem, first_on_line
-from archmem.drift.changes import ChangesSince, changes_since
+from archmem.drift.changes import Bounds, ChangesSince, changes_since
 from archmem.drift.baselines import described_text, is_mapping_only, mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
@@ -392,7 +393,7 @@ class DriftView:
         position = self.index.position(since)
         return self.index.shas[position - 1] if position else None
 
-    def memory_changes(self, memory: Memory, **bounds: int) -> ChangesSince | None:
+    def memory_changes(self, memory: Memory, **bounds: Unpack[Bounds]) -> ChangesSince | None:
         """What changed under a memory's elements and anchors since it was last confirmed
         (None without commits)."""
         head = self.scan.head
@@ -405,7 +406,7 @@ class DriftView:
             elements=memory.elements, anchors=memory.anchors, **bounds,
         )
 
-    def element_changes(self, element_id: str, **bounds: int) -> ChangesSince | None:
+    def element_changes(self, element_id: str, **bounds: Unpack[Bounds]) -> ChangesSince | None:
         """What changed in an element's code since the model last described it (or it
         was last accepted); None without commits."""
         head = self.scan.head
@@ -418,7 +419,7 @@ class DriftView:
             owners=self.index.owners, elements=[element_id], **bounds,
         )
 
-    def accept_changes(self, path: str, *, without: Collection[str] = (), **bounds: int) -> ChangesSince | None:
+    def accept_changes(self, path: str, *, without: Collection[str] = (), **bounds: Unpack[Bounds]) -> ChangesSince | None:
         """What the accept in file ``path`` vouches for: its element's code from the
         baseline the element has without the accept files ``without`` (those a pull
         request brings: its previous baseline) to where the accept counts from. None

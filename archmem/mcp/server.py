@@ -58,7 +58,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from archmem import __version__
 from archmem.errors import ArchmemError, ConfigError, ModelError, UnknownNameError
@@ -71,6 +71,9 @@ if TYPE_CHECKING:
     from archmem.workspace import Workspace
 
 log = logging.getLogger("archmem.mcp")
+
+T = TypeVar("T")
+"""What a function run on the workspace's thread answers."""
 
 MAX_AGE_SECONDS = 3600.0
 """Re-read model and drift at least this often (VERIFY wording ages with the clock)."""
@@ -157,12 +160,12 @@ class WorkspaceHost:
         self._scanner: threading.Thread | None = None
         self._scanned = threading.Event()
 
-    async def run(self, function: Callable[..., Answer], /, **arguments: Any) -> Answer:
+    async def run(self, function: Callable[..., T], /, **arguments: Any) -> T:
         """``function(workspace, **arguments)`` on the worker thread, model refreshed first."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, partial(self._call, function, arguments))
 
-    def _call(self, function: Callable[..., Answer], arguments: dict[str, Any]) -> Answer:
+    def _call(self, function: Callable[..., T], arguments: dict[str, Any]) -> T:
         from archmem.store.failures import store_failures
 
         if self._scanned.is_set():  # the history scanned in the background: drift can be answered now
@@ -304,7 +307,7 @@ def _as_tool(host: WorkspaceHost, function: Callable[..., Answer], output: Any =
     returns: Any = Annotated[CallToolResult, output] if output is not None else CallToolResult
     tool.__name__ = tool.__qualname__ = function.__name__
     tool.__doc__ = function.__doc__
-    tool.__signature__ = signature.replace(  # type: ignore[attr-defined]
+    tool.__signature__ = signature.replace(  # type: ignore[attr-defined]  # read by the SDK
         parameters=[*parameters, injected], return_annotation=returns
     )
     tool.__annotations__ = {p.name: p.annotation for p in parameters} | {"context": Context, "return": returns}
@@ -349,7 +352,7 @@ def _as_completion(host: WorkspaceHost) -> Callable[..., Any]:
         if complete_one is None:
             return None
         try:
-            values, total = await host.run(complete_one, value=argument.value)  # type: ignore[arg-type]
+            values, total = await host.run(complete_one, value=argument.value)
         except ArchmemError:  # a model that does not parse: nothing to offer (reads say why)
             return None
         return Completion(values=values, total=total, has_more=total > len(values))
@@ -370,7 +373,7 @@ async def _answer_or_protocol_error(host: WorkspaceHost, function: Callable[...,
     from mcp.shared.exceptions import MCPError
 
     try:
-        return printable(await host.run(function, **arguments))  # type: ignore[arg-type]
+        return printable(await host.run(function, **arguments))
     except UnknownNameError as exc:  # a memory or element that is not there
         raise MCPError(code=INVALID_PARAMS, message=str(exc), data=exc.to_dict()) from None
     except ArchmemError as exc:
@@ -395,7 +398,7 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
 
     server = ArchmemServer(
         "archmem", title="archmem", version=__version__, instructions=mcp_tools.INSTRUCTIONS,
-        lifespan=lifespan, log_level=log_level,  # type: ignore[arg-type]
+        lifespan=lifespan, log_level=log_level,
         prepare=lambda ready: _prepare(ready, host),
     )
     for uri, name, title, read in [*RESOURCES, *TEMPLATES]:
@@ -407,7 +410,7 @@ def build_server(workspace: Workspace | WorkspaceHost, *, log_level: str = "WARN
         name="start_task", title="Start a task with archmem",
         description="Brief the agent on a task from the repository's memory, and how to record what it learns.",
     )(_as_prompt(host))
-    server.completion()(_as_completion(host))
+    server.completion()(_as_completion(host))  # type: ignore[no-untyped-call]  # the SDK leaves it unannotated
     return server
 
 

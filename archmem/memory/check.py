@@ -488,7 +488,7 @@ def _key_line(text: str, key: str) -> int:
 # ---- GitHub Actions -----------------------------------------------------------------
 
 
-def annotations(findings: Sequence[Finding]) -> list[str]:
+def github_annotations(findings: Sequence[Finding]) -> list[str]:
     """``::error file=…,line=…,col=…::message`` workflow commands, one per finding."""
     from archmem.escape import workflow_command as _escape
 

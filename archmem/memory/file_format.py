@@ -273,7 +273,7 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
     try:
         memory = Memory(
             id=memory_id,
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,  # type: ignore[arg-type]  # validated by the model
             title=title,
             content=content,
             elements=_text_list(front, "elements", fail),
@@ -286,11 +286,11 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
             confirm_reason=confirm_reason,
             confirmations=confirmations,
             supersedes=_optional_text(front, "supersedes", fail),
-            status=status,  # type: ignore[arg-type]
+            status=status,  # type: ignore[arg-type]  # validated by the model
             status_reason=_optional_text(front, "reason", fail) if status == "archived" else None,
         )
     except ValueError as exc:  # pydantic's ValidationError; its text would show the values
-        errors = getattr(exc, "errors", lambda: [])()
+        errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
         where = ".".join(str(part) for part in errors[0]["loc"]) + ": " + errors[0]["msg"] if errors else "a bad value"
         raise MemoryFileError(f"invalid memory ({where})", 2) from None
     return ParsedFile(memory, warnings, key_lines)

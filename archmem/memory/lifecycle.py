@@ -256,7 +256,7 @@ def remember(
         memory = Memory(
             id=_unused_id(ctx.store),
             title=title,
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,
             content=content,
             elements=element_ids,
             anchors=anchor_list,

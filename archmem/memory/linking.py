@@ -63,7 +63,7 @@ def link_targets(model: ArchitectureModel) -> tuple[dict[str, str], dict[str, st
     return elements, decisions
 
 
-def resolve_link_target(ctx: MemoryContext, target: str) -> tuple[str, str] | None:
+def resolve_link_target(ctx: MemoryContext, target: str) -> tuple[linkrules.LinkKind, str] | None:
     """(kind, id) for a link target: a memory title, then an element, then a decision."""
     elements, decisions = link_targets(ctx.model)
     return linkrules.resolve_link(target, titles=_ActiveTitles(ctx.store), elements=elements, decisions=decisions)

@@ -189,7 +189,7 @@ def _read_versions(
     ids = {memory.id for memory in memories if memory is not None}
     if len(ids) > 1:
         return None, f"the versions hold different memories ({', '.join(sorted(ids))})"
-    return (memories[0], memories[1], memories[2]), None  # type: ignore[return-value]
+    return (memories[0], memories[1], memories[2]), None  # type: ignore[return-value]  # ours, theirs parsed
 
 
 def _front_matter(text: str) -> str:

@@ -444,6 +444,7 @@ def _read_log4brains(record: _Record, element: str | None) -> Decision:
     if status.lower().startswith("superseded"):
         status = "superseded"
     date_found = _meta(record, "date", header_only=False)
+    date: dt.date | None
     if date_found is not None:
         date = _strict_date(record, date_found)
     else:

@@ -55,7 +55,7 @@ def compose_yaml(text: str, file: str) -> Node | None:
     loader = _depth_limited_loader()(text)
     loader.archmem_file = file
     try:
-        return loader.get_single_node()  # type: ignore[no-any-return]
+        return loader.get_single_node()
     finally:
         loader.dispose()
 
@@ -73,7 +73,7 @@ def _depth_limited_loader() -> Any:
             self.archmem_depth += 1
             try:
                 if self.archmem_depth > MAX_DOCUMENT_DEPTH:
-                    mark = self.peek_event().start_mark
+                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]  # PyYAML stub unannotated
                     where = SourceLocation(self.archmem_file, mark.line + 1, mark.column + 1)
                     raise too_deep("lists and mappings", MAX_DOCUMENT_DEPTH, where)
                 return super().compose_node(parent, index)

@@ -6,7 +6,7 @@ these types, and everything else in archmem reads only these.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 import datetime as dt
 from functools import cached_property
 from typing import Any, ClassVar
@@ -131,7 +131,7 @@ class ArchitectureModel(BaseModel):
 
     _CACHES: ClassVar[tuple[str, ...]] = ("_by_id", "_children")
 
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> ArchitectureModel:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> ArchitectureModel:
         """A copy whose look-up caches are rebuilt from the copied lists."""
         copied = super().model_copy(update=update, deep=deep)
         for key in self._CACHES:

@@ -271,7 +271,9 @@ def _pyproject(path: str, read: Read, present: set[str], found: Manifests) -> No
     except tomllib.TOMLDecodeError:
         return
     folder = posixpath.dirname(path) or "."
-    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    project = data.get("project")
+    if not isinstance(project, dict):
+        project = {}
     poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
     name = project.get("name") or (poetry.get("name") if isinstance(poetry, dict) else None)
     if isinstance(name, str) and name:
@@ -280,7 +282,9 @@ def _pyproject(path: str, read: Read, present: set[str], found: Manifests) -> No
         package = _module_path(re.sub(r"[-.]", "_", name.lower()), folder, present)
         if package and not package.endswith(".py"):
             found.framework("python-package", package, f"{path}: the package of the project {name}")
-    scripts = project.get("scripts") if isinstance(project.get("scripts"), dict) else {}
+    scripts = project.get("scripts")
+    if not isinstance(scripts, dict):
+        scripts = {}
     if isinstance(poetry, dict) and isinstance(poetry.get("scripts"), dict):
         scripts = {**poetry["scripts"], **scripts}
     for script, target in scripts.items():

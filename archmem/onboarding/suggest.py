@@ -184,14 +184,16 @@ def _collections_by_tag(model: ArchitectureModel, result: PathSuggestions, sugge
     waiting = {u.element for u in result.unmatched}
     for element_id in list(waiting):
         element = model.get(element_id)
-        name = words(element.name)  # type: ignore[union-attr]
+        if element is None:
+            continue
+        name = words(element.name)
         members = [e for e in model.elements if e.id != element_id and e.id in suggested
                    and any(same_joined(name, words(tag)) for tag in e.tags)]
         globs = list(dict.fromkeys(g for m in members for g in suggested[m.id] if not g.startswith("!")))
         if len(name) < 2 or not globs:
             continue
         tag = next(t for t in members[0].tags if same_joined(name, words(t)))
-        result.suggestions.append(Suggestion(element_id, element.name, globs, 0.7,  # type: ignore[union-attr]
+        result.suggestions.append(Suggestion(element_id, element.name, globs, 0.7,
                                              [f"the code of the {len(members)} elements tagged {tag!r}"]))
         result.unmatched = [u for u in result.unmatched if u.element != element_id]
         suggested[element_id] = globs
@@ -210,7 +212,8 @@ def _take_back_siblings_code(model: ArchitectureModel, result: PathSuggestions, 
     siblings never own the same file: the Django app without its management command."""
     paths = {**own, **{s.element: s.paths for s in result.suggestions}}
     for suggestion in result.suggestions:
-        parent = model.get(suggestion.element).parent  # type: ignore[union-attr]
+        element = model.get(suggestion.element)
+        parent = element.parent if element is not None else None
         folders = [g.removesuffix("/**") for g in suggestion.paths
                    if not is_negated(g) and not has_wildcard(g.removesuffix("/**"))]
         for sibling in model.children(parent) if parent else [e for e in model.elements if e.parent is None]:
@@ -245,7 +248,8 @@ def _assign(
         if element_id in suggested or score < MIN_CONFIDENCE:
             continue
         held = [other for other, place in top.items()
-                if other != element_id and model.get(other).parent == element.parent and item.place.contains(place)]
+                if other != element_id and (found := model.get(other)) is not None and found.parent == element.parent
+                and item.place.contains(place)]
         if len(held) >= 2:
             umbrellas.setdefault(element_id, f"its best place, {item.place.glob}, holds the code of "
                                              f"{len(held)} sibling elements ({', '.join(held[:3])})")
@@ -333,13 +337,13 @@ def _parents_hold_their_parts(
         if not below or element.paths:
             continue
         mine = by_id.get(element.id)
-        inside = compile_globs(mine.paths) if mine else None
-        if mine and all(inside(g.removesuffix("/**") + "/x") for g in below):  # type: ignore[misc]
+        inside = compile_globs(mine.paths if mine else [])  # no globs: matches nothing
+        if mine and all(inside(g.removesuffix("/**") + "/x") for g in below):
             continue
         holder = _holder(below)
         others = [glob for owner, glob in taken.get(element.parent, []) if owner != element.id]
         fits = holder and not any(_overlaps_path(holder, g) for g in others) and element.kind != "softwareSystem"
-        holds_none = mine is not None and not any(inside(g.removesuffix("/**") + "/x") for g in below)  # type: ignore[misc]
+        holds_none = mine is not None and not any(inside(g.removesuffix("/**") + "/x") for g in below)
         if fits and (mine is None or mine.confidence < STRONG or holds_none):
             evidence = f"the folder that holds its parts' code ({len(below)} places)"
             if mine is None:
@@ -353,7 +357,7 @@ def _parents_hold_their_parts(
             result.from_children.append(element.id)
             continue
         else:
-            extra = [g for g in below if not inside(g.removesuffix("/**") + "/x") and g not in mine.paths]  # type: ignore[misc]
+            extra = [g for g in below if not inside(g.removesuffix("/**") + "/x") and g not in mine.paths]
             mine.paths.extend(extra)
             mine.evidence.append(f"also the code of its children: {', '.join(extra)}")
         suggested[element.id] = mine.paths

@@ -83,7 +83,7 @@ def rule_files(model: ArchitectureModel, memories: Iterable[Memory], clients: It
     for element in model.elements:
         listed = by_element.get(element.id)
         globs = _globs(model.effective_paths(element.id)) if listed else []
-        if not globs:
+        if not listed or not globs:
             continue
         top = sorted(listed, key=lambda m: (KIND_ORDER[m.kind], -m.created_at.timestamp(), m.id))[:PER_RULE]
         for client in clients:

@@ -278,14 +278,14 @@ def review_pull_request(
         for entry in result.results:
             if entry["kind"] not in RANKED_KINDS or entry["id"] in shown:
                 continue
-            holder = next((by_id[e] for e in entry["elements"] if e in by_id and by_id[e].direct), None) or next(
+            shown_on = next((by_id[e] for e in entry["elements"] if e in by_id and by_id[e].direct), None) or next(
                 (by_id[e] for e in entry["elements"] if e in by_id), None)
-            if holder is not None:
-                holder.memories.append({**entry, "file": memory_path(entry["id"])})
+            if shown_on is not None:
+                shown_on.memories.append({**entry, "file": memory_path(entry["id"])})
                 shown.add(entry["id"])
 
-        for element in review.elements:  # pitfalls first, each kind in rank order (as briefings show them)
-            element.memories.sort(key=lambda entry: KIND_ORDER.get(entry["kind"], 9))
+        for touched_element in review.elements:  # pitfalls first, each kind in rank order (as briefings show them)
+            touched_element.memories.sort(key=lambda entry: KIND_ORDER.get(entry["kind"], 9))
 
     changed_paths = {path for f in code for path in f.paths}
     candidates = on_touched + [m for m in memories if m not in on_touched

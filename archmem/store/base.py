@@ -149,6 +149,9 @@ class Store(Protocol):
     def session_ids(self) -> list[str]:
         """Every session id, oldest first."""
 
+    def open_sessions(self) -> list[Session]:
+        """Sessions not ended yet, oldest first."""
+
     def end_session(self, session_id: str, ended_at: str, outcome_memory_id: str | None) -> bool:
         """Close a session; False when it was already closed."""
 

@@ -7,7 +7,7 @@ statement to many targets at once); properties and perspectives are kept as writ
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from archmem.model.dsl.builder import add_tags, split_tags
 from archmem.model.dsl.context import PERSP, PROPS, Ctx
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from archmem.model.dsl.parser import Parser
 
 
-def attribute(p: Parser, ctx: Ctx, tokens: list[Token], targets: list) -> bool:
+def attribute(p: Parser, ctx: Ctx, tokens: list[Token], targets: list[Any]) -> bool:
     """``description``/``technology``/``tag(s)``/``url``/``properties``/``perspectives``
     applied to every target; False when the statement is none of these."""
     word = tokens[0].text.lower()

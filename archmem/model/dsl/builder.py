@@ -414,7 +414,7 @@ def group_path(group: Entity) -> str:
         while node is not None and node.group is None:
             names.append(node.name)
             node = node.outer
-        if node is not None:
+        if node is not None and node.group is not None:
             names.append(node.group)  # a group around it already knows its path
         group.group = "/".join(reversed(names))
     return group.group

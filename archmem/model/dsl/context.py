@@ -7,6 +7,7 @@ directives, expressions) can share them without importing the parser.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from archmem.model.dsl.archetypes import Archetype
 from archmem.model.dsl.builder import Entity, Rel
@@ -37,7 +38,7 @@ class Ctx:
     kind: str
     entity: Entity | None = None
     group: Entity | None = None
-    items: list = field(default_factory=list)
+    items: list[Any] = field(default_factory=list)
     """The elements of ``!elements`` (ELEMENTS) or the relationships of a block (RELS)."""
     targets: list[dict[str, str]] = field(default_factory=list)
     """Where ``properties``/``perspectives`` entries go."""

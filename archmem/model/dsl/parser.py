@@ -179,7 +179,7 @@ class Parser:
                 continue
             if directives.handle_global(self, ctx, tokens):
                 continue
-            HANDLERS[ctx.kind if ctx is not None else ROOT](self, ctx, tokens, ident)  # type: ignore[arg-type]
+            HANDLERS[ctx.kind if ctx is not None else ROOT](self, ctx, tokens, ident)  # type: ignore[arg-type]  # ROOT takes None
 
     def end(self, tokens: list[Token]) -> None:
         if not self.stack:

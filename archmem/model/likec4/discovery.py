@@ -27,9 +27,9 @@ def find_likec4_workspace(root: Path, *, depth: int) -> Path | None:
     if len(configs) == 1:
         return configs[0]
     if configs:
-        names = ", ".join(p.relative_to(root).as_posix() or "." for p in configs[:6]) + (" …" if len(configs) > 6 else "")
+        listed = ", ".join(p.relative_to(root).as_posix() or "." for p in configs[:6]) + (" …" if len(configs) > 6 else "")
         raise ModelNotFoundError(
-            f"several LikeC4 projects in {root}: {names}",
+            f"several LikeC4 projects in {root}: {listed}",
             hint='choose one: model = "folder" in archmem.toml, or --model FOLDER',
         )
     if not sources:

@@ -36,14 +36,16 @@ _NAMES = {
     COMPONENT: ("component", "module", "library", "lib", "package", "class", "controller", "repository"),
 }
 _BY_NAME = {name: level for level, names in _NAMES.items() for name in names}
-_WORDS = (
+_WORDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (PERSON, ("person", "actor", "user", "customer", "persona")),
     (SYSTEM, ("system",)),
     (COMPONENT, ("component",)),
     (CONTAINER, ("container", "service", "app", "database", "queue", "db", "storage")),
 )
-_NOTATION = ((PERSON, ("person", "actor", "user")), (SYSTEM, ("system",)), (CONTAINER, ("container",)),
-             (COMPONENT, ("component",)))
+_NOTATION: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (PERSON, ("person", "actor", "user")), (SYSTEM, ("system",)), (CONTAINER, ("container",)),
+    (COMPONENT, ("component",)),
+)
 
 
 def normalize_level(text: str) -> str | None:

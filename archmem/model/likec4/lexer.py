@@ -96,7 +96,7 @@ def tokenize(text: str, file: str) -> list[Token]:
         elif kind == "dotkind" or kind == "tag":
             append(Token(_TYPES[kind], found.group()[1:], line, column))
         elif kind in _TYPES:
-            append(Token(_TYPES[kind], found.group(), line, column))  # type: ignore[index]
+            append(Token(_TYPES[kind], found.group(), line, column))
         if kind in _MULTI_LINE:
             breaks = text.count("\n", pos, end)
             if breaks:

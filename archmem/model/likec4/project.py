@@ -72,7 +72,9 @@ def read_project(path: Path, within: Path) -> Project:
         return Project(name=path.stem, folder=path.parent, files=[path])
     folder = path.parent if path.is_file() else path
     config = config_file(folder)
-    name, includes, excludes = folder.name, [], []
+    name = folder.name
+    includes: list[str] = []
+    excludes: list[str] = []
     warnings: list[str] = []
     if config is not None:
         try:
@@ -82,7 +84,7 @@ def read_project(path: Path, within: Path) -> Project:
     files = sources_below(folder)
     for include in includes:
         try:
-            target = confine(include, base=folder, within=within, what=f"{config.name} include", location=None)
+            target = confine(include, base=folder, within=within, what=f"{config.name if config else folder.name} include", location=None)
         except ModelError as exc:
             warnings.append(f"{exc.message}; not read")
             continue
@@ -108,7 +110,9 @@ def _read_config(config: Path) -> tuple[str, list[str], list[str]]:
         raise ModelError(f"{config}: not a readable JSON file ({exc})") from None
     if not isinstance(data, dict):
         raise ModelError(f"{config}: expected a JSON object")
-    name = data.get("name") if isinstance(data.get("name"), str) else ""
+    name = data.get("name")
+    if not isinstance(name, str):
+        name = ""
     include = data.get("include", [])
     if isinstance(include, dict):
         include = include.get("paths", [])
