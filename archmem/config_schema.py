@@ -21,8 +21,10 @@ from archmem.errors import ConfigError
 
 T = TypeVar("T")
 
-BOUNDS: dict[str, tuple[str, Callable[[Any, Any], bool]]] = {"ge": ("greater than or equal to", lambda v, b: v >= b), "gt": ("greater than", lambda v, b: v > b),
-          "le": ("less than or equal to", lambda v, b: v <= b), "lt": ("less than", lambda v, b: v < b)}
+BOUNDS: dict[str, tuple[str, Callable[[Any, Any], bool]]] = {
+    "ge": ("greater than or equal to", lambda v, b: v >= b), "gt": ("greater than", lambda v, b: v > b),
+    "le": ("less than or equal to", lambda v, b: v <= b), "lt": ("less than", lambda v, b: v < b),
+}
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def generate(root: Path, files: int, undeclared: int, rng: random.Random) -> set
     (root / "go.mod").parent.mkdir(parents=True, exist_ok=True)
     (root / "go.mod").write_text("module example.com/bench\n\ngo 1.22\n", encoding="utf-8")
     for (c, k), members in layout.items():
-        for index, (language, stem) in enumerate(members):
+        for language, stem in members:
             me = path(c, k, language, stem)
             same = [m for m in members if m[0] == language and m[1] != stem]
             targets = [(c, k, s) for _, s in rng.sample(same, min(3, len(same)))]
@@ -106,12 +106,11 @@ def generate(root: Path, files: int, undeclared: int, rng: random.Random) -> set
             target = root / me
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
-    for language in ("python",):  # packages for Python's absolute imports
-        for c in range(CONTAINERS):
-            for k in range(COMPONENTS):
-                for folder in (f"py", f"py/c{c}", f"py/c{c}/k{k}"):
-                    (root / folder).mkdir(parents=True, exist_ok=True)
-                    (root / folder / "__init__.py").touch()
+    for c in range(CONTAINERS):  # packages for Python's absolute imports
+        for k in range(COMPONENTS):
+            for folder in ("py", f"py/c{c}", f"py/c{c}/k{k}"):
+                (root / folder).mkdir(parents=True, exist_ok=True)
+                (root / folder / "__init__.py").touch()
     components = "\n".join(
         f'            c{c} = container "Container {c}" {{\n' + "".join(
             f'                k{k} = component "Component {c}.{k}" {{\n                    properties {{\n'

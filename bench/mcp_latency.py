@@ -124,7 +124,7 @@ async def measure(root: Path, queries: list[str], starts: int) -> dict[str, obje
 
             ways = {"in_process": direct, "in_memory": tool(in_memory), "stdio": tool(over_stdio)}
             samples: dict[str, list[float]] = {name: [] for name in ways}
-            for name, way in ways.items():
+            for way in ways.values():
                 await way(queries[0])  # warm caches
             for query in queries:
                 for name, way in ways.items():

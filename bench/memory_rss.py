@@ -72,7 +72,6 @@ def main() -> None:
                 subprocess.run(["git", *command], cwd=root, check=True, env=GIT_ENV)
             row = []
             for name in wanted:
-                start = time.perf_counter()
                 mb, seconds = peak_mb([sys.executable, "-m", "archmem", *COMMANDS[name](lines)], root)
                 row.append(f"{mb:10.0f} {seconds:6.1f}")
             print(f"{size:>9} " + " ".join(row), flush=True)

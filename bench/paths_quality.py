@@ -70,9 +70,7 @@ def is_manifest(path: str, text: str) -> bool:
         return True
     if "/settings/" in f"/{path}" and name.endswith(".py"):
         return True  # a Django settings package (settings/base.py …)
-    if name.endswith((".yml", ".yaml")) and "apiVersion:" in text and "kind:" in text:
-        return True  # a Kubernetes resource
-    return False
+    return name.endswith((".yml", ".yaml")) and "apiVersion:" in text and "kind:" in text  # a Kubernetes resource
 
 
 def copy_manifests(repo: str, git_dir: str) -> list[str]:

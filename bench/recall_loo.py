@@ -65,7 +65,7 @@ def settings(grid: list[dict[str, list[Any]]] = GRID) -> list[dict[str, Any]]:
     found = []
     for part in grid:
         keys = list(part)
-        found += [dict(zip(keys, values)) for values in itertools.product(*(part[k] for k in keys))]
+        found += [dict(zip(keys, values, strict=True)) for values in itertools.product(*(part[k] for k in keys))]
     return found
 
 

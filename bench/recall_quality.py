@@ -435,7 +435,7 @@ def print_report(title: str, runs: list[VariantRun], summaries: dict[str, dict[s
             print(f"{task['id']} [{task['category']}] {task['query']!r}")
             for run in done:
                 row = run.rows[task["id"]]
-                shown = " ".join(f"{m}({g})" for m, g in zip(row["returned"], row["grades"])) or "∅"
+                shown = " ".join(f"{m}({g})" for m, g in zip(row["returned"], row["grades"], strict=False)) or "∅"
                 flag = f" MUST_NOT {row['must_not_hit']}" if row["must_not_hit"] else ""
                 ndcg = f"nDCG {row['ndcg']:.2f}" if "ndcg" in row else "no_answer"
                 print(f"   {run.name:<{w - 2}}{ndcg:<11}{shown}{flag}")

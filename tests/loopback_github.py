@@ -161,9 +161,9 @@ class _Handler(JsonHandler):
         if not parts.path.startswith(prefix):
             return self._answer(404, {"message": "Not Found"})
         rest = parts.path[len(prefix):].split("/")
-        if self.command in ("POST", "PATCH"):
-            if seen.headers.get("content-type") != "application/json" or not isinstance(body, dict) \
-                    or set(body) != {"body"} or not isinstance(body["body"], str):
+        if self.command in ("POST", "PATCH") and (
+                seen.headers.get("content-type") != "application/json" or not isinstance(body, dict)
+                or set(body) != {"body"} or not isinstance(body["body"], str)):
                 github.problems.append(f"{self.command} {parts.path}: body {body!r}")
                 return self._answer(422, {"message": "Validation Failed"})
         if len(rest) == 2 and rest[0].isdigit() and rest[1] == "comments":

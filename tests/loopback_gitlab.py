@@ -90,9 +90,9 @@ class _Handler(JsonHandler):
         if not parts.path.startswith(prefix):
             return self._answer(404, {"message": "404 Project Not Found"})
         rest = parts.path[len(prefix):].split("/")
-        if self.command in ("POST", "PUT"):
-            if seen.headers.get("content-type") != "application/json" or not isinstance(body, dict) \
-                    or set(body) != {"body"} or not isinstance(body["body"], str):
+        if self.command in ("POST", "PUT") and (
+                seen.headers.get("content-type") != "application/json" or not isinstance(body, dict)
+                or set(body) != {"body"} or not isinstance(body["body"], str)):
                 gitlab.problems.append(f"{where}: body {body!r}")
                 return self._answer(400, {"message": "400 Bad request - body is missing"})
         if len(rest) < 2 or not rest[0].isdigit() or rest[1] != "notes":

@@ -221,7 +221,7 @@ def pr_env(tmp_path: Path, event: Path, github: FakeGitHub | None = None, name: 
     return env
 
 
-def test_pr_review_action_comments_annotates_checks_and_maps(repo: Path, change, tmp_path: Path):
+def test_pr_review_action_comments_annotates_checks_and_maps(repo: Path, change, tmp_path: Path):  # noqa: F811
     event = event_file(tmp_path, change["base"], change["head"])
     with FakeGitHub() as github:
         run = run_action(PR_ACTION, {"github-token": TOKEN}, repo, tmp_path, pr_env(tmp_path, event, github))
@@ -242,7 +242,7 @@ def test_pr_review_action_comments_annotates_checks_and_maps(repo: Path, change,
     assert ("::notice title=archmem::this archmem has no 'archmem check' yet" in run.stdout) is not has_check
 
 
-def test_pr_review_action_gates_after_the_comment_is_posted(repo: Path, change, tmp_path: Path):
+def test_pr_review_action_gates_after_the_comment_is_posted(repo: Path, change, tmp_path: Path):  # noqa: F811
     event = event_file(tmp_path, change["base"], change["head"])
     with FakeGitHub() as github:
         run = run_action(PR_ACTION, {"github-token": TOKEN, "fail-on-stale": "1"}, repo, tmp_path,
@@ -254,7 +254,7 @@ def test_pr_review_action_gates_after_the_comment_is_posted(repo: Path, change, 
     assert bad.code == 1 and "FAIL_ON must be a whole number, not 'many'" in bad.stdout
 
 
-def test_pr_review_action_without_permission_to_comment_warns_and_passes(repo: Path, change, tmp_path: Path):
+def test_pr_review_action_without_permission_to_comment_warns_and_passes(repo: Path, change, tmp_path: Path):  # noqa: F811
     event = event_file(tmp_path, change["base"], change["head"])
     with FakeGitHub() as github:
         github.fail = (403, {}, "Resource not accessible by integration")
@@ -264,7 +264,7 @@ def test_pr_review_action_without_permission_to_comment_warns_and_passes(repo: P
     assert "No pull request comment: POST" in run.summary or "No pull request comment: GET" in run.summary
 
 
-def test_pr_review_action_on_push_runs_drift_and_skips_the_review(repo: Path, change, tmp_path: Path):
+def test_pr_review_action_on_push_runs_drift_and_skips_the_review(repo: Path, change, tmp_path: Path):  # noqa: F811
     event = tmp_path / "push.json"
     event.write_text(json.dumps({"before": change["base"], "after": change["head"]}))
     run = run_action(PR_ACTION, {"comment": "true"}, repo, tmp_path, pr_env(tmp_path, event, name="push"))
@@ -273,7 +273,7 @@ def test_pr_review_action_on_push_runs_drift_and_skips_the_review(repo: Path, ch
     assert run.outputs["touched-elements"] == "" and run.outputs["stale-memories"] == "1"
 
 
-def test_pr_review_action_on_a_shallow_clone_says_the_fix_or_deepens(repo: Path, change, tmp_path: Path):
+def test_pr_review_action_on_a_shallow_clone_says_the_fix_or_deepens(repo: Path, change, tmp_path: Path):  # noqa: F811
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "router", f"file://{repo}", str(shallow))
     event = event_file(tmp_path, change["base"], change["head"])
@@ -331,7 +331,7 @@ def test_a_fresh_clone_reports_what_the_working_clone_reports(repo: Path, tmp_pa
 # ---- SARIF to code scanning --------------------------------------------------------------
 
 
-def test_with_sarif_the_actions_write_sarif_for_the_upload_step_and_without_write_none(repo: Path, change,
+def test_with_sarif_the_actions_write_sarif_for_the_upload_step_and_without_write_none(repo: Path, change,  # noqa: F811
                                                                                          tmp_path: Path):
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is not installed (dev extra)")
     schema = json.loads((REPO_ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))

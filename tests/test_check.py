@@ -128,7 +128,7 @@ def test_unknown_keys_are_warnings_with_did_you_mean(repo: Path):
 def test_conflict_markers_are_errors_at_each_markers_line(repo: Path):
     lines = render_memory(memory("m-1", title="Header limits", confirmations=1)).split("\n")
     at = lines.index("confirmations: 1")
-    merged = lines[:at] + ["<<<<<<< HEAD", "confirmations: 2", "=======", "confirmations: 3", ">>>>>>> theirs"]
+    merged = [*lines[:at], "<<<<<<< HEAD", "confirmations: 2", "=======", "confirmations: 3", ">>>>>>> theirs"]
     merged += lines[at + 1 :]
     write(repo, {f"{FOLDER}/m.md": "\n".join(merged)})
     assert rules(repo) == [("conflict-markers", f"{FOLDER}/m.md", at + 1)]

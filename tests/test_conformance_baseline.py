@@ -67,7 +67,7 @@ def where(result: dict) -> tuple[str, int]:
 
 def test_test_files_import_nothing_the_architecture_counts(git_repo):
     root = small_shop(git_repo)
-    log, results = sarif_results(root)
+    _log, results = sarif_results(root)
     assert [where(r) for r in results] == [("src/shop/api/api.py", 4)]
     data = json.loads(run(root, "conformance", "--json").output)
     assert data["imports"]["tests"] == 2 and data["imports"]["files"] == 8

@@ -4,6 +4,7 @@ in a page of docs/."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import click
 import pytest

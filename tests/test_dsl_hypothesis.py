@@ -218,7 +218,7 @@ def test_mangled_dsl_never_crashes(playground: Path, case: tuple[str, bytes]) ->
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(tokens=st.lists(st.sampled_from(FRAGMENTS + ['"A"', "a", "b", "a -> b", "x = "]), max_size=40))
+@given(tokens=st.lists(st.sampled_from([*FRAGMENTS, '"A"', "a", "b", "a -> b", "x = "]), max_size=40))
 def test_random_fragments_never_crash(playground: Path, tokens: list[str]) -> None:
     _check(playground, "<sample>", " ".join(tokens).encode("utf-8"))
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import re
+
 import pytest
 
 from archmem.errors import ModelNotFoundError, ModelSyntaxError
@@ -58,7 +60,7 @@ def test_every_keyword_structurizr_opens_alone_is_lenient(tmp_path: Path, line: 
 def test_a_keyword_without_any_brace_is_still_an_error(tmp_path: Path):
     path = tmp_path / "workspace.dsl"
     path.write_text('workspace {\n    model "x"\n    }\n}\n', encoding="utf-8")
-    with pytest.raises(ModelSyntaxError, match="Too many tokens, expected: model {"):
+    with pytest.raises(ModelSyntaxError, match=re.escape("Too many tokens, expected: model {")):
         parse_dsl(path, env={})
 
 

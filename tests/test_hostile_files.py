@@ -9,6 +9,7 @@ no traceback, and the file named by path and line.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import queue
@@ -33,7 +34,7 @@ def bomb(levels: int = 9) -> str:
     """The ~700-byte billion laughs: nine levels of ten aliases, then one more alias."""
     names = "abcdefghijklmnopqrstuvwxyz"[:levels]
     out = ["a: &a [x,x,x,x,x,x,x,x,x,x]"]
-    out += [f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 10) + "]" for prev, cur in zip(names, names[1:])]
+    out += [f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 10) + "]" for prev, cur in itertools.pairwise(names)]
     return "\n".join([*out, f"confirmations: *{names[-1]}"])
 
 

@@ -286,7 +286,7 @@ def test_other_config_files_mark_projects_and_a_program_is_not_run(tmp_path: Pat
     assert parse_likec4(tmp_path / "a", root=tmp_path).name == "alpha"
     model = parse_likec4(tmp_path / "b", root=tmp_path)
     assert [e.id for e in model.elements] == ["y"] and "likec4.config.ts is a program" in model.warnings[0]
-    with pytest.raises(ModelNotFoundError, match="several LikeC4 projects in .*: a, b"):
+    with pytest.raises(ModelNotFoundError, match=r"several LikeC4 projects in .*: a, b"):
         discover_model(tmp_path)
 
 

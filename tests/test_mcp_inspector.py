@@ -71,7 +71,7 @@ def test_recall_answers_when_a_decision_comes_along(demo: Path):
     ("confirm_memory", {"memory": "no such memory"}, "unknown memory"),
 ])
 def test_tool_errors_reach_the_client_as_tool_errors(demo: Path, tool: str, arguments: dict[str, Any], says: str):
-    code, answer = call(demo, tool, arguments)
+    _code, answer = call(demo, tool, arguments)
     assert "result" in answer, answer  # not "Structured content does not match the tool's output schema"
     result = answer["result"]
     assert result["isError"] is True and says in result["content"][0]["text"], result

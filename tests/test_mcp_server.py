@@ -336,7 +336,7 @@ def test_two_servers_write_to_one_store_at_once(tmp_path: Path):
                 for i in range(30)
             ))
 
-        futures = [asyncio.run_coroutine_threadsafe(write_all(s, w), s.loop) for s, w in zip(servers, (1, 2))]
+        futures = [asyncio.run_coroutine_threadsafe(write_all(s, w), s.loop) for s, w in zip(servers, (1, 2), strict=True)]
         results = [r for future in futures for r in future.result(timeout=120)]
         assert not [r.content[0].text for r in results if r.is_error]
         ids = {r.structured_content["id"] for r in results}

@@ -196,7 +196,7 @@ def test_review_lists_ignored_and_near_duplicates(ws: Workspace):
 
 
 def test_hostile_input(ws: Workspace):
-    with pytest.raises(InvalidInputError, match="20,000|20000"):
+    with pytest.raises(InvalidInputError, match=r"20,000|20000"):
         ws.remember("x" * 20_001, kind="note")
     with pytest.raises(InvalidInputError):
         ws.remember("bad \x00 byte", kind="note")

@@ -25,7 +25,7 @@ def remember(repo: Path, content: str, title: str) -> str:
 def test_a_memory_committed_with_its_code_is_not_verify_and_one_committed_alone_stays_verify(repo: Path):
     before = remember(repo, "Routes are matched by prefix, longest first.", "Prefix order")
     commit(repo, "team memory", "2026-01-15T10:00:00Z")
-    with_code = remember(repo, "The router table is generated from routes.yaml.", "Generated routes")
+    remember(repo, "The router table is generated from routes.yaml.", "Generated routes")
     (repo / "services/api/router.go").write_text(lines(100, "route"))
     commit(repo, "generated router, and what to know about it", "2026-02-01T00:00:00Z")
     # the first scan reads git; the second reads the history cache: the same answer

@@ -139,7 +139,7 @@ def test_a_discovered_model_file_may_not_link_out(layout) -> None:
 
 
 def test_log4brains_adr_folder_outside_is_refused_at_its_line(layout) -> None:
-    repo, outside = layout
+    repo, _outside = layout
     write_file(repo / "workspace.dsl", "workspace {\n}\n")
     settings_file = write_file(repo / ".log4brains.yml", "project:\n  name: x\n  adrFolder: ../outside/adr\n")
     refused(lambda: load_model(repo / "workspace.dsl", repo), file=settings_file, line=3, column=14)
@@ -178,7 +178,7 @@ def test_the_cli_refuses_with_the_directives_place_and_no_traceback(layout) -> N
 
 
 def test_an_explicit_model_outside_the_repository_may_name_files_beside_it(layout, tmp_path: Path) -> None:
-    repo, outside = layout
+    repo, _outside = layout
     elsewhere = tmp_path / "elsewhere"
     write(elsewhere, {"adr/0017-use-the-body.md": ADR, "workspace.dsl": "workspace {\n    !adrs adr\n}\n"})
     args = ["model", "--repo", str(repo), "--model", str(elsewhere / "workspace.dsl")]

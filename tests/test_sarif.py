@@ -99,7 +99,7 @@ def test_a_path_with_a_space_is_a_uri(git_repo):
     assert "orders/service/my%20checkout.py" in uris
 
 
-def test_drift_sarif_points_at_the_model_the_memory_file_and_the_changed_files(repo: Path, change):
+def test_drift_sarif_points_at_the_model_the_memory_file_and_the_changed_files(repo: Path, change):  # noqa: F811
     log = sarif(repo, "drift")
     assert log["runs"][0]["automationDetails"]["id"] == "archmem/drift/"
     assert {r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]} == {
@@ -138,7 +138,7 @@ def test_code_quality_has_gitlabs_fields(git_repo, command: str):
                      ".archmem/memories/broken.md": "---\nkind: note\ntitle: [unclosed\n---\nx\n"})
     (root / "orders/api/handlers.py").write_text("import requests\n" * 30)
     commit(root, "rewrite the handlers", "2026-02-01T00:00:00Z")
-    code, out = run(root, command, "--format", "codequality")
+    _code, out = run(root, command, "--format", "codequality")
     issues = json.loads(out)
     assert isinstance(issues, list) and issues, out
     for issue in issues:
@@ -165,7 +165,7 @@ def test_a_small_repository_with_one_undeclared_import(git_repo):
     assert where(finding) == ("src/shop/api/api.py", 4)
     assert "Api → Db is not in the model" in finding["message"]["text"]
     assert results(sarif(root, "drift")) == [] and results(sarif(root, "check")) == []
-    code, out = run(root, "conformance", "--format", "codequality")
+    _code, out = run(root, "conformance", "--format", "codequality")
     [issue] = json.loads(out)
     assert issue["location"] == {"path": "src/shop/api/api.py", "lines": {"begin": 4}}
     assert issue["fingerprint"] == finding["partialFingerprints"]["archmemFinding/v1"]

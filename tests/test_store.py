@@ -107,11 +107,10 @@ def test_the_index_takes_a_title_clash_and_a_fork_that_merged_files_bring(store:
 
 
 def test_transaction_rolls_back_everything(store: SQLiteStore):
-    with pytest.raises(RuntimeError):
-        with store.transaction():
-            insert(store, memory("m1"))
-            store.add_elements("m1", ["api"])
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), store.transaction():
+        insert(store, memory("m1"))
+        store.add_elements("m1", ["api"])
+        raise RuntimeError("boom")
     assert store.get_memory("m1") is None
     assert store.db.execute("SELECT COUNT(*) FROM memory_elements").fetchone()[0] == 0
 
@@ -139,7 +138,7 @@ def test_usage_counts_once_per_session_and_exposures_when_the_session_ends(store
 def test_links_pending_then_resolved(store: SQLiteStore):
     insert(store, memory("m1", "see [[Later]]"))
     store.replace_links("m1", [(Link(source_id="m1", target_text="Later"), "later")])
-    assert [l.target_text for l in store.links(pending=True)] == ["Later"]
+    assert [link.target_text for link in store.links(pending=True)] == ["Later"]
     insert(store, memory("m2", "later one", title="Later"), title_key="later")
     assert store.resolve_pending_links("later", "memory", "m2") == 1
     assert store.links(pending=True) == []
@@ -177,7 +176,7 @@ def test_a_foreign_sqlite_database_is_refused_untouched(tmp_path: Path):
     db.execute("CREATE TABLE customers (id INTEGER)")
     db.commit()
     db.close()
-    with pytest.raises(StoreError, match="not an archmem store.*customers"):
+    with pytest.raises(StoreError, match=r"not an archmem store.*customers"):
         open_store(path)
     names = {r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
     assert names == {"customers"}

@@ -181,7 +181,7 @@ def test_memories_added_on_two_branches_merge_without_conflict(origin: Path):
 
     assert set(listed(alice)) == set(ours + theirs)
     for memory_id, query in zip(ours + theirs, ["headers 8KB", "tokens routing", "orders transaction",
-                                                  "retry back off"]):
+                                                  "retry back off"], strict=True):
         assert memory_id in recalled(alice, query), query
     index_agrees_with_files(alice)
 
@@ -462,7 +462,9 @@ def test_deleting_the_index_gives_identical_recall_and_list(shop: Path):
 
     assert [[r["id"] for r in rs] for rs in after] == [[r["id"] for r in rs] for rs in before]
     assert after == before
-    key = lambda m: m["id"]
+    def key(m: dict) -> str:
+        return m["id"]
+
     assert sorted(_without_usage(listed_after), key=key) == sorted(_without_usage(listed_before), key=key)
     assert _without_usage(listed_after) == _without_usage(listed_before)
     index_agrees_with_files(shop)

@@ -152,7 +152,8 @@ def print_conformance(report: ConformanceReport, *, all_sites: bool = False) -> 
             note = "  (the model draws it)" if cycle.drawn else ""
             click.echo(f"  {' → '.join([*cycle.names, cycle.names[0]])}{note}")
             for step in cycle.steps:
-                click.echo(f"    {step.source_name} → {step.target_name}: {step.sites[0]} {step.sites[0].verb} {step.sites[0].target}")
+                site = step.sites[0]
+                click.echo(f"    {step.source_name} → {step.target_name}: {site} {site.verb} {site.target}")
     if report.ignored:
         click.secho(f"\nDependencies ignored by [conformance] ignore_dependencies ({len(report.ignored)})", bold=True)
         for v in report.ignored:

@@ -507,6 +507,7 @@ def import_command(workspace: Workspace, file: Path, partial: bool, as_json: boo
     if as_json:
         emit_json(report.to_dict())
         return
-    click.echo(f"imported {plural(len(report.imported), 'memory', 'memories')}" + (f", {len(report.unchanged)} already there" if report.unchanged else ""))
+    click.echo(f"imported {plural(len(report.imported), 'memory', 'memories')}"
+               + (f", {len(report.unchanged)} already there" if report.unchanged else ""))
     for error in report.errors:
         secho(f"  {file}:{error['line']}: {error['message']} (skipped)", fg="yellow")

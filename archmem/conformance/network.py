@@ -224,7 +224,7 @@ def _compose(path: str, text: str, lines: Sequence[str], found: Deployment,
         pairs = (environment.items() if isinstance(environment, dict)
                  else (str(e).split("=", 1) for e in environment) if isinstance(environment, list) else ())
         for pair in pairs:
-            variable, value = (list(pair) + [""])[:2] if not isinstance(pair, tuple) else pair
+            variable, value = [*pair, ""][:2] if not isinstance(pair, tuple) else pair
             if isinstance(value, str):
                 _address(name, str(variable), value, path, lines, start, pending)
 

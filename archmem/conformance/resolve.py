@@ -407,7 +407,7 @@ class _DeclaredIndex:
         name = ".".join(parts)
         if star and name in self.members:
             return _internal(self.members[name])
-        found = self._class(parts if star or ref.static else parts)
+        found = self._class(parts)
         if found:
             return _internal([found])
         package = ".".join(parts[:-1])

@@ -120,10 +120,8 @@ class _Source:
                 starts.setdefault(match.start(), match.end("name"))
         for start in sorted(starts):
             first = self.line_of(start)
-            if self.language == "python":
-                last = self._python_end(first - 1)
-            else:
-                last = self.line_of(self._brace_end(starts[start]))
+            last = (self._python_end(first - 1) if self.language == "python"
+                    else self.line_of(self._brace_end(starts[start])))
             yield self._with_decorators(first), last
 
     def _with_decorators(self, first: int) -> int:

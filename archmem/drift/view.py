@@ -80,7 +80,8 @@ class DriftView:
     def scan(self) -> ScanResult:
         exclude = history_exclusions(self.thresholds.ignore, self.store.anchor_paths())
         return scan_history(
-            self.store, reader_for(self.repository, exclude=exclude), deepen=self.deepen, progress=self.progress, budget=self.budget
+            self.store, reader_for(self.repository, exclude=exclude), deepen=self.deepen, progress=self.progress,
+            budget=self.budget,
         )
 
     @cached_property

@@ -140,11 +140,13 @@ async def serve_stdio(server: MCPServer) -> None:
     with _protocol_stdin() as wire:
         text = anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace"))
         lines = CheckedLines(text, send, written)
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]  # duck-typed AsyncFile
-            async with anyio.create_task_group() as group:
-                group.start_soon(answer, write_stream)
-                await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
-                group.cancel_scope.cancel()
+        async with (
+            stdio_server(stdin=lines) as (read_stream, write_stream),  # type: ignore[arg-type]  # duck-typed AsyncFile
+            anyio.create_task_group() as group,
+        ):
+            group.start_soon(answer, write_stream)
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+            group.cancel_scope.cancel()
 
 
 @contextmanager

@@ -393,7 +393,7 @@ def _confirm_restatement(
         id=existing.id,
         title=existing.title,
         deduplicated=True,
-        warnings=warnings + [f"this restates {existing.label!r}: confirmed it instead of storing a copy"],
+        warnings=[*warnings, f"this restates {existing.label!r}: confirmed it instead of storing a copy"],
         elements=fresh.elements,
         anchors=fresh.anchors,
     )

@@ -142,7 +142,7 @@ def resolve_link(
     key = normalize_title(target)
     if not key:
         return None
-    for kind, mapping in zip(_ORDER, (titles, elements, decisions)):
+    for kind, mapping in zip(_ORDER, (titles, elements, decisions), strict=True):
         if key in mapping:
             return kind, mapping[key]
     number = _ADR_NUMBER.match(key)

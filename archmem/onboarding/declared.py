@@ -130,8 +130,7 @@ def migration_folders(files: Sequence[str]) -> list[str]:
         for depth, part in enumerate(parts):
             if part.lower() in MIGRATION_FOLDERS:
                 folder = "/".join(parts[: depth + 1])
-                if not found or found[-1] != folder:
-                    if folder not in found:
-                        found.append(folder)
+                if (not found or found[-1] != folder) and folder not in found:
+                    found.append(folder)
                 break
     return sorted(found)

@@ -80,7 +80,7 @@ def similarity(a: str, b: str) -> float:
     if short < 4:
         return 0.0
     common = 0
-    for x, y in zip(sa, sb):
+    for x, y in zip(sa, sb, strict=False):  # the common prefix
         if x != y:
             break
         common += 1

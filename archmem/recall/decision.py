@@ -59,7 +59,7 @@ class Evidence:
 def confidence(evidence: Evidence, coefficients: Mapping[str, float]) -> float:
     """The model's probability that the task has an answer among the candidates."""
     z = coefficients.get("bias", 0.0) + sum(coefficients.get(name, 0.0) * x for name, x in
-                                            zip(FEATURES, evidence.vector()))
+                                            zip(FEATURES, evidence.vector(), strict=True))
     return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
@@ -96,4 +96,4 @@ def fit(rows: Sequence[Sequence[float]], labels: Sequence[int], *, l2: float = 1
         w -= step
         if float(np.abs(step).max()) < 1e-8:
             break
-    return {"bias": round(float(w[0]), 4), **{name: round(float(c), 4) for name, c in zip(FEATURES, w[1:])}}
+    return {"bias": round(float(w[0]), 4), **{name: round(float(c), 4) for name, c in zip(FEATURES, w[1:], strict=True)}}

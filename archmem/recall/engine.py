@@ -314,7 +314,7 @@ def _lexical(
     # a term no memory holds weighs in the ceiling as a term one memory holds: rare,
     # not infinitely telling (on a small store the difference would swamp everything)
     idfs = [idf(max(1, counts.get(term, 0)), max(total, 1)) for term in terms]
-    idf_of_form = {forms[term]: value for term, value in zip(terms, idfs)}
+    idf_of_form = {forms[term]: value for term, value in zip(terms, idfs, strict=True)}
     known = {forms[term] for term in terms if counts.get(term, 0) > 0}
     ranked = terms_worth_ranking(
         counts, total, min_relevance=config.min_relevance, exponent=config.lexical_exponent, cap=RANKED_TERMS

@@ -18,6 +18,7 @@ is named when the task writes it as code does: a path or a file name with its ex
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -138,4 +139,4 @@ def anchor_mentions(task: str) -> list[str]:
 
 def _camel(word: str) -> bool:
     """A case change inside a word: ``cartService``, ``OrderProcessor`` (not ``Redis``)."""
-    return any(a.islower() and b.isupper() for a, b in zip(word, word[1:]))
+    return any(a.islower() and b.isupper() for a, b in itertools.pairwise(word))

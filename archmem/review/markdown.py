@@ -191,7 +191,7 @@ def context(review: PullRequestReview, version: str) -> dict[str, Any]:
         for c in review.memory_changes
     ]
     verify = [_verify(review, v) for v in review.verify[:MAX_VERIFY]]
-    new = [v for v, item in zip(verify, review.verify) if item.new]
+    new = [v for v, item in zip(verify, review.verify, strict=False) if item.new]  # the first MAX_VERIFY
     ref = review.ref
     return {
         "marker": _trusted(MARKER),

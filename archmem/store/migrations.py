@@ -190,13 +190,12 @@ def migrate(db: sqlite3.Connection, path: str, *, now: str) -> list[int]:
         ).fetchall()
     finally:
         db.execute("COMMIT")
-    if version is None:
-        if foreign:
-            names = ", ".join(row[0] for row in foreign)
-            raise StoreError(
-                f"{path} is a SQLite database but not an archmem store (it has tables {names}); nothing was changed",
-                hint="point [store] path in archmem.toml at another file",
-            )
+    if version is None and foreign:
+        names = ", ".join(row[0] for row in foreign)
+        raise StoreError(
+            f"{path} is a SQLite database but not an archmem store (it has tables {names}); nothing was changed",
+            hint="point [store] path in archmem.toml at another file",
+        )
     newest = MIGRATIONS[-1][0]
     if version is not None and version > newest:
         raise StoreError(
@@ -214,7 +213,8 @@ def migrate(db: sqlite3.Connection, path: str, *, now: str) -> list[int]:
                 db.execute("ROLLBACK")
                 continue
             db.execute(
-                f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+                f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE}"
+                " (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
             )
             function(db)
             db.execute(f"INSERT INTO {MIGRATIONS_TABLE} (id, name, applied_at) VALUES (?, ?, ?)", (number, name, now))

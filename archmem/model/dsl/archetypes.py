@@ -97,10 +97,7 @@ class Archetypes:
 
     def get(self, type_: str, token: str) -> Archetype:
         """The archetype ``token`` names (the type's default for the bare keyword)."""
-        if type_ == RELATIONSHIP:
-            name = relationship_archetype_name(token) or token
-        else:
-            name = token.lower()
+        name = (relationship_archetype_name(token) or token) if type_ == RELATIONSHIP else token.lower()
         found = self.by_type[type_].get(name)
         if found is None:
             found = self._empty.get(type_)

@@ -103,9 +103,9 @@ def views_block(p: FileParser) -> None:
         token = p.next()
         if token.type == EOF:
             raise p.fail(token, ["'}'"])
-        if token.is_word("view") and p.peek().type == ID and not p.peek().is_word("of"):
-            if not p.peek().is_word("extends"):
-                p.out.views.append(p.peek().text)
+        if (token.is_word("view") and p.peek().type == ID and not p.peek().is_word("of")
+                and not p.peek().is_word("extends")):
+            p.out.views.append(p.peek().text)
         if p.is_punct("{"):
             p.skip_block()
     p.next()

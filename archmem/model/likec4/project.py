@@ -84,7 +84,8 @@ def read_project(path: Path, within: Path) -> Project:
     files = sources_below(folder)
     for include in includes:
         try:
-            target = confine(include, base=folder, within=within, what=f"{config.name if config else folder.name} include", location=None)
+            what = f"{config.name if config else folder.name} include"
+            target = confine(include, base=folder, within=within, what=what, location=None)
         except ModelError as exc:
             warnings.append(f"{exc.message}; not read")
             continue
