@@ -61,7 +61,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 types = component "Value types" "Element, Relationship, Memory, Commit, the conformance report: the values passed between layers." "pydantic, dataclasses" {
                     properties {
-                        "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/drift/types.py, archmem/conformance/types.py, archmem/ci/types.py"
+                        "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/recall/types.py, archmem/drift/types.py, archmem/conformance/types.py, archmem/ci/types.py"
                     }
                 }
                 words = component "Package basics" "The version and the few words every output uses (plurals)." {

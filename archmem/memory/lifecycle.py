@@ -24,6 +24,7 @@ from archmem.memory.secrets import check_fields
 from archmem.memory.types import MAX_COUNT, Memory
 from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
+from archmem.recall.types import WordQuery
 from archmem.store.base import Store
 
 if TYPE_CHECKING:
@@ -314,8 +315,8 @@ def neighbour_ids(store: Store, content: str, limit: int) -> list[str]:
     present = sorted((count, term) for term, count in counts.items() if count > 0)
     if not present:
         return []
-    query = " OR ".join(f'"{term}"' for _, term in present[:DEDUP_QUERY_TERMS])
-    return [memory_id for memory_id, _ in store.lexical_search(query, limit=limit)]
+    query = WordQuery(tuple(term for _, term in present[:DEDUP_QUERY_TERMS]), limit=limit)
+    return [memory_id for memory_id, _ in store.lexical_search(query)]
 
 
 def _find_restatement(

@@ -21,6 +21,7 @@ from typing import Any
 
 from archmem.clock import format_time, parse_time
 from archmem.memory.types import Memory
+from archmem.recall.types import WordQuery
 from archmem.store.connection import SQLiteConnection
 from archmem.store.file_index import FILE_FIELDS, MemoryFileIndex
 from archmem.store.files import MemoryFolder
@@ -307,21 +308,20 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
 
     # ---- lexical search -----------------------------------------------------------
 
-    def lexical_search(
-        self, match: str, *, limit: int = 50, title_weight: float = 2.0, parts_weight: float = 0.75
-    ) -> list[tuple[str, float]]:
-        """(memory id, BM25 relevance ≥ 0, higher is better) for an FTS5 MATCH expression.
+    def lexical_search(self, query: WordQuery) -> list[tuple[str, float]]:
+        """(memory id, BM25 relevance ≥ 0, higher is better) for a word query, asked as
+        an FTS5 ``MATCH`` (``fts5_match``).
 
         The word index holds active memories only (migration 5), so the ranking runs on
-        the index alone and only the best ``limit`` rows are joined to their ids. A term
-        found only among the parts of a compound counts ``parts_weight`` of a whole word."""
+        the index alone and only the best ``limit`` rows are joined to their ids."""
+        match = fts5_match(query)
         if not match:
             return []
         rows = self._execute(
             "SELECT m.id, -f.score FROM (SELECT rowid, bm25(memory_fts, ?, 1.0, ?) AS score FROM memory_fts "
             "WHERE memory_fts MATCH ? ORDER BY score LIMIT ?) AS f JOIN memories m ON m.seq = f.rowid "
             "ORDER BY f.score, m.seq",
-            (float(title_weight), float(parts_weight), match, limit),
+            (float(query.title_weight), float(query.parts_weight), match, query.limit),
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 
@@ -411,6 +411,24 @@ def _json_list(value: str | list[str]) -> list[str]:
     if value in ("[]", "[null]"):
         return []
     return [item for item in json.loads(value) if item is not None]
+
+
+def fts5_match(query: WordQuery) -> str:
+    """A ``WordQuery`` as an FTS5 ``MATCH`` expression: each phrase quoted (a quote in it
+    doubled, so no word is read as an operator), joined by OR, the excluded ones after
+    NOT; empty when it can find nothing."""
+    phrases = [_fts5_phrase(p) for p in query.phrases if p.split()]
+    if not phrases:
+        return ""
+    wanted = " OR ".join(phrases)
+    excluded = [_fts5_phrase(p) for p in query.excluded if p.split()]
+    if not excluded:
+        return wanted
+    return f"({wanted}) NOT " + (excluded[0] if len(excluded) == 1 else "(" + " OR ".join(excluded) + ")")
+
+
+def _fts5_phrase(text: str) -> str:
+    return '"' + " ".join(text.split()).replace('"', '""') + '"'
 
 
 def _like(text: str) -> str:
