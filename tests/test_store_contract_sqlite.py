@@ -26,3 +26,16 @@ def new_store(request: pytest.FixtureRequest, tmp_path: Path) -> NewStore:
         return open_store(tmp_path / f"index-{next(numbers)}" / "archmem.db")
 
     return opened
+
+
+def test_outside_the_store_package_the_index_is_a_store_never_the_sqlite_class():
+    """``open_store`` is the one place that names the implementation: a second index
+    then needs no change above ``archmem/store/``."""
+    from .conftest import REPO_ROOT
+
+    package = REPO_ROOT / "archmem"
+    naming = sorted(
+        str(path.relative_to(REPO_ROOT)) for path in package.rglob("*.py")
+        if "SQLiteStore" in path.read_text(encoding="utf-8") and (package / "store") not in path.parents
+    )
+    assert naming == []

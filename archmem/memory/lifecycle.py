@@ -311,19 +311,10 @@ def _write_new(
     """The new memory's file, then its index rows: the superseded one marked, links moved
     to the new one, its vector, its ``[[links]]``, and pending links to its title."""
     memory = Memory(
-        id=_unused_id(ctx.store),
-        title=draft.title,
-        kind=draft.kind,  # type: ignore[arg-type]
-        content=draft.content,
-        elements=draft.elements,
-        anchors=draft.anchors,
-        author=draft.author,
-        session_id=draft.session_id,
-        created_at=now,
-        confirmed_at=now,
-        confirmations=0,
-        supersedes=old.id if old else None,
-        private=draft.private,
+        id=_unused_id(ctx.store), title=draft.title, kind=draft.kind,  # type: ignore[arg-type]
+        content=draft.content, elements=draft.elements, anchors=draft.anchors, author=draft.author,
+        session_id=draft.session_id, created_at=now, confirmed_at=now, confirmations=0,
+        supersedes=old.id if old else None, private=draft.private,
     )
     if old is not None and ctx.files is not None:
         ctx.files.verify(old.id)

@@ -22,7 +22,7 @@ __all__ = ["FileRow", "MemoryFileIndex"]
 
 
 class MemoryFileIndex:
-    """Mixed into ``SQLiteStore``: needs ``_execute``, ``transaction`` and ``get_memories``."""
+    """Mixed into ``SQLiteStore``: needs ``_execute``, ``transaction`` and ``_select_in``."""
 
     db: sqlite3.Connection
 
@@ -33,8 +33,6 @@ class MemoryFileIndex:
         def transaction(self) -> Any: ...
 
         def _select_in(self, sql: str, ids: Sequence[str], *, chunk: int = 500) -> Iterator[Any]: ...
-
-        def get_memories(self, memory_ids: Iterable[str]) -> dict[str, Memory]: ...
 
     # ---- what the index knows of the files -----------------------------------------
 
