@@ -296,14 +296,13 @@ def test_the_audit_log_keeps_its_order_and_details(store: Store):
 
 def test_a_transaction_that_fails_leaves_nothing_and_runs_its_undo(store: Store):
     undone: list[str] = []
-    with pytest.raises(RuntimeError):
-        with store.transaction():
-            put(store, memory("m1", elements=["api"]))
-            store.on_rollback(lambda: undone.append("first"))
-            with store.transaction():  # re-entrant: one transaction
-                store.audit(AT, "confirm", "m1", None, {})
-                store.on_rollback(lambda: undone.append("second"))
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), store.transaction():
+        put(store, memory("m1", elements=["api"]))
+        store.on_rollback(lambda: undone.append("first"))
+        with store.transaction():  # re-entrant: one transaction
+            store.audit(AT, "confirm", "m1", None, {})
+            store.on_rollback(lambda: undone.append("second"))
+        raise RuntimeError("boom")
     assert undone == ["second", "first"]  # the last registered first
     assert store.get_memory("m1") is None and store.audit_entries() == [] and store.element_memory_counts() == {}
 
@@ -313,9 +312,8 @@ def test_a_committed_transaction_forgets_its_undo(store: Store):
     with store.transaction():
         put(store, memory("m1"))
         store.on_rollback(lambda: undone.append("m1"))
-    with pytest.raises(RuntimeError):
-        with store.transaction():
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), store.transaction():
+        raise RuntimeError("boom")
     assert undone == [] and store.get_memory("m1") is not None
 
 

@@ -62,11 +62,10 @@ def test_a_superseded_memory_keeps_what_its_file_said(files: MemoryFiles, tmp_pa
 def test_a_transaction_that_fails_puts_every_file_back(files: MemoryFiles, store: Store, tmp_path: Path):
     kept = files.write(memory())
     before = (tmp_path / kept).read_bytes()
-    with pytest.raises(RuntimeError):
-        with store.transaction():
-            files.write(memory(content="Changed, then rolled back."))
-            new = files.write(memory(id="m-0000000002", title="Another"))
-            raise RuntimeError("the index update failed")
+    with pytest.raises(RuntimeError), store.transaction():
+        files.write(memory(content="Changed, then rolled back."))
+        new = files.write(memory(id="m-0000000002", title="Another"))
+        raise RuntimeError("the index update failed")
     assert (tmp_path / kept).read_bytes() == before
     assert not (tmp_path / new).exists()
     assert store.file_row(new) is None
