@@ -101,7 +101,7 @@ def write_links(ctx: LinkContext, memory_id: str, content: str) -> tuple[list[di
             source_id=memory_id,
             target_text=parsed.target,
             shown=parsed.shown,
-            target_kind=target[0] if target else None,
+            target_kind=target[0] if target else None,  # type: ignore[arg-type]  # resolve_link: memory, element or decision
             target_id=target[1] if target else None,
         )
         rows.append((link, linkrules.normalize_title(parsed.target)))

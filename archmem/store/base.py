@@ -177,7 +177,7 @@ class Store(Protocol):
         """(id, BM25 relevance ≥ 0, higher is better) of the active memories a word query
         finds, best first (ties: in the order they were written)."""
 
-    def index_forms(self, terms: Sequence[str]) -> dict[str, str]:
+    def index_forms(self, terms: Iterable[str]) -> dict[str, str]:
         """The form the word index stores each term under (its stem)."""
 
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:

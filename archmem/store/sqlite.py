@@ -322,7 +322,7 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 
-    def index_forms(self, terms: Sequence[str]) -> dict[str, str]:
+    def index_forms(self, terms: Iterable[str]) -> dict[str, str]:
         """The form the word index stores each term under ("retries" → "retri")."""
         return self._forms.of(terms)
 
