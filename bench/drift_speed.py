@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from archmem.config import DriftConfig  # noqa: E402
 from archmem.drift.scan import ScanResult, history_exclusions, scan_history  # noqa: E402
-from archmem.history import HistoryReader  # noqa: E402
+from archmem.git.history import HistoryReader  # noqa: E402
 from archmem.store import open_store  # noqa: E402
 from archmem.store.commits import CommitCache  # noqa: E402
 

@@ -13,8 +13,8 @@ import pytest
 from archmem.config import DriftConfig
 from archmem.drift.index import DriftIndex
 from archmem.drift.scan import history_exclusions, reader_for, scan_history
-from archmem.history import HistoryReader
-from archmem.repo import Repository
+from archmem.git.history import HistoryReader
+from archmem.git.repository import Repository
 from archmem.store.commits import CommitCache
 from archmem.workspace import Workspace
 

@@ -18,7 +18,7 @@ FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.json_input
               "archmem.clock", "archmem.config", "archmem.config_schema",
               "archmem.words", "archmem.yaml_text", "archmem.atomic_write"}
 LAYERS = [  # lowest first
-    ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.embeddings_local",
+    ("adapters", ("archmem.store", "archmem.embeddings", "archmem.embeddings_local",
                   "archmem.testing",
                   "archmem.git", "archmem.ci.transport", "archmem.ci.github_api", "archmem.ci.gitlab_api",
                   "archmem.agents")),

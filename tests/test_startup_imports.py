@@ -37,7 +37,7 @@ RECALL_PACKAGES = ("archmem.store", "archmem.drift", "archmem.recall", "archmem.
 
 RECALL_MODULES = {
     "archmem.cli.memory", "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.errors",
-    "archmem.repo", "archmem.history", "archmem.confinement", "archmem.initialize", "archmem.json_input",
+    "archmem.confinement", "archmem.initialize", "archmem.json_input",
     "archmem.atomic_write", "archmem.yaml_text",
     # the model, read from a Structurizr DSL file (no YAML, no Structurizr JSON reader)
     "archmem.model", "archmem.model.types", "archmem.model.loader", "archmem.model.paths", "archmem.model.limits",

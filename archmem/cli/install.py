@@ -117,7 +117,7 @@ def _install_rules(target: str | None, repo: Path | None, *, as_json: bool) -> N
 
 
 def _project_root(repo: Path | None) -> Path:
-    from archmem.repo import find_root
+    from archmem.git.repository import find_root
 
     if repo is not None:
         find_root(repo)  # exists, is a folder: the same errors as every other command

@@ -31,7 +31,7 @@ def merge_file(ctx: click.Context, base: Path, ours: Path, theirs: Path, path: s
     it. When both sides changed one field differently, OURS gets git's conflict
     markers. The result is written to OURS. Exit 0 when clean, 1 with conflicts.
     """
-    from archmem.git.tools import merge_texts
+    from archmem.git.merge_file import merge_texts
     from archmem.memory.merge import merge_memory_file
 
     texts = [_read(file) for file in (base, ours, theirs)]

@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from archmem.drift.types import Commit
 from archmem.errors import RepositoryError
-from archmem.history import SHALLOW_HINT, HistoryReader
+from archmem.git.history import SHALLOW_HINT, HistoryReader
+from archmem.git.repository import Repository
+from archmem.git.types import Commit
 from archmem.model.paths import compile_globs, normalize_glob
-from archmem.repo import Repository
 from archmem.store.commits import CommitCache
 from archmem.store.sqlite import SQLiteStore
 

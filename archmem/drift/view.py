@@ -5,7 +5,6 @@ it for VERIFY reasons and ``archmem drift`` for the report.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -14,21 +13,40 @@ from pathlib import Path
 
 from archmem.clock import Clock, format_time
 from archmem.config import DriftConfig
-from archmem.drift.accepts import Accept, AcceptFiles, AcceptFolder, AcceptProblem, first_on_line
+from archmem.drift.accepts import (
+    Accept,
+    AcceptFiles,
+    AcceptFolder,
+    AcceptProblem,
+    first_on_line,
+)
+from archmem.drift.baselines import (
+    described_text,
+    is_mapping_only,
+    mapping_lines,
+    mapping_only_commits,
+)
 from archmem.drift.changes import ChangesSince, changes_since
-from archmem.drift.baselines import described_text, is_mapping_only, mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
-from archmem.drift.scan import Progress, ScanResult, history_exclusions, reader_for, scan_history
+from archmem.drift.scan import (
+    Progress,
+    ScanResult,
+    history_exclusions,
+    reader_for,
+    scan_history,
+)
 from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import Baseline, ElementSize, Thresholds
 from archmem.errors import RepositoryError
+from archmem.git.blame import LineHistory
+from archmem.git.repository import Repository
 from archmem.git.revisions import Revisions
+from archmem.git.types import BlamedCommit
 from archmem.memory.types import Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
-from archmem.repo import BlamedCommit, Repository
 from archmem.store.sqlite import SQLiteStore
 
 
@@ -153,8 +171,10 @@ class DriftView:
         """Per line of a model file, the commit that last *described* it, and the numbers
         of the lines that never count (``archmem.*`` properties and what holds only them,
         and lines only a mapping-only commit wrote)."""
-        skip = mapping_only_commits(self.repository.file_patches(path))
-        commits = self.repository.blame_line_commits(path, ignore=skip)
+        if not self.repository.is_git:
+            return None, set()
+        skip = mapping_only_commits(self.lines.patches(path))
+        commits = self.lines.blame(path, ignore=skip)
         if commits is None:
             return None, set()
         try:
@@ -174,13 +194,13 @@ class DriftView:
         """Lines not committed yet describe the code as it is now, unless the working
         tree only maps elements (archmem.* lines added, a ``{`` opened): then each such
         line keeps the commit of the line it was in HEAD, and added lines do not count."""
-        committed = self.repository.committed_text(path)
+        committed = self.lines.committed_text(path)
         if committed is None:
             return commits
         before = committed.split("\n")
         if not is_mapping_only(before, text):
             return commits
-        blamed = self.repository.blame_line_commits(path, ignore=skip, revision="HEAD") or []
+        blamed = self.lines.blame(path, ignore=skip, revision="HEAD") or []
         places: dict[str, list[int]] = {}
         for number, line in enumerate(before):
             places.setdefault(described_text(line), []).append(number)
@@ -365,13 +385,7 @@ class DriftView:
     def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         key = (path, base)
         if key not in self._hunks:
-            result = subprocess.run(
-                ["git", "diff", "-U0", "-w", "--relative", base, "HEAD", "--", path],
-                cwd=self.repository.root, capture_output=True, check=False,
-            )
-            if result.returncode != 0:
-                raise RepositoryError(f"git diff failed for {path}: {result.stderr.decode(errors='replace').strip()}")
-            parsed = parse_unified_zero(result.stdout.decode("utf-8", errors="replace"))
+            parsed = parse_unified_zero(self.revisions.unified_zero_diff(base, "HEAD", path))
             hunks = parsed.get(path, [])
             # changed without text to judge (binary, mode, rename): one hunk that is never cosmetic
             self._hunks[key] = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
@@ -386,6 +400,11 @@ class DriftView:
     @cached_property
     def revisions(self) -> Revisions:
         return Revisions(self.repository.root)
+
+    @cached_property
+    def lines(self) -> LineHistory:
+        """The model files' line histories (blame), in a git checkout."""
+        return LineHistory(self.repository.root)
 
     def _base(self, since: Baseline | datetime | None) -> str | None:
         """The last first-parent commit at or before ``since`` (None: before the history)."""

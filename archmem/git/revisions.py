@@ -216,6 +216,14 @@ class Revisions:
             return Bounded(files + summary)
         return Bounded(files[:max_lines] + summary, len(files) - max_lines)
 
+    def unified_zero_diff(self, base: str, head: str, path: str) -> str:
+        """One file's diff between two revisions without context lines, whitespace
+        ignored (``-U0 -w``): exactly which lines changed, for a symbol's anchor."""
+        result = self._git("diff", "-U0", "-w", "--relative", base, head, "--", path, check=False)
+        if result.returncode != 0:
+            raise RepositoryError(f"git diff failed for {path}: {result.stderr.decode(errors='replace').strip()}")
+        return result.stdout.decode("utf-8", errors="replace")
+
     def diff(self, base: str, head: str, paths: list[str], *, max_lines: int) -> Bounded:
         """The unified diff of ``paths``, cut to ``max_lines`` lines."""
         if not paths:

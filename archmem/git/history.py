@@ -51,8 +51,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
-from archmem.drift.types import ChangeStatus, Commit, FileChange
 from archmem.errors import RepositoryError
+from archmem.git.types import ChangeStatus, Commit, FileChange
 
 if TYPE_CHECKING:
     import git
