@@ -117,9 +117,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/adrs.py"
                     }
                 }
-                codepaths = component "Code ownership" "Path globs, element ownership, what a model may name, the model as data." {
+                codepaths = component "Code ownership" "Path globs, element ownership, which model-file lines only map code, what a model may name, the model as data." {
                     properties {
-                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/summary.py, archmem/model/confine.py, archmem/model/external.py, archmem/model/generated.py"
+                        "archmem.paths" "archmem/model/paths.py, archmem/model/description_lines.py, archmem/model/ownership.py, archmem/model/summary.py, archmem/model/confine.py, archmem/model/external.py, archmem/model/generated.py"
                     }
                 }
                 onboarding = component "Path suggestions" "archmem paths suggest: where each element's code is, from names, manifests and history; the [paths] table." {
@@ -361,7 +361,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
 
         # drift
         archmem.drift -> archmem.foundation "Reads settings and values of"
-        archmem.drift.driftindex -> archmem.domain.codepaths "Matches changes to elements' paths with"
+        archmem.drift.driftindex -> archmem.domain.codepaths "Matches changes to elements' paths, and tells the model file's mapping lines from its describing ones, with"
         archmem.drift.driftindex -> archmem.adapters.git "Reads the history, blames the model file and shows what changed since a moment with"
         archmem.drift.driftindex -> archmem.adapters.store "Caches the history in"
         archmem.drift.driftindex -> archmem.adapters.install "Writes accept files atomically with"

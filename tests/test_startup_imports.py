@@ -42,6 +42,7 @@ RECALL_MODULES = {
     # the model, read from a Structurizr DSL file (no YAML, no Structurizr JSON reader)
     "archmem.model", "archmem.model.types", "archmem.model.loader", "archmem.model.paths", "archmem.model.limits",
     "archmem.model.confine", "archmem.model.ownership", "archmem.model.generated", "archmem.model.adrs",
+    "archmem.model.description_lines",  # drift's baselines: which model-file lines only map code
     "archmem.model.dsl", "archmem.model.dsl.archetypes", "archmem.model.dsl.blocks", "archmem.model.dsl.builder",
     "archmem.model.dsl.context", "archmem.model.dsl.deployment", "archmem.model.dsl.directives",
     "archmem.model.dsl.expressions", "archmem.model.dsl.handlers", "archmem.model.dsl.lexer",

@@ -20,12 +20,7 @@ from archmem.drift.accepts import (
     AcceptProblem,
     first_on_line,
 )
-from archmem.drift.baselines import (
-    described_text,
-    is_mapping_only,
-    mapping_lines,
-    mapping_only_commits,
-)
+from archmem.drift.baselines import is_mapping_only, mapping_only_commits
 from archmem.drift.changes import ChangesSince, changes_since
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
@@ -45,6 +40,7 @@ from archmem.git.repository import Repository
 from archmem.git.revisions import Revisions
 from archmem.git.types import BlamedCommit
 from archmem.memory.types import Memory
+from archmem.model.description_lines import described_text, mapping_lines
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.store.sqlite import SQLiteStore
