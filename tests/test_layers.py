@@ -90,3 +90,15 @@ def test_the_check_names_an_upward_import(tmp_path: Path):
     assert upward_imports(package) == [
         "archmem/store/sqlite.py:5: archmem.store.sqlite (adapters) imports archmem.workspace (workspace)"
     ]
+
+
+def test_the_git_adapter_imports_nothing_but_itself_and_the_errors():
+    """Drift, review and recall ask git; git answers with its own values
+    (``archmem.git.types``) and knows none of theirs, so history and drift never import
+    each other, not even through a value type."""
+    from .test_import_cycles import import_graph
+
+    graph = import_graph(PACKAGE, module_level=False)
+    reaching = {module: sorted(t for t in targets if not t.startswith("archmem.git") and t != "archmem.errors")
+                for module, targets in graph.items() if module == "archmem.git" or module.startswith("archmem.git.")}
+    assert not any(reaching.values()), {m: t for m, t in reaching.items() if t}

@@ -92,12 +92,12 @@ def install_merge_driver(
 def _print_plan(
     root: Path, changes: list[FileChange], settings: list[GitSetting], *, dry_run: bool, hints: list[str]
 ) -> None:
-    from archmem.cli.install import VERBS, _print_diff
+    from archmem.cli.output import DRY_RUN_VERBS, print_diff
 
     click.echo(f"archmem install merge-driver{' --dry-run' if dry_run else ''} in {root}")
     verbs = {"created": "set", "updated": "replaced", "unchanged": "unchanged"}
     planned = {"created": "would set", "updated": "would replace", "unchanged": "unchanged"}
-    rows = [(VERBS[c.action] if dry_run else c.action, c.name) for c in changes]
+    rows = [(DRY_RUN_VERBS[c.action] if dry_run else c.action, c.name) for c in changes]
     rows += [((planned if dry_run else verbs)[s.action], s.command) for s in settings]
     width = max(len(verb) for verb, _ in rows)
     for verb, name in rows:
@@ -105,7 +105,7 @@ def _print_plan(
     for change in changes:
         if change.action == "updated" or (dry_run and change.action == "created"):
             click.echo()
-            _print_diff(change.diff())
+            print_diff(change.diff())
     click.echo()
     for hint in hints:
         click.echo(f"note: {hint}")
