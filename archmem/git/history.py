@@ -56,6 +56,7 @@ from archmem.git.types import ChangeStatus, Commit, FileChange
 
 if TYPE_CHECKING:
     import git
+    from git.cmd import Git
     from git.exc import GitCommandError
 
 HISTORY_FORMAT = "1"
@@ -193,7 +194,7 @@ class HistoryReader:
         return self._stream(process, progress)
 
     def _stream(
-        self, process: git.Git.AutoInterrupt, progress: Callable[[int], None] | None
+        self, process: Git.AutoInterrupt, progress: Callable[[int], None] | None
     ) -> Generator[Commit, None, None]:
         from git.exc import GitCommandError
 
@@ -354,7 +355,7 @@ def _commit(
     )
 
 
-def _stop(process: git.Git.AutoInterrupt) -> None:
+def _stop(process: Git.AutoInterrupt) -> None:
     """End a ``git log`` whose output is no longer wanted (the reader was closed early)."""
     proc = process.proc
     if proc is None:
