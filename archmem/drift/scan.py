@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from archmem.errors import RepositoryError
 from archmem.git.history import SHALLOW_HINT, HistoryReader
 from archmem.git.repository import Repository
-from archmem.git.types import Commit
+from archmem.git.types import Commit, HeadState
 from archmem.model.paths import compile_globs, normalize_glob
 from archmem.store.commits import CommitCache
 from archmem.store.sqlite import SQLiteStore
@@ -92,10 +92,11 @@ class HistoryNotScanned(RepositoryError):
         )
 
 
-def pending_commits(store: SQLiteStore, reader: HistoryReader) -> int:
-    """How many commits a scan would read now (cheap: ``git rev-list --count``, no diffs)."""
+def pending_commits(store: SQLiteStore, reader: HistoryReader, head: str | None = None) -> int:
+    """How many commits a scan would read now (cheap: ``git rev-list --count``, no diffs);
+    ``head``: HEAD's commit when the caller knows it already."""
     cache = CommitCache(store)
-    head = reader.head()
+    head = head or reader.head()
     if head is None:
         return 0
     cached = cache.head() if cache.scope() == reader.scope else None
@@ -116,18 +117,19 @@ def scan_history(
 ) -> ScanResult:
     """Update the cache on ``store`` from ``reader`` and return the full history.
     ``budget``: refuse (``HistoryNotScanned``) rather than read more commits than that."""
+    state = reader.state()
     if budget is not None:
-        pending = pending_commits(store, reader)
+        pending = pending_commits(store, reader, state.head)
         if pending > budget:
             raise HistoryNotScanned(pending, budget)
-    if reader.is_shallow():
+    if state.shallow:
         if not deepen:
             raise RepositoryError(
                 f"{reader.top} is a shallow clone: drift needs the full git history", hint=SHALLOW_HINT
             )
         reader.deepen()
     cache = CommitCache(store)
-    head = reader.head()
+    head = state.head
     discarded = False
     if cache.scope() != reader.scope:
         discarded = cache.count() > 0
@@ -138,26 +140,38 @@ def scan_history(
             cache.clear(scope=reader.scope)
         return ScanResult([], 0, discarded or cached is not None, None)
     if cached == head:
-        _remember_branch(cache, reader)
+        _remember_branch(cache, state)
         return ScanResult(cache.all(), 0, discarded, head)
     if cached is not None and cache.truncate(head) is not None:
-        _remember_branch(cache, reader)
+        _remember_branch(cache, state)
         return ScanResult(cache.all(), 0, discarded, head)
-    if cached is not None and reader.is_ancestor(cached, head):
-        stream = reader.read(cached, until=head, progress=_with_total(progress, reader, cached, head))
-        earlier = cache.all()  # while git computes the new commits' diffs
-        new = _read_into(cache, stream, follows=cached)
-        if new is not None:
-            _remember_branch(cache, reader)
-            return ScanResult(earlier + new, len(new), discarded, head)
     if cached is not None:
+        new, earlier = _read_after(cache, reader, cached, head, progress)
+        if new is not None:
+            _remember_branch(cache, state)
+            return ScanResult(earlier + new, len(new), discarded, head)
         discarded = True
         cache.clear(scope=reader.scope)
     new = _read_into(cache, reader.read(None, until=head, progress=_with_total(progress, reader, None, head)),
                      follows=None)
     assert new is not None
-    _remember_branch(cache, reader)
+    _remember_branch(cache, state)
     return ScanResult(new, len(new), discarded, head)
+
+
+def _read_after(
+    cache: CommitCache, reader: HistoryReader, cached: str, head: str, progress: Progress | None
+) -> tuple[list[Commit] | None, list[Commit]]:
+    """(the commits after the cached head, now cached; the cached ones) when the cached
+    head is on HEAD's first-parent line; (None, []) when it is not, or git no longer has
+    it (a rewritten history). The log itself is the test: its first commit must follow
+    the cached head, which no separate ``merge-base`` question needs to say."""
+    try:
+        stream = reader.read(cached, until=head, progress=_with_total(progress, reader, cached, head))
+        earlier = cache.all()  # while git computes the new commits' diffs
+        return _read_into(cache, stream, follows=cached), earlier
+    except RepositoryError:
+        return None, []
 
 
 def _with_total(
@@ -173,7 +187,7 @@ def _with_total(
 
 def _read_into(cache: CommitCache, commits: Iterator[Commit], *, follows: str | None) -> list[Commit] | None:
     """Stream commits into the cache chunk by chunk; None (nothing written) when the
-    first one does not have ``follows`` as its first parent."""
+    first one does not have ``follows`` as its first parent, or there is none after it."""
     read: list[Commit] = []
     chunk: list[Commit] = []
     try:
@@ -185,6 +199,8 @@ def _read_into(cache: CommitCache, commits: Iterator[Commit], *, follows: str | 
             if len(chunk) >= CHUNK:
                 cache.append(chunk)
                 chunk = []
+        if follows is not None and not read:
+            return None
         cache.append(chunk)
     finally:
         close = getattr(commits, "close", None)
@@ -193,8 +209,8 @@ def _read_into(cache: CommitCache, commits: Iterator[Commit], *, follows: str | 
     return read
 
 
-def _remember_branch(cache: CommitCache, reader: HistoryReader) -> None:
+def _remember_branch(cache: CommitCache, state: HeadState) -> None:
     """Record the branch the cache was last brought up to date on (for reports)."""
-    branch = reader.branch() or "(detached HEAD)"
+    branch = state.branch or "(detached HEAD)"
     if cache.meta().get("branch") != branch:
         cache.set_meta(branch=branch)

@@ -47,3 +47,14 @@ class BlamedCommit(NamedTuple):
 
     sha: str
     time: datetime
+
+
+@dataclass(frozen=True)
+class HeadState:
+    """HEAD as one scan sees it, from one question to git: the commit it points at (None
+    in a repository without commits), the branch checked out (None when detached) and
+    whether the clone is shallow."""
+
+    head: str | None
+    branch: str | None
+    shallow: bool
