@@ -228,7 +228,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/agents/**"
                     }
                 }
-                git = component "Git" "Everything archmem asks git, in one package: the working tree's files (plain folders too), the first-parent history in one streamed git log, blame of the model file, what changed between two revisions, HEAD read from files, and git merge-file and git config for the merge driver." "git, GitPython" {
+                git = component "Git" "Everything archmem asks git, in one package: the working tree's files (plain folders too), the first-parent history in one streamed git log, blame of the model file, what changed between two revisions, HEAD read from files, and git merge-file and git config for the merge driver." "git" {
                     properties {
                         "archmem.paths" "archmem/git/__init__.py, archmem/git/repository.py, archmem/git/history.py, archmem/git/blame.py, archmem/git/revisions.py, archmem/git/head.py, archmem/git/merge_file.py, archmem/git/config.py"
                     }

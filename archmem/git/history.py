@@ -263,8 +263,9 @@ def _c_locale() -> dict[str, str]:
 
 
 def _git_executable() -> str:
-    """The git to run: ``GIT_PYTHON_GIT_EXECUTABLE`` when set (the variable GitPython
-    honours, kept for the setups that name their git with it), else ``git`` on PATH."""
+    """The git to run: ``GIT_PYTHON_GIT_EXECUTABLE`` when set (the variable archmem
+    honoured when it ran git through GitPython, kept for setups that name their git with
+    it), else ``git`` on PATH."""
     return os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
 
 
