@@ -124,3 +124,19 @@ def test_a_head_reached_only_through_a_merged_branch_is_rescanned(root: Path, st
     result = scan(root, store)
     assert result.rescanned and result.head == side
     assert [c.sha for c in result.commits] == git(root, "rev-list", "--reverse", "--first-parent", side).split()
+
+
+def test_the_one_question_says_head_branch_and_shallowness(tmp_path: Path, root: Path):
+    from archmem.git.history import HistoryReader
+    from archmem.git.types import HeadState
+
+    head = git(root, "rev-parse", "HEAD").strip()
+    assert HistoryReader(root).state() == HeadState(head, "main", False)
+    git(root, "checkout", "-q", "--detach")
+    assert HistoryReader(root).state() == HeadState(head, None, False)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    git(empty, "init", "-q")
+    assert HistoryReader(empty).state() == HeadState(None, None, False)
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{root}", "shallow")
+    assert HistoryReader(tmp_path / "shallow").state().shallow

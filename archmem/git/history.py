@@ -144,11 +144,6 @@ class HistoryReader:
         status, out, _ = self._status("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
         return out.strip() if status == 0 and out.strip() else None
 
-    def branch(self) -> str | None:
-        """The checked-out branch's short name (None when HEAD is detached)."""
-        status, out, _ = self._status("symbolic-ref", "--quiet", "--short", "HEAD")
-        return out.strip() if status == 0 else None
-
     def is_ancestor(self, a: str, b: str) -> bool:
         """Is commit ``a`` an ancestor of (or equal to) ``b``? False when ``a`` is unknown
         (a rewritten history whose old commits were pruned)."""
