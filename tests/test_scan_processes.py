@@ -140,3 +140,29 @@ def test_the_one_question_says_head_branch_and_shallowness(tmp_path: Path, root:
     assert HistoryReader(empty).state() == HeadState(None, None, False)
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{root}", "shallow")
     assert HistoryReader(tmp_path / "shallow").state().shallow
+
+
+def test_an_incremental_drift_report_asks_git_for_head_only_in_the_scan(repo: Path, git_calls):
+    """Past the scan, the report knows HEAD: the memory folder's last commits are asked of
+    the scanned head, not after another ``rev-parse``."""
+    from archmem.workspace import Workspace
+
+    from .conftest import FrozenClock, commit as dated_commit, lines
+
+    clock = FrozenClock()
+    clock.now = clock.now.replace(year=2026, month=1, day=15)
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        ws.remember("Routes are matched by prefix, longest first.", kind="pitfall", title="Prefix order",
+                    elements=["ApiGateway"])
+    dated_commit(repo, "team memory", "2026-01-15T10:00:00Z")
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        ws.drift_report()
+    (repo / "services/api/router.go").write_text(lines(100))
+    dated_commit(repo, "rewrite", "2026-02-01T00:00:00Z")
+    clock.now = clock.now.replace(month=2, day=4)
+    git_calls()
+    with Workspace.open(repo, clock=clock, env={}) as ws:
+        report = ws.drift_report().to_dict()
+    assert report["stale_memories"]
+    calls = git_calls()
+    assert calls.count("rev-parse") == 2 and "merge-base" not in calls and "symbolic-ref" not in calls, calls

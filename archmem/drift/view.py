@@ -257,7 +257,7 @@ class DriftView:
         if self.context.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
             return {}
         found = {}
-        for path, sha in self.revisions.last_commits(self.context.accept_folder.folder).items():
+        for path, sha in self.revisions.last_commits(self.context.accept_folder.folder, head=self.scan.head).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
@@ -305,7 +305,7 @@ class DriftView:
         if self.context.memory_folder is None or self.scan.head is None:
             return {}
         found = {}
-        for path, sha in self.revisions.last_commits(self.context.memory_folder).items():
+        for path, sha in self.revisions.last_commits(self.context.memory_folder, head=self.scan.head).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci

@@ -181,13 +181,14 @@ class Revisions:
             found = {path: ranges for path, ranges in found.items() if path in wanted}
         return found
 
-    def last_commits(self, folder: str) -> dict[str, str]:
-        """File below ``folder`` → the newest first-parent commit of HEAD that changed it
-        (one ``git log`` for the whole folder)."""
-        if self.head() is None:
+    def last_commits(self, folder: str, *, head: str | None = None) -> dict[str, str]:
+        """File below ``folder`` → the newest first-parent commit of ``head`` (HEAD when
+        not given, and nothing when there are no commits) that changed it (one ``git log``
+        for the whole folder)."""
+        if head is None and self.head() is None:
             return {}
         out = self._git("log", "--first-parent", "--no-renames", "--relative", "--format=%x1e%H", "--name-only",
-                        "-z", "HEAD", "--", folder).stdout.decode("utf-8", errors="surrogateescape")
+                        "-z", head or "HEAD", "--", folder).stdout.decode("utf-8", errors="surrogateescape")
         found: dict[str, str] = {}
         for record in out.split("\x1e")[1:]:  # sha NUL (LF path NUL)...: the newest commit first
             sha, *names = record.split("\0")
