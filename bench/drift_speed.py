@@ -21,8 +21,9 @@ the default ignores left out by pathspecs.
   the exclude pathspecs (what the reader ran before they were added);
 * full scan: ``scan_history`` into an empty store (read + parse + cache write), and its
   ratio to the floor (aim ≤ 1.5×); the parse-only time shows where the rest goes;
-* incremental scan after one new commit (aim < 0.3 s), and a scan with nothing new;
-  both include loading the whole cached history (``CommitCache.all``).
+* incremental scan after one new commit (aim <= 0.2 s; its CPU too, archmem's and
+  git's, which a loaded machine does not inflate), and a scan with nothing new; both
+  include loading the whole cached history (``CommitCache.all``).
 """
 
 from __future__ import annotations
@@ -236,11 +237,11 @@ def run(root: Path, repeat: int, work: Path, paths: list[str]) -> None:
         full.append(seconds)
         changes = sum(len(c.changes) for c in result.commits)
         del result
-    incremental, idle = [], []
+    incremental, idle, incremental_cpu = [], [], []  # type: ignore[var-annotated]
     store_path = work / f"full{repeat - 1}.db"
     for number in range(5):
         add_commit(root, number)
-        seconds, step = timed_scan(store_path, reader)
+        seconds, step = timed_scan(store_path, reader, incremental_cpu)
         assert step.new == 1 and not step.rescanned, step
         incremental.append(seconds)
         del step
@@ -263,7 +264,11 @@ def run(root: Path, repeat: int, work: Path, paths: list[str]) -> None:
     print(f"    CPU of the best-CPU run: archmem {own:.2f} s (parse + cache write), git {child:.2f} s "
           f"(on one core the ratio would be about {(own + child) / child:.2f}x)")
     print(f"  incremental scan, one new commit:            {statistics.median(incremental):.3f} s median "
-          f"(max {max(incremental):.3f}; aim < 0.3 s)")
+          f"(max {max(incremental):.3f}; aim <= 0.2 s)")
+    own_cpu = statistics.median(own for own, _ in incremental_cpu)
+    git_cpu = statistics.median(child for _, child in incremental_cpu)
+    print(f"    its CPU, median: archmem {own_cpu:.3f} s, git {git_cpu:.3f} s (what a loaded machine's wall "
+          f"clock adds to is waiting)")
     print(f"  scan with nothing new:                       {statistics.median(idle):.3f} s median")
     print(f"    of which loading the cache (all()):        {load_s:.3f} s")
 
