@@ -147,7 +147,8 @@ def test_an_incremental_drift_report_asks_git_for_head_only_in_the_scan(repo: Pa
     the scanned head, not after another ``rev-parse``."""
     from archmem.workspace import Workspace
 
-    from .conftest import FrozenClock, commit as dated_commit, lines
+    from .conftest import FrozenClock, lines
+    from .conftest import commit as dated_commit
 
     clock = FrozenClock()
     clock.now = clock.now.replace(year=2026, month=1, day=15)

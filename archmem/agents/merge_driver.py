@@ -130,8 +130,8 @@ def apply_merge_driver(
     root: Path, changes: list[FileChange], settings: list[GitSetting], *, force: bool = False
 ) -> None:
     """Write ``.gitattributes`` and set the git config entries; refuse conflicts unless ``force``."""
-    from archmem.git.config import config_set
     from archmem.agents.install import apply_changes
+    from archmem.git.config import config_set
 
     if not force:
         check_conflicts(changes, settings)
