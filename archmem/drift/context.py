@@ -20,14 +20,14 @@ if TYPE_CHECKING:
     from archmem.git.repository import Repository
     from archmem.model.ownership import Ownership
     from archmem.model.types import ArchitectureModel
-    from archmem.store.sqlite import SQLiteStore
+    from archmem.store.base import Store
 
 
 @dataclass(frozen=True)
 class DriftContext:
     """One repository's drift inputs."""
 
-    store: SQLiteStore
+    store: Store
     repository: Repository
     model: ArchitectureModel
     ownership: Ownership

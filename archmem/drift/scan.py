@@ -27,8 +27,7 @@ from archmem.git.history import SHALLOW_HINT, HistoryReader
 from archmem.git.repository import Repository
 from archmem.git.types import Commit, HeadState
 from archmem.model.paths import compile_globs, normalize_glob
-from archmem.store.commits import CommitCache
-from archmem.store.sqlite import SQLiteStore
+from archmem.store.base import HistoryCache, Store
 
 CHUNK = 2000
 """Commits per cache transaction: big enough to be fast, small enough not to hold the
@@ -92,10 +91,10 @@ class HistoryNotScanned(RepositoryError):
         )
 
 
-def pending_commits(store: SQLiteStore, reader: HistoryReader, head: str | None = None) -> int:
+def pending_commits(store: Store, reader: HistoryReader, head: str | None = None) -> int:
     """How many commits a scan would read now (cheap: ``git rev-list --count``, no diffs);
     ``head``: HEAD's commit when the caller knows it already."""
-    cache = CommitCache(store)
+    cache = store.history_cache()
     head = head or reader.head()
     if head is None:
         return 0
@@ -108,7 +107,7 @@ def pending_commits(store: SQLiteStore, reader: HistoryReader, head: str | None 
 
 
 def scan_history(
-    store: SQLiteStore,
+    store: Store,
     reader: HistoryReader,
     *,
     deepen: bool = False,
@@ -128,7 +127,7 @@ def scan_history(
                 f"{reader.top} is a shallow clone: drift needs the full git history", hint=SHALLOW_HINT
             )
         reader.deepen()
-    cache = CommitCache(store)
+    cache = store.history_cache()
     head = state.head
     discarded = False
     if cache.scope() != reader.scope:
@@ -160,7 +159,7 @@ def scan_history(
 
 
 def _read_after(
-    cache: CommitCache, reader: HistoryReader, cached: str, head: str, progress: Progress | None
+    cache: HistoryCache, reader: HistoryReader, cached: str, head: str, progress: Progress | None
 ) -> tuple[list[Commit] | None, list[Commit]]:
     """(the commits after the cached head, now cached; the cached ones) when the cached
     head is on HEAD's first-parent line; (None, []) when it is not, or git no longer has
@@ -185,7 +184,7 @@ def _with_total(
     return lambda done: progress(done, max(total, done))
 
 
-def _read_into(cache: CommitCache, commits: Iterator[Commit], *, follows: str | None) -> list[Commit] | None:
+def _read_into(cache: HistoryCache, commits: Iterator[Commit], *, follows: str | None) -> list[Commit] | None:
     """Stream commits into the cache chunk by chunk; None (nothing written) when the
     first one does not have ``follows`` as its first parent, or there is none after it."""
     read: list[Commit] = []
@@ -209,7 +208,7 @@ def _read_into(cache: CommitCache, commits: Iterator[Commit], *, follows: str | 
     return read
 
 
-def _remember_branch(cache: CommitCache, state: HeadState) -> None:
+def _remember_branch(cache: HistoryCache, state: HeadState) -> None:
     """Record the branch the cache was last brought up to date on (for reports)."""
     branch = state.branch or "(detached HEAD)"
     if cache.meta().get("branch") != branch:

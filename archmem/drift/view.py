@@ -19,7 +19,12 @@ from archmem.drift.accepts import (
     first_on_line,
 )
 from archmem.drift.baselines import is_mapping_only, mapping_only_commits
-from archmem.drift.changes import MAX_DIFF_LINES, MAX_STAT_LINES, ChangesSince, changes_since
+from archmem.drift.changes import (
+    MAX_DIFF_LINES,
+    MAX_STAT_LINES,
+    ChangesSince,
+    changes_since,
+)
 from archmem.drift.context import DriftContext, HistoryReading
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
