@@ -26,7 +26,7 @@ from archmem.errors import RepositoryError
 from archmem.git.history import SHALLOW_HINT, HistoryReader
 from archmem.git.repository import Repository
 from archmem.git.types import Commit, HeadState
-from archmem.model.paths import compile_globs, normalize_glob
+from archmem.model.paths import compile_globs, has_wildcard, is_negated, normalize_glob
 from archmem.store.base import HistoryCache, Store
 
 CHUNK = 2000
@@ -63,15 +63,41 @@ def history_exclusions(ignore: Sequence[str], anchors: Iterable[str]) -> list[st
     return kept
 
 
-def reader_for(repository: Repository, *, exclude: Sequence[str] = ()) -> HistoryReader:
-    """The history reader for a repository (git leaves the ``exclude`` globs out); a
-    plain folder has no history to read."""
+def history_inclusions(element_globs: Iterable[str], anchors: Iterable[str]) -> list[str]:
+    """What git needs to diff: the elements' globs and the anchored files, as git
+    pathspecs; ``[]`` (every file) when a glob would read differently in git (a
+    character class, a backslash), matches every file, or none is given. Negated globs
+    are not needed: reading more than an element owns is never wrong."""
+    specs: set[str] = set()
+    for glob in element_globs:
+        if is_negated(glob):
+            continue
+        try:
+            normal = normalize_glob(glob)
+        except ValueError:
+            continue  # the model loader reports it; it owns nothing
+        if normal != glob or "\\" in glob or "[" in glob or normal == "**":
+            return []
+        specs.add(f":(glob){normal}" if has_wildcard(normal) else f":(literal){normal}")
+    for anchor in anchors:
+        path = anchor.partition("#")[0]
+        try:
+            specs.add(f":(literal){normalize_glob(path)}")
+        except ValueError:
+            continue
+    return sorted(specs)
+
+
+def reader_for(repository: Repository, *, exclude: Sequence[str] = (), include: Sequence[str] = ()) -> HistoryReader:
+    """The history reader for a repository (git diffs only the ``include`` pathspecs, all
+    files when empty, and leaves the ``exclude`` globs out); a plain folder has no history
+    to read."""
     if not repository.is_git:
         raise RepositoryError(
             f"{repository.root} is not a git repository: drift needs its history",
             hint="run archmem in a git checkout (or git init and commit)",
         )
-    return HistoryReader(repository.root, exclude=exclude)
+    return HistoryReader(repository.root, exclude=exclude, include=include)
 
 
 Progress = Callable[[int, int], None]
@@ -98,7 +124,7 @@ def pending_commits(store: Store, reader: HistoryReader, head: str | None = None
     head = head or reader.head()
     if head is None:
         return 0
-    cached = cache.head() if cache.scope() == reader.scope else None
+    cached = cache.head() if reader.served_by(cache.scope()) else None
     if cached == head or (cached is not None and cache.contains(head)):
         return 0
     if cached is not None and reader.is_ancestor(cached, head):
@@ -130,9 +156,12 @@ def scan_history(
     cache = store.history_cache()
     head = state.head
     discarded = False
-    if cache.scope() != reader.scope:
+    scope = cache.scope()
+    if scope != reader.scope and not reader.served_by(scope):
         discarded = cache.count() > 0
         cache.clear(scope=reader.scope)
+    elif scope != reader.scope:
+        cache.set_meta(scope=reader.scope)  # what every commit holds from now on
     cached = cache.head()
     if head is None:
         if cached is not None:

@@ -31,6 +31,7 @@ from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import (
     ScanResult,
     history_exclusions,
+    history_inclusions,
     reader_for,
     scan_history,
 )
@@ -57,10 +58,14 @@ class DriftView:
 
     @cached_property
     def scan(self) -> ScanResult:
-        exclude = history_exclusions(self.thresholds.ignore, self.context.store.anchor_paths())
+        anchors = self.context.store.anchor_paths()
+        model = self.context.model
+        exclude = history_exclusions(self.thresholds.ignore, anchors)
+        include = history_inclusions([g for e in model.elements for g in model.effective_paths(e.id)], anchors)
         reading = self.reading
-        return scan_history(self.context.store, reader_for(self.context.repository, exclude=exclude),
-                            deepen=reading.deepen, progress=reading.progress, budget=reading.budget)
+        reader = reader_for(self.context.repository, exclude=exclude, include=include)
+        return scan_history(self.context.store, reader, deepen=reading.deepen, progress=reading.progress,
+                            budget=reading.budget)
 
     @cached_property
     def index(self) -> DriftIndex:

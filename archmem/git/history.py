@@ -37,6 +37,11 @@ HEAD first (its commit, its branch, a shallow clone) is one ``git rev-parse``
   every first-parent commit listed, as without pathspecs; a rename between an excluded
   and a read path then shows as an add or a delete, as across a sub-folder root. The
   exclusions are part of ``scope``: a cache read with others is rescanned.
+* **Only what is asked for is diffed.** With ``include`` (the elements' paths and the
+  anchored files), git diffs only those paths, as the floor ``git log -- <paths>`` does;
+  every commit is still listed. A cache read with a wider ``include`` still serves a
+  narrower reader (``served_by``), and is then narrowed to it, since the commits it
+  appends hold no more.
 * **Determinism.** Options a user's git config could change are pinned on the command
   line (colours, textconv, external diff, diff algorithm, signatures, output encoding),
   because the output is cached and compared across runs.
@@ -84,10 +89,13 @@ class HistoryReader:
     drift is computed from history and cannot be guessed without it.
     """
 
-    def __init__(self, repo_root: Path, *, exclude: Sequence[str] = ()) -> None:
+    def __init__(self, repo_root: Path, *, exclude: Sequence[str] = (), include: Sequence[str] = ()) -> None:
         self.root = Path(repo_root).resolve()
         self.exclude = tuple(sorted(set(exclude)))
         """Globs (relative to ``repo_root``) whose files git leaves out of every diff."""
+        self.include = tuple(sorted(set(include)))
+        """Git pathspecs (``:(glob)`` or ``:(literal)``, relative to ``repo_root``) of the
+        only files git diffs; empty: every file."""
         if not self.root.is_dir():
             raise RepositoryError(f"{self.root} is not a git repository: drift needs its history",
                                   hint="run archmem in a git checkout (or git init and commit)")
@@ -111,14 +119,32 @@ class HistoryReader:
     def scope(self) -> str:
         """What a cache of this reader's output depends on: the sub-folder, the format and
         the excluded globs."""
+        return self._base_scope + (_INCLUDE + "\x1f".join(self.include) if self.include else "")
+
+    @property
+    def _base_scope(self) -> str:
         scope = f"format={HISTORY_FORMAT};prefix={self.prefix}"
         return scope + (";exclude=" + "\x1f".join(self.exclude) if self.exclude else "")
 
+    def served_by(self, scope: str | None) -> bool:
+        """Does a cache written with ``scope`` hold all this reader reads: the same
+        format, root and exclusions, and every path included here included there?"""
+        if scope is None:
+            return False
+        base, marker, included = scope.partition(_INCLUDE)
+        if base != self._base_scope:
+            return False
+        if not marker:
+            return True  # that cache read every file
+        return bool(self.include) and set(self.include) <= set(included.split("\x1f"))
+
     def pathspecs(self) -> list[str]:
-        """What git reads: the root (a sub-folder, or everything) less the excluded globs."""
-        if not self.exclude:
+        """What git reads: the included paths (or the root: a sub-folder, or everything)
+        less the excluded globs."""
+        if not self.exclude and not self.include:
             return []
-        return [self.prefix or ".", *[f":(exclude,glob){self.prefix}{glob}" for glob in self.exclude]]
+        roots = [_with_prefix(spec, self.prefix) for spec in self.include] or [self.prefix or "."]
+        return [*roots, *[f":(exclude,glob){self.prefix}{glob}" for glob in self.exclude]]
 
     # ---- questions ------------------------------------------------------------------
 
@@ -250,6 +276,16 @@ class HistoryReader:
         if status != 0:
             raise RepositoryError(f"git {args[0]} failed in {self.top}: {err.strip()}")
         return out
+
+
+_INCLUDE = "\x1einclude="
+
+
+def _with_prefix(spec: str, prefix: str) -> str:
+    """A ``:(magic)path`` pathspec relative to the reader's root, made relative to the git
+    top level (where git runs)."""
+    magic, _, path = spec.partition(")")
+    return f"{magic}){prefix}{path}"
 
 
 def _c_locale() -> dict[str, str]:
