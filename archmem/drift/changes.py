@@ -10,20 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any
 
 from archmem.clock import format_time
 from archmem.git.revisions import EMPTY_TREE, Bounded, Revisions
 
 MAX_STAT_LINES = 20
 MAX_DIFF_LINES = 80
-
-
-class Bounds(TypedDict, total=False):
-    """How much of the changes to keep: lines of the ``--stat`` and of the diff (0: none)."""
-
-    max_stat: int
-    max_diff: int
 
 
 @dataclass

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import Clock, format_time
-from archmem.errors import ConflictError, InvalidInputError, UnknownNameError, closest
+from archmem.errors import ConflictError, EmbeddingError, InvalidInputError, UnknownNameError, closest
 from archmem.memory import links as linkrules
 from archmem.memory import text as textrules
 from archmem.memory.fields import clean_line
@@ -247,7 +247,7 @@ def _anchors(ctx: MemoryContext, content: str, anchors: Sequence[str]) -> list[s
 def _embed(ctx: MemoryContext, draft: Draft, embed: Callable[[str], Embedding]) -> Embedding | None:
     """The draft's vector; a provider failure is a warning, and the memory is stored for
     words alone."""
-    from archmem.embeddings import EmbeddingError, embedding_text
+    from archmem.embeddings import embedding_text
 
     try:
         return embed(embedding_text(draft.title, draft.content, ctx.model.names(draft.elements)))
