@@ -20,7 +20,7 @@ from archmem.drift.baselines import described_text, is_mapping_only, mapping_lin
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import Progress, ScanResult, history_exclusions, reader_for, scan_history
-from archmem.drift.staleness import Staleness, StalenessChecker
+from archmem.drift.staleness import MemoryScope, Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import Baseline, ElementSize, Thresholds
 from archmem.errors import RepositoryError
@@ -285,7 +285,10 @@ class DriftView:
                 found[path] = ci
         return found
 
-    def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
+    def report(self, *, since: Mapping[str, Baseline | None] | None = None, reasons: bool = True) -> DriftReport:
+        """Each element's drift and the memories to VERIFY with their reasons; without
+        ``reasons``, those memories are only counted (``verify_count``), by what their
+        staleness depends on, read in one query: what ``status`` needs at any size."""
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
             return DriftReport.without_history()
         from archmem.model.external import external_elements
@@ -294,6 +297,14 @@ class DriftView:
             self.model, self.index, sizes=self.sizes, since=since or self.described,
             missing=self.missing, thresholds=self.thresholds, external=external_elements(self.model),
         )
+        warnings = [] if since else self.accept_warnings()
+        if not reasons:
+            counts = self.store.element_memory_counts()
+            return DriftReport(
+                elements=elements, verify_count=self.stale_count(),
+                documented=sum(1 for e in self.model.elements if counts.get(e.id)),
+                commits=len(self.scan.commits), warnings=warnings,
+            )
         # by when they were written, not by the index's own order: a fresh clone indexes
         # the files in name order, and its report must read as the working clone's does
         memories = sorted(self.store.list_memories(status="active"), key=lambda m: (m.created_at, m.id))
@@ -304,8 +315,17 @@ class DriftView:
             stale=[(m, stale[m.id]) for m in memories if m.id in stale],
             documented=sum(1 for e in self.model.elements if e.id in documented),
             commits=len(self.scan.commits),
-            warnings=[] if since else self.accept_warnings(),
+            warnings=warnings,
         )
+
+    def stale_count(self) -> int:
+        """How many active memories are VERIFY (``StalenessChecker.count``)."""
+        file_commits = self._memory_file_commits
+        scopes = (
+            MemoryScope(since, elements, anchors, file_commits.get(path) if path is not None else None)
+            for since, elements, anchors, path in self.store.memory_scopes()
+        )
+        return self.checker.count(scopes)
 
     def accept_warnings(self) -> list[str]:
         """The accept problems, one line each (after ``described`` placed the accepts)."""

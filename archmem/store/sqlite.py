@@ -305,6 +305,29 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
         ).fetchall()
         return {row[0]: int(row[1]) for row in rows}
 
+    def memory_scopes(self) -> list[tuple[str, tuple[str, ...], tuple[str, ...], str | None]]:
+        """(last confirmed as stored, elements, anchors, file) of every active memory,
+        without making a ``Memory``: what counting the VERIFY ones needs. Plain scans along
+        indexes, joined here (joining them in SQL cost more); orders are not kept, and
+        equal lists are one tuple, so grouping by them is cheap."""
+        lists: dict[str | None, tuple[str, ...]] = {None: ()}
+        elements, anchors = (
+            {memory_id: lists[ids] if ids in lists else lists.setdefault(ids, tuple(sorted(ids.split("\0"))))
+             for memory_id, ids in self._execute(
+                 f"SELECT memory_id, group_concat({column}, char(0)) FROM {table} GROUP BY memory_id")}
+            for table, column in (("memory_elements", "element_id"), ("memory_anchors", "anchor"))
+        )
+        paths: dict[str, str] = {}
+        for memory_id, path in self._execute("SELECT memory_id, path FROM memory_files WHERE memory_id IS NOT NULL"):
+            if memory_id not in paths or path < paths[memory_id]:  # its first file by name, as ``path_of``
+                paths[memory_id] = path
+        none = ()
+        return [
+            (since, elements.get(memory_id, none), anchors.get(memory_id, none), paths.get(memory_id))
+            for memory_id, since in self._execute(
+                "SELECT id, COALESCE(confirmed_at, created_at) FROM memories WHERE status = 'active'")
+        ]
+
     # ---- lexical search -----------------------------------------------------------
 
     def lexical_search(
