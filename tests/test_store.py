@@ -344,7 +344,7 @@ def test_migration_13_looks_titles_of_every_status_up_in_an_index(tmp_path: Path
         store.db.set_trace_callback(seen.append)
         assert [m.id for m in store.find_by_title("retry rule", active_only=False)] == ["m-new", "m-old"]
         assert [m.id for m in store.find_by_title("retry rule")] == ["m-new"]
-        assert [scope[0] for scope in store.memory_scopes()] == ["2026-01-01T00:00:00.000000Z"]
+        assert [scope[:2] for scope in store.memory_scopes()] == [("m-new", "2026-01-01T00:00:00.000000Z")]
         store.db.set_trace_callback(None)
         plans = {sql: " ".join(row[3] for row in store.db.execute(f"EXPLAIN QUERY PLAN {sql}"))
                  for sql in seen if sql.lstrip().startswith("SELECT") and "FROM memories m" in sql or

@@ -45,10 +45,11 @@ _Cause = DriftStamp | tuple[int, int]
 
 
 class MemoryScope(NamedTuple):
-    """What a memory's staleness depends on, as the store keeps it: when it was last
+    """A memory's id and what its staleness depends on, as the store keeps it: when it was last
     confirmed (``format_time`` text), its elements and anchors, and the place in history
     of the commit that last changed its file (None: none is known)."""
 
+    id: str
     since: str
     elements: tuple[str, ...]
     anchors: tuple[str, ...]
@@ -138,28 +139,29 @@ class StalenessChecker:
             return last + 1
         return position
 
-    def count(self, scopes: Iterable[MemoryScope]) -> int:
-        """How many of the memories ``scopes`` describe are VERIFY: the verdicts of
+    def stale_ids(self, scopes: Iterable[MemoryScope]) -> list[str]:
+        """The ids of the memories ``scopes`` describe that are VERIFY: the verdicts of
         ``staleness``, none put into words, each worked out once per place in history,
-        elements and anchors (what ``status`` needs of thousands of memories)."""
-        position_at, total = self.index.position_at, 0
+        elements and anchors (what ``status`` and the map need of thousands of memories)."""
+        position_at, found = self.index.position_at, []
         moved: dict[tuple[int, int, tuple[str, ...], tuple[str, ...]], int] = {}
         verdicts: dict[tuple[int, tuple[str, ...], tuple[str, ...]], bool] = {}
-        for since, elements, anchors, last in scopes:
+        for memory_id, since, elements, anchors, last in scopes:
             position = position_at(since)
             if last is not None and last >= position:
                 key = (position, last, elements, anchors)
-                found = moved.get(key)
-                if found is None:
-                    found = moved[key] = self._after_file_commit(position, last, elements, anchors)
-                position = found
+                after = moved.get(key)
+                if after is None:
+                    after = moved[key] = self._after_file_commit(position, last, elements, anchors)
+                position = after
             verdict = verdicts.get((position, elements, anchors))
             if verdict is None:
                 verdict = verdicts[position, elements, anchors] = any(
                     self._element_cause(e, position) is not None for e in elements) or any(
                     self._anchor_cause(a, position) is not None for a in anchors)
-            total += verdict
-        return total
+            if verdict:
+                found.append(memory_id)
+        return found
 
     def anchor_changed(self, anchor: str, position: int) -> tuple[FileActivity, str] | None:
         """(activity, how) when the anchor changed since: any commit to a plain anchor;

@@ -301,7 +301,7 @@ class DriftView:
         if not reasons:
             counts = self.store.element_memory_counts()
             return DriftReport(
-                elements=elements, verify_count=self.stale_count(),
+                elements=elements, verify_count=len(self.stale_ids()),
                 documented=sum(1 for e in self.model.elements if counts.get(e.id)),
                 commits=len(self.scan.commits), warnings=warnings,
             )
@@ -318,14 +318,14 @@ class DriftView:
             warnings=warnings,
         )
 
-    def stale_count(self) -> int:
-        """How many active memories are VERIFY (``StalenessChecker.count``)."""
+    def stale_ids(self) -> list[str]:
+        """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``)."""
         file_commits = self._memory_file_commits
         scopes = (
-            MemoryScope(since, elements, anchors, file_commits.get(path) if path is not None else None)
-            for since, elements, anchors, path in self.store.memory_scopes()
+            MemoryScope(memory_id, since, elements, anchors, file_commits.get(path) if path is not None else None)
+            for memory_id, since, elements, anchors, path in self.store.memory_scopes()
         )
-        return self.checker.count(scopes)
+        return self.checker.stale_ids(scopes)
 
     def accept_warnings(self) -> list[str]:
         """The accept problems, one line each (after ``described`` placed the accepts)."""
