@@ -446,11 +446,13 @@ def _links(
 
 class _Suggestions:
     """What a dangling link may have meant: the current version of a superseded title,
-    else the closest titles and element names. Each target is looked up once, and only
-    the first ``LIMIT`` targets get the (costly) fuzzy search, so a store full of
-    dangling links is still checked in linear time."""
+    else the closest titles and element names. Each target is looked up once, and the
+    (costly) fuzzy search, a comparison with every name, runs for the first targets only,
+    up to ``COMPARISONS`` in all (``LIMIT`` targets at most), so a store full of dangling
+    links is still checked in time linear in its size."""
 
     LIMIT = 200
+    COMPARISONS = 400_000
 
     def __init__(
         self, titles: dict[str, list[_Read]], model: ArchitectureModel, by_id: dict[str, _Read],
@@ -481,7 +483,7 @@ class _Suggestions:
             if read.memory.title and read is not self.old[key]:
                 return f"; {target!r} was superseded by {read.memory.title!r}: link to [[{read.memory.title}]]"
             return f"; {target!r} was superseded by {read.memory.label!r}, which has no title"
-        if len(self.cache) >= self.LIMIT:
+        if len(self.cache) >= min(self.LIMIT, self.COMPARISONS // max(len(self.names), 1)):
             return ""
         near = closest(target, self.names)
         return f"; did you mean {', '.join(repr(n) for n in near)}?" if near else ""
