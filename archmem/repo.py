@@ -162,7 +162,7 @@ class Repository:
         per-file fact is cached under."""
         if not self.is_git:
             return {}
-        result = self._git("ls-files", "-s", "-z", check=False)
+        result = self._git("ls-files", "-s", "-z", *_NOT_STATE, check=False)
         if result.returncode != 0:
             return {}
         found = {}
@@ -355,7 +355,7 @@ class Repository:
         return result
 
     def _git_files(self) -> list[str]:
-        result = self._git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        result = self._git("ls-files", "-z", "--cached", "--others", "--exclude-standard", *_NOT_STATE)
         paths = [p for p in result.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]
         # a tracked file deleted in the working tree is not there "now"
         return [p for p in dict.fromkeys(paths) if not _is_state(p) and (self.root / p).is_file()]
@@ -371,6 +371,11 @@ class Repository:
 
 
 _NOT_COMMITTED = "0" * 40
+
+
+_NOT_STATE = ("--", ".", ":(exclude).archmem")
+"""Pathspecs that leave archmem's own folder out of a listing: its thousands of memory
+files are no one's code, and listing them made every command grow with the memories."""
 
 
 def _is_state(path: str) -> bool:

@@ -89,3 +89,13 @@ def test_blame_of_an_untracked_or_outside_file_is_none(git_repo, tmp_path):
     outside = tmp_path / "outside.dsl"
     outside.write_text("x\n")
     assert Repository.at(root).blame_line_commits(outside) is None
+
+
+def test_listings_leave_archmem_s_own_folder_out(git_repo):
+    """Thousands of memory files are no one's code: git leaves them out of the listings
+    every command reads, committed or not (a listing grew with the memories)."""
+    root = git_repo({"src/app.py": "x\n", ".archmem/memories/m-1.md": "---\nid: m-1\n---\nA fact.\n"})
+    write(root, {".archmem/memories/m-2.md": "---\nid: m-2\n---\nAnother.\n"})
+    repo = Repository.at(root)
+    assert repo.files() == ["src/app.py"]
+    assert list(repo.blob_ids()) == ["src/app.py"]
