@@ -1,4 +1,4 @@
-"""``archmem import``, ``check`` and ``map`` stream. Import: checked in one pass, written
+"""``archmem import``, ``export``, ``check`` and ``map`` stream. Import: checked in one pass, written
 in a second, files written a chunk at a time. Check: one file's bytes and memory at a time
 (what the rules across files need of each is kept, not the memory). Map: the memories read
 a chunk at a time, each counted into its elements. What they hold does not grow with the
@@ -131,3 +131,18 @@ def test_the_knowledge_map_holds_a_chunk_of_memories_not_every_one(tmp_path: Pat
         found = ws.knowledge_map()
     assert sum(len(labels) for cell in found.cells for labels in cell.memories.values()) == COUNT
     assert 0 < most < MOST, f"{most} memories alive while the map was made"
+
+
+def test_export_holds_a_chunk_of_memories_not_every_one(tmp_path: Path):
+    root = tmp_path / "repo"
+    _repo_with_memory_files(root)
+    most = 0
+    with Workspace.open(root, env={}) as ws:
+        lines = 0
+        for line in ws.export_memories():
+            lines += 1
+            if lines % 150 == 0:
+                most = max(most, live_memories())
+            assert line.startswith('{"id": "m-')
+    assert lines == COUNT
+    assert 0 < most < MOST, f"{most} memories alive while they were exported"

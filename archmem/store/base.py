@@ -8,7 +8,7 @@ Writes happen inside ``transaction()``, which must serialize writers (SQLite:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -91,6 +91,13 @@ class Store(Protocol):
 
     def element_memory_counts(self) -> dict[str, int]:
         """Active memories per element id."""
+
+    def memory_scopes(self) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...], str | None]]:
+        """(id, last confirmed as stored, elements, anchors, file) of every active memory,
+        without making a ``Memory``: what counting the ones to VERIFY needs."""
+
+    def iter_memories(self, *, status: str | None = "active", chunk: int = 500) -> Iterator[Memory]:
+        """``list_memories`` in order, a chunk at a time (for whoever reads each once)."""
 
     def lexical_search(
         self, match: str, *, limit: int = 50, title_weight: float = 2.0, parts_weight: float = 0.75
