@@ -28,7 +28,8 @@ class MemoryOps:
         """Every problem in the memory files and the drift accept files (``archmem
         check``), read from the files themselves: no index is opened or written, so it
         runs on a fresh clone in CI."""
-        from archmem.memory.check import MemoryFileText, check_accept_files, check_memory_files
+        from archmem.memory.accept_check import check_accept_files
+        from archmem.memory.check import MemoryFileText, check_memory_files
 
         folder = self.memory_folder
 
