@@ -39,22 +39,13 @@ MemoryCommit = Callable[[Memory], "int | None"]
 """memory → the index in history of the commit that last changed its file, or ``None``."""
 
 _NO_SIZE = ElementSize(files=0, lines=0)
+_SYMBOL_CHANGED = "symbol"
 _Cause = DriftStamp | tuple[int, int]
 """Why an element makes a memory VERIFY: the stamp of its code's removal, or the
 (first, crossing) entries of its drift."""
-
-
-class MemoryScope(NamedTuple):
-    """A memory's id and what its staleness depends on, as the store keeps it: when it was last
-    confirmed (``format_time`` text), its elements and anchors, and the place in history
-    of the commit that last changed its file (None: none is known)."""
-
-    id: str
-    since: str
-    elements: tuple[str, ...]
-    anchors: tuple[str, ...]
-    last_commit: int | None
-_SYMBOL_CHANGED = "symbol"
+MemoryScope = tuple[str, str, tuple[str, ...], tuple[str, ...], "str | None"]
+"""A memory's id and what its staleness depends on, as the store keeps it: when it was
+last confirmed (``format_time`` text), its elements, its anchors, and its file."""
 
 
 class Staleness(NamedTuple):
@@ -139,15 +130,17 @@ class StalenessChecker:
             return last + 1
         return position
 
-    def stale_ids(self, scopes: Iterable[MemoryScope]) -> list[str]:
-        """The ids of the memories ``scopes`` describe that are VERIFY: the verdicts of
+    def stale_ids(self, scopes: Iterable[MemoryScope], file_commits: Mapping[str, int]) -> list[str]:
+        """The ids of the memories ``scopes`` describe that are VERIFY (``file_commits``:
+        file → the place in history of the commit that last changed it): the verdicts of
         ``staleness``, none put into words, each worked out once per place in history,
         elements and anchors (what ``status`` and the map need of thousands of memories)."""
-        position_at, found = self.index.position_at, []
+        position_at, commit_of, found = self.index.position_at, file_commits.get, []
         moved: dict[tuple[int, int, tuple[str, ...], tuple[str, ...]], int] = {}
         verdicts: dict[tuple[int, tuple[str, ...], tuple[str, ...]], bool] = {}
-        for memory_id, since, elements, anchors, last in scopes:
+        for memory_id, since, elements, anchors, path in scopes:
             position = position_at(since)
+            last = commit_of(path) if path is not None else None
             if last is not None and last >= position:
                 key = (position, last, elements, anchors)
                 after = moved.get(key)

@@ -20,7 +20,7 @@ from archmem.drift.baselines import described_text, is_mapping_only, mapping_lin
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import Progress, ScanResult, history_exclusions, reader_for, scan_history
-from archmem.drift.staleness import MemoryScope, Staleness, StalenessChecker
+from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.drift.types import Baseline, ElementSize, Thresholds
 from archmem.errors import RepositoryError
@@ -320,12 +320,7 @@ class DriftView:
 
     def stale_ids(self) -> list[str]:
         """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``)."""
-        file_commits = self._memory_file_commits
-        scopes = (
-            MemoryScope(memory_id, since, elements, anchors, file_commits.get(path) if path is not None else None)
-            for memory_id, since, elements, anchors, path in self.store.memory_scopes()
-        )
-        return self.checker.stale_ids(scopes)
+        return self.checker.stale_ids(self.store.memory_scopes(), self._memory_file_commits)
 
     def accept_warnings(self) -> list[str]:
         """The accept problems, one line each (after ``described`` placed the accepts)."""
