@@ -339,7 +339,7 @@ def test_fuzzy_suggestions_for_dangling_links_stay_within_a_budget_of_comparison
         return real(name, choices, n)
 
     monkeypatch.setattr(check_module, "closest", counted)
-    monkeypatch.setattr(check_module._Suggestions, "COMPARISONS", 1_000, raising=False)
+    monkeypatch.setattr(check_module._Suggestions, "COMPARISONS", 1_000, raising=False)  # 10 targets of 100 titles
     files = [MemoryFileText(f"{FOLDER}/t{i}.md", render_memory(memory(f"m-t{i:03d}", f"Fact {i}.", title=f"Fact {i}")).encode())
              for i in range(100)]
     files += [MemoryFileText(f"{FOLDER}/d{i}.md", render_memory(memory(f"m-d{i:03d}", f"See [[Nothing {i}]].")).encode())

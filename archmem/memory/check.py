@@ -446,7 +446,7 @@ class _Suggestions:
     links is still checked in time linear in its size."""
 
     LIMIT = 200
-    COMPARISONS = 400_000
+    COMPARISONS = 5_000
 
     def __init__(
         self, titles: dict[str, list[_Read]], model: ArchitectureModel, by_id: dict[str, _Read],
