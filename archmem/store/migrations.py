@@ -492,8 +492,8 @@ def _m013_title_and_since_indexes(db: sqlite3.Connection) -> None:
     run_script(
         db,
         """
-        DROP INDEX memories_active_title;
-        CREATE INDEX memories_title ON memories(title_key) WHERE title_key IS NOT NULL;
-        CREATE INDEX memories_status_since ON memories(status, id, confirmed_at, created_at);
+        DROP INDEX IF EXISTS memories_active_title;
+        CREATE INDEX IF NOT EXISTS memories_title ON memories(title_key) WHERE title_key IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS memories_status_since ON memories(status, id, confirmed_at, created_at);
         """,
     )
