@@ -49,7 +49,8 @@ RECALL_MODULES = {
     # the memory files: read, checked for secrets, linked
     "archmem.memory", "archmem.memory.types", "archmem.memory.fields", "archmem.memory.file_format",
     "archmem.memory.kinds", "archmem.memory.lifecycle", "archmem.memory.linking", "archmem.memory.links",
-    "archmem.memory.secrets", "archmem.memory.sync", "archmem.memory.text",
+    "archmem.memory.secrets", "archmem.memory.sync", "archmem.memory.text", "archmem.memory.files",
+    "archmem.memory.restatement",
 }
 
 RECALL_THIRD_PARTY = {"click", "pydantic", "pydantic_core", "annotated_types", "typing_extensions",

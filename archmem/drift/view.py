@@ -29,7 +29,7 @@ from archmem.memory.types import Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.repo import BlamedCommit, Repository
-from archmem.store.sqlite import SQLiteStore
+from archmem.store.base import Store
 
 
 def thresholds_from(config: DriftConfig) -> Thresholds:
@@ -46,7 +46,7 @@ class DriftView:
     def __init__(
         self,
         *,
-        store: SQLiteStore,
+        store: Store,
         repository: Repository,
         model: ArchitectureModel,
         ownership: Ownership,
