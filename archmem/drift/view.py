@@ -287,8 +287,8 @@ class DriftView:
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None, reasons: bool = True) -> DriftReport:
         """Each element's drift and the memories to VERIFY with their reasons; without
-        ``reasons``, those memories are only counted (``verify_count``), by what their
-        staleness depends on, read in one query: what ``status`` needs at any size."""
+        ``reasons``, only which ones (``verify_ids``), from what their staleness depends on
+        (``stale_ids``): what ``status`` and the map need, at any size."""
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
             return DriftReport.without_history()
         from archmem.model.external import external_elements
@@ -301,7 +301,7 @@ class DriftView:
         if not reasons:
             counts = self.store.element_memory_counts()
             return DriftReport(
-                elements=elements, verify_count=len(self.stale_ids()),
+                elements=elements, verify_ids=self.stale_ids(),
                 documented=sum(1 for e in self.model.elements if counts.get(e.id)),
                 commits=len(self.scan.commits), warnings=warnings,
             )

@@ -202,7 +202,7 @@ class BriefingOps:
         view = self.drift
         if view is not None:
             report = view.report(reasons=False)  # the map counts them; it does not say why
-            verify = set(view.stale_ids())
+            verify = set(report.verify_ids or ())
             drift = {element.id: "not_measured" if element.not_measured else element.status
                      for element in report.elements}
             found = report.not_measured_note()
