@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from archmem.errors import RepositoryError
+from archmem.git.commands import run_git
 from archmem.git.types import BlamedCommit
 
 SKIPPED_FOLDERS = frozenset(
@@ -268,14 +269,7 @@ class Repository:
         return BlamedCommit(sha, datetime.fromtimestamp(int(seconds), tz=timezone.utc))
 
     def _git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-        try:
-            result = subprocess.run(["git", *args], cwd=cwd or self.root, capture_output=True, check=False)
-        except FileNotFoundError:
-            raise RepositoryError("git is not installed, but this folder is a git checkout") from None
-        if check and result.returncode != 0:
-            message = result.stderr.decode(errors="replace").strip()
-            raise RepositoryError(f"git {args[0]} failed in {self.root}: {message}")
-        return result
+        return run_git(self.root, *args, check=check, cwd=cwd)
 
     def _git_files(self) -> list[str]:
         result = self._git("ls-files", "-z", "--cached", "--others", "--exclude-standard", *_NOT_STATE)
