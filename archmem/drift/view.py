@@ -273,7 +273,10 @@ class DriftView:
                 found[path] = ci
         return found
 
-    def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
+    def report(self, *, since: Mapping[str, Baseline | None] | None = None, reasons: bool = True) -> DriftReport:
+        """Each element's drift and the memories to VERIFY with their reasons; without
+        ``reasons``, only which ones (``verify_ids``), from what their staleness depends on
+        (``stale_ids``): what ``status`` and the map need, at any size."""
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
             return DriftReport.without_history()
         from archmem.model.external import external_elements
@@ -282,6 +285,14 @@ class DriftView:
             self.context.model, self.index, sizes=self.sizes, since=since or self.described,
             missing=self.missing, thresholds=self.thresholds, external=external_elements(self.context.model),
         )
+        warnings = [] if since else self.accept_warnings()
+        if not reasons:
+            counts = self.context.store.element_memory_counts()
+            return DriftReport(
+                elements=elements, verify_ids=self.stale_ids(),
+                documented=sum(1 for e in self.context.model.elements if counts.get(e.id)),
+                commits=len(self.scan.commits), warnings=warnings,
+            )
         # by when they were written, not by the index's own order: a fresh clone indexes
         # the files in name order, and its report must read as the working clone's does
         memories = sorted(self.context.store.list_memories(status="active"), key=lambda m: (m.created_at, m.id))
@@ -292,8 +303,12 @@ class DriftView:
             stale=[(m, stale[m.id]) for m in memories if m.id in stale],
             documented=sum(1 for e in self.context.model.elements if e.id in documented),
             commits=len(self.scan.commits),
-            warnings=[] if since else self.accept_warnings(),
+            warnings=warnings,
         )
+
+    def stale_ids(self) -> list[str]:
+        """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``)."""
+        return self.checker.stale_ids(self.context.store.memory_scopes(), self._memory_file_commits)
 
     def accept_warnings(self) -> list[str]:
         """The accept problems, one line each (after ``described`` placed the accepts)."""

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from archmem.errors import RepositoryError
+from archmem.git.commands import run_git
 from archmem.git.types import BlamedCommit
 
 SKIPPED_FOLDERS = frozenset(
@@ -154,7 +155,7 @@ class Repository:
         per-file fact is cached under."""
         if not self.is_git:
             return {}
-        result = self._git("ls-files", "-s", "-z", check=False)
+        result = self._git("ls-files", "-s", "-z", *_NOT_STATE, check=False)
         if result.returncode != 0:
             return {}
         found = {}
@@ -268,17 +269,10 @@ class Repository:
         return BlamedCommit(sha, datetime.fromtimestamp(int(seconds), tz=timezone.utc))
 
     def _git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-        try:
-            result = subprocess.run(["git", *args], cwd=cwd or self.root, capture_output=True, check=False)
-        except FileNotFoundError:
-            raise RepositoryError("git is not installed, but this folder is a git checkout") from None
-        if check and result.returncode != 0:
-            message = result.stderr.decode(errors="replace").strip()
-            raise RepositoryError(f"git {args[0]} failed in {self.root}: {message}")
-        return result
+        return run_git(self.root, *args, check=check, cwd=cwd)
 
     def _git_files(self) -> list[str]:
-        result = self._git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        result = self._git("ls-files", "-z", "--cached", "--others", "--exclude-standard", *_NOT_STATE)
         paths = [p for p in result.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]
         # a tracked file deleted in the working tree is not there "now"
         return [p for p in dict.fromkeys(paths) if not _is_state(p) and (self.root / p).is_file()]
@@ -291,6 +285,11 @@ class Repository:
             for name in names:
                 found.append((rel / name).as_posix())
         return found
+
+
+_NOT_STATE = ("--", ".", ":(exclude).archmem")
+"""Pathspecs that leave archmem's own folder out of a listing: its thousands of memory
+files are no one's code, and listing them made every command grow with the memories."""
 
 
 def _is_state(path: str) -> bool:
