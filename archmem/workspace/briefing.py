@@ -220,7 +220,8 @@ class BriefingOps(ReviewOps):
         except ArchmemError as exc:
             conformance_note = f"Conformance not checked: {exc.message}"
         return build_map(
-            self.model, self.store.iter_memories(status="active"), ownership=self.ownership, now=self.clock(), verify=verify, drift=drift,
-            drift_note=note, undeclared=undeclared, conformance_note=conformance_note, name=self.root.name,
+            self.model, self.store.iter_memories(status="active"), ownership=self.ownership, now=self.clock(),
+            verify=verify, drift=drift, drift_note=note, undeclared=undeclared, conformance_note=conformance_note,
+            name=self.root.name,
         )
 
