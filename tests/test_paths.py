@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -84,7 +85,7 @@ def test_derive_paths_from_every_property_form():
 def test_url_property_is_used_only_when_no_other_paths():
     with_url = Element(id="e", name="E", kind="container", url="https://github.com/a/b/tree/main/svc")
     assert derive_code_paths(with_url)[0] == ["svc"]
-    both = with_url.model_copy(update={"properties": {"archmem.paths": "other/**"}})
+    both = dataclasses.replace(with_url, properties={"archmem.paths": "other/**"})
     assert derive_code_paths(both)[0] == ["other/**"]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from archmem.clock import system_clock
@@ -226,9 +226,7 @@ def _index_file(
         store.forget_memory(row.memory_id)  # the file's id was edited
         known.discard(row.memory_id)
         report.removed.append(row.memory_id)
-    memory = memory.model_copy(update={
-        "private": stat.private, "elements": _element_ids(ctx.model, memory.elements),
-    })
+    memory = replace(memory, private=stat.private, elements=_element_ids(ctx.model, memory.elements))
     (report.updated if memory.id in known else report.added).append(memory.id)
     known.add(memory.id)
     _upsert(ctx, memory)

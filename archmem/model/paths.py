@@ -12,6 +12,7 @@ management commands, and a later positive glob can give a file back.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -246,8 +247,8 @@ def resolve_code_paths(
     elements = []
     for element in model.elements:
         globs, anchors = derive_code_paths(element, exists=exists, model_file=model.source)
-        elements.append(element.model_copy(update={"paths": globs, "anchors": anchors}))
-    return model.model_copy(update={"elements": elements})
+        elements.append(dataclasses.replace(element, paths=globs, anchors=anchors))
+    return dataclasses.replace(model, elements=elements)
 
 
 def add_configured_paths(
@@ -287,8 +288,8 @@ def add_configured_paths(
     elements = []
     for element in model.elements:
         extra = [g for g in added.get(element.id, []) if g not in element.paths]
-        elements.append(element.model_copy(update={"paths": [*element.paths, *extra]}) if extra else element)
-    return model.model_copy(update={"elements": elements, "warnings": warnings})
+        elements.append(dataclasses.replace(element, paths=[*element.paths, *extra]) if extra else element)
+    return dataclasses.replace(model, elements=elements, warnings=warnings)
 
 
 def is_under(path: str, folder: str) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import format_time
@@ -129,7 +129,8 @@ class MemoryFileIndex:
                     folder.remove(path)
                     self.forget_file(path)
                 continue
-            as_file = memory.model_copy(update={"status": statuses.get(memory_id, "active"), "superseded_by": None})
+            as_file = replace(memory, status=statuses.get(memory_id, "active"),  # type: ignore[arg-type]
+                              superseded_by=None)
             data = folder.render(as_file).encode("utf-8")
             if path is None:
                 path = folder.path_for(memory, private=memory.private, taken=taken.__contains__)
