@@ -52,10 +52,9 @@ RECALL_MODULES = {
     "archmem.memory.secrets", "archmem.memory.sync", "archmem.memory.text",
 }
 
-RECALL_THIRD_PARTY = {"click", "pydantic", "pydantic_core", "annotated_types", "typing_extensions",
-                      "typing_inspection"}
-"""Installed packages recall may import: never numpy, yaml, GitPython, jinja2, networkx,
-an embedding client or the MCP SDK."""
+RECALL_THIRD_PARTY = {"click"}
+"""Installed packages recall may import: never pydantic, numpy, yaml, GitPython, jinja2,
+networkx, an embedding client or the MCP SDK."""
 
 MODEL = """\
 workspace "Shop" {
