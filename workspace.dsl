@@ -243,6 +243,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/history.py"
                     }
                 }
+                checkout = component "Checkout" "HEAD, the branch, the top folder and shallowness read from the .git files (git is asked when the layout is unusual)." "git" {
+                    properties {
+                        "archmem.paths" "archmem/git/checkout.py"
+                    }
+                }
                 revisions = component "Revisions" "Between two revisions: merge base, changed files with line counts, a file at a revision, bounded diffs." "git" {
                     properties {
                         "archmem.paths" "archmem/git/revisions.py"
@@ -379,6 +384,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.drift.driftindex -> archmem.domain.codepaths "Matches changes to elements' paths with"
         archmem.drift.driftindex -> archmem.adapters.repo "Blames the model file with"
         archmem.drift.driftindex -> archmem.adapters.history "Reads the history with"
+        archmem.adapters.history -> archmem.adapters.checkout "Reads HEAD and the branch with"
+        archmem.adapters.revisions -> archmem.adapters.checkout "Reads HEAD with"
         archmem.drift.driftindex -> archmem.adapters.store "Caches the history in"
         archmem.drift.driftindex -> archmem.adapters.install "Writes accept files atomically with"
 

@@ -53,6 +53,7 @@ from typing import IO, TYPE_CHECKING
 
 from archmem.drift.types import ChangeStatus, Commit, FileChange
 from archmem.errors import RepositoryError
+from archmem.git.checkout import read as read_checkout
 
 if TYPE_CHECKING:
     import git
@@ -93,9 +94,13 @@ class HistoryReader:
         if not self.root.is_dir():
             raise RepositoryError(f"{self.root} is not a git repository: drift needs its history",
                                   hint="run archmem in a git checkout (or git init and commit)")
-        status, out, _ = self._status("rev-parse", "--is-bare-repository", "--show-toplevel", cwd=self.root)
-        lines = out.splitlines()
-        if status != 0 or len(lines) < 2:
+        checkout = read_checkout(self.root)
+        if checkout is not None:
+            lines = ["false", str(checkout.top)]
+        else:
+            status, out, _ = self._status("rev-parse", "--is-bare-repository", "--show-toplevel", cwd=self.root)
+            lines = out.splitlines() if status == 0 else out.splitlines()[:1]
+        if len(lines) < 2:
             if lines[:1] == ["true"]:
                 raise RepositoryError(f"{self.root} is a bare git repository: drift needs a checkout")
             raise RepositoryError(
@@ -133,15 +138,24 @@ class HistoryReader:
     # ---- questions ------------------------------------------------------------------
 
     def is_shallow(self) -> bool:
+        checkout = read_checkout(self.top)
+        if checkout is not None:
+            return checkout.shallow
         return self._run("rev-parse", "--is-shallow-repository").strip() == "true"
 
     def head(self) -> str | None:
         """The sha HEAD points at, or None in a repository without commits."""
+        checkout = read_checkout(self.top)
+        if checkout is not None:
+            return checkout.head
         status, out, _ = self._status("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
         return out.strip() if status == 0 and out.strip() else None
 
     def branch(self) -> str | None:
         """The checked-out branch's short name (None when HEAD is detached)."""
+        checkout = read_checkout(self.top)
+        if checkout is not None:
+            return checkout.branch
         status, out, _ = self._status("symbolic-ref", "--quiet", "--short", "HEAD")
         return out.strip() if status == 0 else None
 
