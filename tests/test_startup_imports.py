@@ -9,13 +9,16 @@ does use joins its budget here, on purpose. ``bench/startup_speed.py`` times the
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import git, write
+from .conftest import commit, git, write
 
 RUN = """\
 import json, sys
@@ -169,3 +172,73 @@ def test_every_lazy_command_is_registered_by_the_module_named_for_it():
         importlib.import_module(module)
     registered = {name: command.callback.__module__ for name, command in cli.commands.items()}
     assert {name: module for name, module in registered.items() if module != "archmem.cli"} == COMMAND_MODULES
+
+
+ANCHORED = """\
+---
+id: m-anchored
+kind: pitfall
+elements: [shop.orders]
+anchors: [orders/tax.py]
+created: 2026-01-05T10:00:00Z
+---
+The tax function floors: never round a line on its own.
+"""
+
+
+def git_calls(root: Path, tmp_path: Path, *args: str) -> list[str]:
+    """The git commands one ``archmem ARGS`` ran (through a logging ``git`` first on PATH)."""
+    real = shutil.which("git")
+    assert real is not None
+    folder = tmp_path / "logging-git"
+    folder.mkdir(exist_ok=True)
+    log = folder / "calls.log"
+    log.write_text("")
+    wrapper = folder / "git"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\nexec {shlex.quote(real)} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run([sys.executable, "-m", "archmem", *args], cwd=root, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return log.read_text().splitlines()
+
+
+def test_a_recall_in_an_unchanged_repository_runs_at_most_two_git_processes(tmp_path: Path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": MODEL, "orders/tax.py": "def tax(cents):\n    return cents // 5\n",
+                 ".archmem/memories/m-tax.md": MEMORY, ".archmem/memories/m-anchored.md": ANCHORED})
+    commit(root, "initial", "2026-01-01T10:00:00Z")
+    write(root, {"orders/tax.py": "".join(f"def tax{n}(cents):\n    return cents * {n} // 100\n" for n in range(40))})
+    commit(root, "tax by rate", "2026-02-01T10:00:00Z")
+    first = git_calls(root, tmp_path, "recall", "tax rounding")  # builds the index, reads history and diffs
+    assert any(call.startswith("diff ") for call in first), first
+    again = git_calls(root, tmp_path, "recall", "tax rounding")
+    assert len(again) <= 2, f"one recall ran {len(again)} git processes: {again}"
+
+
+def test_what_recall_remembers_of_git_follows_head(tmp_path: Path):
+    """The memory files' last commits and the anchored diffs are kept per HEAD: after a
+    new commit recall says what a fresh index says."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": MODEL, "orders/tax.py": "def tax(cents):\n    return cents // 5\n",
+                 ".archmem/memories/m-anchored.md": ANCHORED})
+    commit(root, "initial", "2026-01-01T10:00:00Z")
+
+    def recall() -> list[tuple[object, ...]]:
+        done = subprocess.run([sys.executable, "-m", "archmem", "recall", "--json", "tax floors"], cwd=root,
+                              capture_output=True, text=True, check=True)
+        return [(item["id"], item["verify"], item["verify_reason"]) for item in json.loads(done.stdout)["results"]]
+
+    assert recall() == [("m-anchored", False, None)]
+    write(root, {"orders/tax.py": "".join(f"def tax{n}(cents):\n    return cents * {n} // 100\n" for n in range(40))})
+    commit(root, "tax by rate", "2026-02-01T10:00:00Z")
+    assert recall()[0][1] is True  # the anchored file's diff is kept for this HEAD
+    write(root, {"orders/tax.py": "def tax(cents):\n    return cents // 5\n"})
+    commit(root, "back to one rate", "2026-03-01T10:00:00Z")
+    moved = recall()
+    (root / ".archmem" / "archmem.db").unlink()
+    assert recall() == moved

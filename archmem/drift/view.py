@@ -5,12 +5,14 @@ it for VERIFY reasons and ``archmem drift`` for the report.
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from archmem.clock import Clock, format_time
 from archmem.config import DriftConfig
@@ -279,7 +281,7 @@ class DriftView:
         if self.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
             return {}
         found = {}
-        for path, sha in self.revisions.last_commits(self.accept_folder.folder).items():
+        for path, sha in self._last_commits(self.accept_folder.folder).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
@@ -326,10 +328,27 @@ class DriftView:
         if self.memory_folder is None or self.scan.head is None:
             return {}
         found = {}
-        for path, sha in self.revisions.last_commits(self.memory_folder).items():
+        for path, sha in self._last_commits(self.memory_folder).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
+        return found
+
+    def _last_commits(self, folder: str) -> dict[str, str]:
+        """``Revisions.last_commits`` of a folder at the scanned HEAD, remembered in the
+        store: the answer changes only when HEAD does, and asking git cost every recall a
+        ``git log``."""
+        head = self.scan.head
+        key = f"last_commits:{folder}"
+        try:
+            kept = json.loads(self.store.meta(key) or "{}")
+        except ValueError:
+            kept = {}
+        if head is not None and isinstance(kept, dict) and kept.get("head") == head:
+            return dict(kept.get("files") or {})
+        found = self.revisions.last_commits(folder, head=head)
+        if head is not None:
+            self.store.set_meta(key, json.dumps({"head": head, "files": found}, separators=(",", ":")))
         return found
 
     def _memory_commit(self, memory: Memory) -> int | None:
@@ -365,8 +384,13 @@ class DriftView:
     def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         key = (path, base)
         if key not in self._hunks:
+            kept = self._kept_hunks.get(f"{base}\x1f{path}")
+            if kept is not None:
+                self._hunks[key] = [Hunk(old_start, old_count, new_start, new_count, removed=removed, added=added)
+                                    for old_start, old_count, new_start, new_count, removed, added in kept]
+                return self._hunks[key]
             result = subprocess.run(
-                ["git", "diff", "-U0", "-w", "--relative", base, "HEAD", "--", path],
+                ["git", "diff", "-U0", "-w", "--relative", base, self.scan.head or "HEAD", "--", path],
                 cwd=self.repository.root, capture_output=True, check=False,
             )
             if result.returncode != 0:
@@ -375,7 +399,35 @@ class DriftView:
             hunks = parsed.get(path, [])
             # changed without text to judge (binary, mode, rename): one hunk that is never cosmetic
             self._hunks[key] = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
+            self._keep_hunks(f"{base}\x1f{path}", self._hunks[key])
         return self._hunks[key]
+
+    _HUNKS_KEY = "anchor_hunks"
+    _HUNKS_KEPT_CHARS = 1 << 20
+    """At most this much diff text is remembered; beyond it git is asked each time."""
+
+    @cached_property
+    def _kept_hunks(self) -> dict[str, list[list[Any]]]:
+        """The anchored files' diffs against HEAD remembered in the store (base and path
+        → hunks): they change only when HEAD does, and a ``git diff`` per anchored file
+        was most of what a recall spent in git."""
+        try:
+            kept = json.loads(self.store.meta(self._HUNKS_KEY) or "{}")
+        except ValueError:
+            return {}
+        if not isinstance(kept, dict) or kept.get("head") != self.scan.head or not isinstance(kept.get("diffs"), dict):
+            return {}
+        return kept["diffs"]
+
+    def _keep_hunks(self, key: str, hunks: list[Hunk]) -> None:
+        if self.scan.head is None:
+            return
+        entry = [[h.old_start, h.old_count, h.new_start, h.new_count, h.removed, h.added] for h in hunks]
+        diffs = {**self._kept_hunks, key: entry}
+        text = json.dumps({"head": self.scan.head, "diffs": diffs}, separators=(",", ":"))
+        if len(text) <= self._HUNKS_KEPT_CHARS:
+            self._kept_hunks[key] = entry
+            self.store.set_meta(self._HUNKS_KEY, text)
 
     def _file_text(self, path: str) -> str | None:
         try:

@@ -60,7 +60,7 @@ def read(start: Path) -> Checkout | None:
             return None
         ref = head_text[len("ref: "):]
         sha = _resolve(common, ref)
-        if sha is False:
+        if sha is None:
             return None
         return Checkout(top, sha or None, ref[len("refs/heads/"):], (common / "shallow").exists())
     except (OSError, UnicodeDecodeError):
@@ -106,17 +106,17 @@ def _common_dir(git_dir: Path) -> Path:
     return (named if named.is_absolute() else git_dir / named).resolve()
 
 
-def _resolve(common: Path, ref: str) -> str | bool:
+def _resolve(common: Path, ref: str) -> str | None:
     """A branch's sha: its loose file, else its ``packed-refs`` line; "" when it has no
-    commit yet; False when the file says something else (git is asked)."""
+    commit yet; None when the file says something else (git is asked)."""
     loose = common / ref
     if loose.is_file():
         text = loose.read_text(encoding="utf-8").strip()
-        return text if _SHA.fullmatch(text) else False
+        return text if _SHA.fullmatch(text) else None
     packed = common / "packed-refs"
     if packed.is_file():
         for line in packed.read_text(encoding="utf-8").splitlines():
             sha, _, name = line.partition(" ")
             if name == ref:
-                return sha if _SHA.fullmatch(sha) else False
+                return sha if _SHA.fullmatch(sha) else None
     return ""

@@ -185,13 +185,14 @@ class Revisions:
             found = {path: ranges for path, ranges in found.items() if path in wanted}
         return found
 
-    def last_commits(self, folder: str) -> dict[str, str]:
-        """File below ``folder`` → the newest first-parent commit of HEAD that changed it
-        (one ``git log`` for the whole folder)."""
-        if self.head() is None:
+    def last_commits(self, folder: str, *, head: str | None = None) -> dict[str, str]:
+        """File below ``folder`` → the newest first-parent commit of ``head`` (HEAD when
+        not given) that changed it (one ``git log`` for the whole folder)."""
+        head = head or self.head()
+        if head is None:
             return {}
         out = self._git("log", "--first-parent", "--no-renames", "--relative", "--format=%x1e%H", "--name-only",
-                        "-z", "HEAD", "--", folder).stdout.decode("utf-8", errors="surrogateescape")
+                        "-z", head, "--", folder).stdout.decode("utf-8", errors="surrogateescape")
         found: dict[str, str] = {}
         for record in out.split("\x1e")[1:]:  # sha NUL (LF path NUL)...: the newest commit first
             sha, *names = record.split("\0")
