@@ -133,3 +133,15 @@ def test_on_a_terminal_drift_accept_asks_first(repo: Path, moved):
     assert code == 1 and "Aborted" in output and " services/api/router.go | 15 " in output
     with Workspace.open(repo, env={}) as ws:
         assert ws.drift_view().accepted() == {}
+
+
+def test_drift_accept_without_a_terminal_and_without_yes_refuses_and_writes_nothing(repo: Path, moved):
+    """Accepting drift vouches for the model as confirming vouches for a memory: nobody at a
+    terminal and no --yes, nobody vouched."""
+    result = am(repo, "drift", "accept", "ApiGateway", "--reason", "routes only moved")
+    assert result.exit_code == 8, result.output
+    assert "error: drift accept asks a person first, and stdin is not a terminal" in result.output
+    assert "pass --yes" in result.output and "Traceback" not in result.output
+    assert not (repo / ".archmem" / "accepts").exists() or not any((repo / ".archmem" / "accepts").iterdir())
+    with Workspace.open(repo, env={}) as ws:
+        assert ws.drift_view().accepted() == {}

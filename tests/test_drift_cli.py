@@ -99,11 +99,11 @@ def test_accept_since_and_fail_on(repo: Path):
     assert run(repo, "drift", "--fail-on", "1").exit_code == 1
     assert run(repo, "drift", "--fail-on", "5").exit_code == 0
     assert json.loads(run(repo, "drift", "--json", "--since", "HEAD").output)["counts"]["drifted"] == 0
-    accepted = run(repo, "drift", "accept", "ApiGateway", "--note", "reviewed")
+    accepted = run(repo, "drift", "accept", "ApiGateway", "--note", "reviewed", "--yes")
     assert accepted.exit_code == 0 and "accepted shop.api" in accepted.output
     data = json.loads(run(repo, "drift", "--json").output)
     assert {e["id"]: e["status"] for e in data["elements"]}["shop.api"] == "in_sync"
-    unknown = run(repo, "drift", "accept", "ApiGatway")
+    unknown = run(repo, "drift", "accept", "ApiGatway", "--yes")
     assert unknown.exit_code == 5 and "ApiGateway" in unknown.output
     bad_ref = run(repo, "drift", "--since", "no-such-ref")
     assert bad_ref.exit_code == 6 and "unknown revision" in bad_ref.output

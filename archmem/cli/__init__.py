@@ -241,8 +241,8 @@ def cli() -> None:
     """archmem: an architecture-aware memory for coding agents.
 
     Memories attach to the C4 elements of the repository's architecture model
-    (Structurizr DSL workspace.dsl, or archmem.yaml); drift in git history marks the
-    ones to verify.
+    (Structurizr DSL workspace.dsl or its JSON, a LikeC4 project, or archmem.yaml);
+    drift in git history marks the ones to verify.
     """
 
 

@@ -14,11 +14,6 @@ if TYPE_CHECKING:
     from archmem.memory.types import Memory
 
 
-def should_ask(yes: bool) -> bool:
-    """Ask only a person at a terminal; ``--yes``, agents and scripts go straight on."""
-    return not yes and sys.stdin.isatty()
-
-
 def ask_or_refuse(yes: bool, command: str) -> bool:
     """Whether to ask (a person at a terminal); without a terminal and without ``--yes``
     refuse: nobody was asked, so nobody vouched."""

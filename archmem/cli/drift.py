@@ -87,11 +87,11 @@ def drift_accept(workspace: Workspace, element: str, reason: str | None, yes: bo
     First shows what changed in its code since the model described it (or it was last
     accepted), and on a terminal asks before accepting. The accept is a small file in
     .archmem/accepts/ naming the element, the commit, the time, who and why: commit it,
-    so your team and CI count drift from it too."""
-    from archmem.cli.changes import should_ask, show_changes
+    so your team and CI count drift from it too. Without a terminal it needs --yes."""
+    from archmem.cli.changes import ask_or_refuse, show_changes
 
     element_id, changes = workspace.element_changes(element)
-    ask = should_ask(yes)
+    ask = ask_or_refuse(yes, "drift accept")
     if ask or not as_json:
         name = workspace.model.find(element_id).name
         click.secho(f"{name} ({element_id})", bold=True, err=as_json)
