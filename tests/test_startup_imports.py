@@ -52,8 +52,14 @@ RECALL_MODULES = {
     # the memory files: read, checked for secrets, linked
     "archmem.memory", "archmem.memory.types", "archmem.memory.fields", "archmem.memory.file_format",
     "archmem.memory.kinds", "archmem.memory.lifecycle", "archmem.memory.linking", "archmem.memory.links",
-    "archmem.memory.secrets", "archmem.memory.sync", "archmem.memory.text",
+    "archmem.memory.sync", "archmem.memory.text",
 }
+"""Not the secret patterns: they are compiled when a memory is written or a file read."""
+
+RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "difflib"}
+"""Standard modules recall leaves alone on a repository without settings: the shipped
+thesaurus is a plain file, TOML is read only from a settings file, close names only for
+a name that is not found."""
 
 RECALL_THIRD_PARTY = {"click"}
 """Installed packages recall may import: never pydantic, numpy, yaml, GitPython, jinja2,
@@ -153,6 +159,7 @@ def test_recall_on_a_small_repository_stays_in_its_budget(tmp_path: Path):
     assert "archmem.workspace" in modules and "archmem.recall.engine" in modules
     extra = outside(modules, bare(tmp_path), ALWAYS | RECALL_MODULES, RECALL_PACKAGES, RECALL_THIRD_PARTY)
     assert extra == [], f"recall imports modules outside its budget: {extra}"
+    assert sorted(modules & RECALL_SPARES) == []
 
 
 @pytest.mark.parametrize("module", ["archmem.config", "archmem.cli"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets as _random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,6 @@ from archmem.memory import text as textrules
 from archmem.memory.fields import clean_line
 from archmem.memory.kinds import parse_kind
 from archmem.memory.linking import write_links
-from archmem.memory.secrets import check_fields
 from archmem.memory.types import MAX_COUNT, Memory
 from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
@@ -37,6 +36,14 @@ DEDUP_QUERY_TERMS = 8
 """The rarest terms of the new content that find those neighbours: a restatement
 shares nearly every term, so it holds some of the rarest, and ranking only the
 memories that hold rare terms keeps the check cheap as the store grows."""
+
+
+def check_fields(fields: Mapping[str, object]) -> None:
+    """Refuse a secret in any field (``archmem.memory.secrets``, imported when a memory
+    is written: compiling its patterns cost every reading command)."""
+    from archmem.memory.secrets import check_fields as refuse_secrets
+
+    refuse_secrets(fields)
 
 
 @dataclass
