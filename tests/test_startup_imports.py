@@ -56,10 +56,12 @@ RECALL_MODULES = {
 }
 """Not the secret patterns: they are compiled when a memory is written or a file read."""
 
-RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "difflib"}
-"""Standard modules recall leaves alone on a repository without settings: the shipped
-thesaurus is a plain file, TOML is read only from a settings file, close names only for
-a name that is not found."""
+RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "difflib", "archmem.drift.report",
+                 "archmem.drift.changes"}
+"""Modules recall leaves alone on a repository without settings, though its budget would
+allow them: the shipped thesaurus is a plain file, TOML is read only from a settings file,
+close names only for a name that is not found, the drift report and the changes since a
+moment only by the commands that show them."""
 
 RECALL_THIRD_PARTY = {"click"}
 """Installed packages recall may import: never pydantic, numpy, yaml, GitPython, jinja2,

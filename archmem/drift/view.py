@@ -12,15 +12,13 @@ from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from archmem.clock import Clock, format_time
 from archmem.config import DriftConfig
 from archmem.drift.accepts import Accept, AcceptFiles, AcceptFolder, AcceptProblem, first_on_line
-from archmem.drift.changes import ChangesSince, changes_since
 from archmem.drift.baselines import described_text, is_mapping_only, mapping_lines, mapping_only_commits
 from archmem.drift.index import DriftIndex
-from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import Progress, ScanResult, history_exclusions, reader_for, scan_history
 from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk, parse_unified_zero
@@ -32,6 +30,10 @@ from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.repo import BlamedCommit, Repository
 from archmem.store.sqlite import SQLiteStore
+
+if TYPE_CHECKING:  # the report and the changes since a moment are imported by the commands that show them
+    from archmem.drift.changes import ChangesSince
+    from archmem.drift.report import DriftReport
 
 
 def thresholds_from(config: DriftConfig) -> Thresholds:
@@ -288,6 +290,8 @@ class DriftView:
         return found
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
+        from archmem.drift.report import DriftReport, element_drift
+
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
             return DriftReport.without_history()
         from archmem.model.external import external_elements
@@ -451,6 +455,8 @@ class DriftView:
         if head is None:
             return None
         position = self.checker.position(memory)
+        from archmem.drift.changes import changes_since
+
         return changes_since(
             self.revisions, since=memory.last_confirmed, base=self.index.shas[position - 1] if position else None,
             head=head, owners=self.index.owners,
@@ -465,6 +471,8 @@ class DriftView:
             return None
         baseline = self.described.get(element_id)
         since = baseline.time if baseline is not None else self.scan.commits[0].time
+        from archmem.drift.changes import changes_since
+
         return changes_since(
             self.revisions, since=since, base=self._base(baseline) if baseline is not None else None, head=head,
             owners=self.index.owners, elements=[element_id], **bounds,
@@ -489,6 +497,8 @@ class DriftView:
         end = self._base(placed)
         if end is None or (previous is not None and index.position(previous) >= index.position(placed)):
             return None
+        from archmem.drift.changes import changes_since
+
         return changes_since(
             self.revisions, since=previous.time if previous is not None else self.scan.commits[0].time,
             base=self._base(previous), head=end, owners=self.index.owners, elements=[accept.element], **bounds,
