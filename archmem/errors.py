@@ -149,6 +149,11 @@ class ModelNotFoundError(ModelError):
     kind = "model_not_found"
 
 
+class NoModelError(ModelNotFoundError):
+    """The repository has no model at all (not a missing configured file, not a choice
+    between several): the next step is to write one."""
+
+
 class ModelSyntaxError(ModelError):
     """The model file is not well formed; says where, and what was expected there."""
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
 from archmem.clock import format_time
-from archmem.errors import ArchmemError
+from archmem.errors import ArchmemError, NoModelError
 from archmem.agents.hook_check import CLEAN_PATH, check_hooks
 from archmem.agents.install import installed
 from archmem.words import plural
@@ -53,7 +53,15 @@ def _part(read: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     try:
         return read()
     except ArchmemError as exc:
-        return {"error": str(exc)}
+        found: dict[str, Any] = {"error": str(exc)}
+        if exc.hint:
+            found["hint"] = exc.hint
+        if isinstance(exc, NoModelError):
+            found["no_model"] = True
+        location = getattr(exc, "location", None)
+        if location is not None:
+            found["at"] = str(location)
+        return found
 
 
 def _model(ws: Workspace, stored: bool) -> dict[str, Any]:
@@ -148,7 +156,11 @@ def _drift(ws: Workspace) -> dict[str, Any]:
 def _next_steps(status: dict[str, Any]) -> list[str]:
     steps = []
     model, store, recall, drift = status["model"], status["store"], status["recall"], status["drift"]
-    if "error" in model:
+    if "error" in model and not model.get("no_model"):
+        # a model is there but cannot be read, or there are several: its own hint says what to do
+        hint = model.get("hint") or "`archmem model` says what is wrong"
+        steps.append(f"fix the model at {model['at']}: {hint}" if "at" in model else hint)
+    elif "error" in model:
         steps.append("write the model: workspace.dsl (Structurizr DSL) or archmem.yaml, or draft one from the "
                      "manifests with `archmem init --starter-model`; then `archmem model`")
     elif model["documented"] < model["elements"]:

@@ -85,6 +85,20 @@ def test_a_broken_model_is_reported_in_its_line_and_the_rest_still_shows(tmp_pat
     assert data["model"]["error"].startswith(f"{tmp_path / 'workspace.dsl'}:3:1: ")  # file:line:col
     assert sum(data["store"]["memories"]["active"].values()) == 1
     assert "error" in data["drift"]
+    assert not any(step.startswith("write the model") for step in data["next"])
+    assert data["next"][0] == (f"fix the model at {tmp_path / 'workspace.dsl'}:3:1: "
+                               "every { needs a matching } (on a line of its own)")
+
+
+def test_a_repository_with_two_models_is_told_to_choose_one_not_to_write_one(tmp_path: Path):
+    spec = "specification {\n  element system\n}\n"
+    for project in ("billing", "shipping"):
+        write(tmp_path, {f"{project}/likec4.config.json": json.dumps({"name": project}),
+                         f"{project}/model.c4": spec + f"model {{\n  {project} = system '{project.title()}'\n}}\n"})
+    data = json.loads(status(tmp_path, "--json")[1])
+    assert data["model"]["error"].startswith(f"several LikeC4 projects in {tmp_path}: billing, shipping")
+    assert data["next"][0] == 'choose one: model = "folder" in archmem.toml, or --model FOLDER'
+    assert not any(step.startswith("write the model") for step in data["next"])
 
 
 def test_embeddings_counted_and_the_provider_checked_on_request(tmp_path: Path):

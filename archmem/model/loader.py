@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from archmem.errors import ModelError, ModelNotFoundError
+from archmem.errors import ModelError, ModelNotFoundError, NoModelError
 from archmem.model.confine import confine
 from archmem.model.paths import resolve_code_paths
 from archmem.model.types import ArchitectureModel
@@ -65,7 +65,7 @@ def discover_model(root: Path, configured: str | None = None) -> Path:
     likec4 = find_likec4_workspace(root, depth=_LIKEC4_DEPTH)
     if likec4 is not None:
         return _confined(likec4, root)
-    raise ModelNotFoundError(
+    raise NoModelError(
         f"no architecture model found in {root} (looked for {', '.join(DISCOVERY)}, for a *.dsl file holding "
         "a workspace, and for a LikeC4 likec4.config.json or .c4 files)",
         hint="write a workspace.dsl (Structurizr DSL) or archmem.yaml, or pass --model FILE",
