@@ -5,14 +5,12 @@ it for VERIFY reasons and ``archmem drift`` for the report.
 
 from __future__ import annotations
 
-import json
-import subprocess
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from archmem.clock import Clock, format_time
 from archmem.config import DriftConfig
@@ -21,7 +19,8 @@ from archmem.drift.baselines import described_text, is_mapping_only, mapping_lin
 from archmem.drift.index import DriftIndex
 from archmem.drift.scan import Progress, ScanResult, history_exclusions, reader_for, scan_history
 from archmem.drift.staleness import Staleness, StalenessChecker
-from archmem.drift.symbols import Hunk, parse_unified_zero
+from archmem.drift.head_cache import HeadCache, path_key
+from archmem.drift.symbols import Hunk
 from archmem.drift.types import Baseline, ElementSize, Thresholds
 from archmem.errors import RepositoryError
 from archmem.git.revisions import Revisions
@@ -242,7 +241,7 @@ class DriftView:
         code (a squash merge, or code committed together with the accept)."""
         baseline, missing = self._place_by_commit(accept)
         index = self.index
-        brought = self._accept_file_commits.get(accept.path or "")
+        brought = self._accept_file_commits.get(path_key(accept.path or ""))
         if brought is not None and brought >= index.position(baseline) and index.commit_touches(
                 brought, [accept.element], []):
             return Baseline(index.shas[brought], accept.accepted_at)
@@ -279,11 +278,12 @@ class DriftView:
 
     @cached_property
     def _accept_file_commits(self) -> dict[str, int]:
-        """Committed accept file → the place in history of the commit that last changed it."""
+        """Committed accept file (``path_key``) → the place in history of the commit that
+        last changed it."""
         if self.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
             return {}
         found = {}
-        for path, sha in self._last_commits(self.accept_folder.folder).items():
+        for path, sha in self.head_cache.last_commits(self.accept_folder.folder, self.revisions).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
@@ -327,33 +327,21 @@ class DriftView:
 
     @cached_property
     def _memory_file_commits(self) -> dict[str, int]:
-        """Committed memory file → the index in history of the commit that last changed
-        it (asked of git: the history cache keeps no change to archmem's own files)."""
+        """Committed memory file (``path_key``) → the index in history of the commit that
+        last changed it (asked of git: the history cache keeps no change to archmem's own
+        files)."""
         if self.memory_folder is None or self.scan.head is None:
             return {}
         found = {}
-        for path, sha in self._last_commits(self.memory_folder).items():
+        for path, sha in self.head_cache.last_commits(self.memory_folder, self.revisions).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
         return found
 
-    def _last_commits(self, folder: str) -> dict[str, str]:
-        """``Revisions.last_commits`` of a folder at the scanned HEAD, remembered in the
-        store: the answer changes only when HEAD does, and asking git cost every recall a
-        ``git log``."""
-        head = self.scan.head
-        key = f"last_commits:{folder}"
-        try:
-            kept = json.loads(self.store.meta(key) or "{}")
-        except ValueError:
-            kept = {}
-        if head is not None and isinstance(kept, dict) and kept.get("head") == head:
-            return dict(kept.get("files") or {})
-        found = self.revisions.last_commits(folder, head=head)
-        if head is not None:
-            self.store.set_meta(key, json.dumps({"head": head, "files": found}, separators=(",", ":")))
-        return found
+    @cached_property
+    def head_cache(self) -> HeadCache:
+        return HeadCache(self.store, self.repository.root, self.scan.head)
 
     def _memory_commit(self, memory: Memory) -> int | None:
         if not self._memory_file_commits:
@@ -361,7 +349,7 @@ class DriftView:
         if memory.id not in self._memory_paths:
             self._memory_paths[memory.id] = self.store.path_of(memory.id)
         path = self._memory_paths[memory.id]
-        return self._memory_file_commits.get(path) if path else None
+        return self._memory_file_commits.get(path_key(path)) if path else None
 
     def _read_memory_paths(self, memories: Sequence[Memory]) -> None:
         """The files of many memories in one query, before their staleness is asked one
@@ -388,50 +376,8 @@ class DriftView:
     def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         key = (path, base)
         if key not in self._hunks:
-            kept = self._kept_hunks.get(f"{base}\x1f{path}")
-            if kept is not None:
-                self._hunks[key] = [Hunk(old_start, old_count, new_start, new_count, removed=removed, added=added)
-                                    for old_start, old_count, new_start, new_count, removed, added in kept]
-                return self._hunks[key]
-            result = subprocess.run(
-                ["git", "diff", "-U0", "-w", "--relative", base, self.scan.head or "HEAD", "--", path],
-                cwd=self.repository.root, capture_output=True, check=False,
-            )
-            if result.returncode != 0:
-                raise RepositoryError(f"git diff failed for {path}: {result.stderr.decode(errors='replace').strip()}")
-            parsed = parse_unified_zero(result.stdout.decode("utf-8", errors="replace"))
-            hunks = parsed.get(path, [])
-            # changed without text to judge (binary, mode, rename): one hunk that is never cosmetic
-            self._hunks[key] = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
-            self._keep_hunks(f"{base}\x1f{path}", self._hunks[key])
+            self._hunks[key] = self.head_cache.anchor_hunks(path, base)
         return self._hunks[key]
-
-    _HUNKS_KEY = "anchor_hunks"
-    _HUNKS_KEPT_CHARS = 1 << 20
-    """At most this much diff text is remembered; beyond it git is asked each time."""
-
-    @cached_property
-    def _kept_hunks(self) -> dict[str, list[list[Any]]]:
-        """The anchored files' diffs against HEAD remembered in the store (base and path
-        → hunks): they change only when HEAD does, and a ``git diff`` per anchored file
-        was most of what a recall spent in git."""
-        try:
-            kept = json.loads(self.store.meta(self._HUNKS_KEY) or "{}")
-        except ValueError:
-            return {}
-        if not isinstance(kept, dict) or kept.get("head") != self.scan.head or not isinstance(kept.get("diffs"), dict):
-            return {}
-        return kept["diffs"]
-
-    def _keep_hunks(self, key: str, hunks: list[Hunk]) -> None:
-        if self.scan.head is None:
-            return
-        entry = [[h.old_start, h.old_count, h.new_start, h.new_count, h.removed, h.added] for h in hunks]
-        diffs = {**self._kept_hunks, key: entry}
-        text = json.dumps({"head": self.scan.head, "diffs": diffs}, separators=(",", ":"))
-        if len(text) <= self._HUNKS_KEPT_CHARS:
-            self._kept_hunks[key] = entry
-            self.store.set_meta(self._HUNKS_KEY, text)
 
     def _file_text(self, path: str) -> str | None:
         try:
