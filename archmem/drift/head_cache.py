@@ -20,8 +20,10 @@ from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.errors import RepositoryError
 from archmem.git.revisions import Revisions
 
-KEPT_DIFF_CHARS = 1 << 20
-"""At most this much diff text is kept; beyond it git is asked each time."""
+KEY = "drift_head_cache"
+"""The one ``store_meta`` row that holds it all: one read per command, one write per batch."""
+KEPT_CHARS = 8 << 20
+"""At most this much is written back (the diffs are dropped first); beyond it git is asked each time."""
 
 
 class Meta(Protocol):
@@ -32,34 +34,35 @@ class Meta(Protocol):
 
 def path_key(path: str) -> str:
     """What a path is kept under: a digest, so no file name is written to the index."""
-    return hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+    return hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
 
 
 class HeadCache:
-    """Last commits per file of a folder, and anchored diffs, for one HEAD."""
+    """Last commits per file of a folder, and anchored diffs, for one HEAD; ``save``
+    writes what was learnt (``DriftView`` calls it after each batch of questions)."""
 
     def __init__(self, store: Meta, root: Path, head: str | None) -> None:
         self.store, self.root, self.head = store, root, head
-        self._diffs: dict[str, list[list[Any]]] | None = None
+        self._state: dict[str, Any] | None = None
+        self._changed = False
 
     def last_commits(self, folder: str, revisions: Revisions) -> dict[str, str]:
         """``path_key(file)`` → the newest first-parent commit of HEAD that changed the
         file below ``folder`` (``Revisions.last_commits``)."""
         if self.head is None:
             return {}
-        key = f"last_commits:{folder}"
-        kept = self._read(key)
-        if kept.get("head") == self.head and isinstance(kept.get("files"), dict):
-            return dict(kept["files"])
-        found = {path_key(path): sha for path, sha in revisions.last_commits(folder, head=self.head).items()}
-        self.store.set_meta(key, json.dumps({"head": self.head, "files": found}, separators=(",", ":")))
-        return found
+        folders = self._kept()["folders"]
+        if folder not in folders:
+            found = revisions.last_commits(folder, head=self.head)
+            folders[folder] = {path_key(path): sha for path, sha in found.items()}
+            self._changed = True
+        return dict(folders[folder])
 
     def anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         """The zero-context, whitespace-blind diff of ``path`` from ``base`` to HEAD; a file
         changed without text to judge (binary, mode, rename) is one hunk that is never cosmetic."""
         key = f"{base}:{path_key(path)}"
-        diffs = self._kept_diffs()
+        diffs = self._kept()["diffs"]
         if key in diffs:
             return [Hunk(old_start, old_count, new_start, new_count, removed=removed, added=added)
                     for old_start, old_count, new_start, new_count, removed, added in diffs[key]]
@@ -72,29 +75,29 @@ class HeadCache:
         parsed = parse_unified_zero(result.stdout.decode("utf-8", errors="replace"))
         hunks = parsed.get(path, [])
         found = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
-        self._keep_diff(key, found)
+        if self.head is not None:
+            diffs[key] = [[h.old_start, h.old_count, h.new_start, h.new_count, h.removed, h.added] for h in found]
+            self._changed = True
         return found
 
-    def _kept_diffs(self) -> dict[str, list[list[Any]]]:
-        if self._diffs is None:
-            kept = self._read("anchor_hunks")
-            diffs = kept.get("diffs") if kept.get("head") == self.head else None
-            self._diffs = diffs if isinstance(diffs, dict) else {}
-        return self._diffs
-
-    def _keep_diff(self, key: str, hunks: list[Hunk]) -> None:
-        if self.head is None:
+    def save(self) -> None:
+        """Write back what was learnt since the last save (nothing when nothing was)."""
+        if not self._changed or self._state is None:
             return
-        entry = [[h.old_start, h.old_count, h.new_start, h.new_count, h.removed, h.added] for h in hunks]
-        diffs = {**self._kept_diffs(), key: entry}
-        text = json.dumps({"head": self.head, "diffs": diffs}, separators=(",", ":"))
-        if len(text) <= KEPT_DIFF_CHARS:
-            self._kept_diffs()[key] = entry
-            self.store.set_meta("anchor_hunks", text)
+        self._changed = False
+        text = json.dumps(self._state, separators=(",", ":"))
+        if len(text) > KEPT_CHARS:
+            text = json.dumps({**self._state, "diffs": {}}, separators=(",", ":"))
+        if len(text) <= KEPT_CHARS:
+            self.store.set_meta(KEY, text)
 
-    def _read(self, key: str) -> dict[str, Any]:
-        try:
-            kept = json.loads(self.store.meta(key) or "{}")
-        except ValueError:
-            return {}
-        return kept if isinstance(kept, dict) else {}
+    def _kept(self) -> dict[str, Any]:
+        if self._state is None:
+            try:
+                kept = json.loads(self.store.meta(KEY) or "{}")
+            except ValueError:
+                kept = {}
+            fresh = isinstance(kept, dict) and kept.get("head") == self.head and all(
+                isinstance(kept.get(part), dict) for part in ("folders", "diffs"))
+            self._state = kept if fresh else {"head": self.head, "folders": {}, "diffs": {}}
+        return self._state

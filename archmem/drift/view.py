@@ -287,6 +287,7 @@ class DriftView:
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
+        self.head_cache.save()
         return found
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
@@ -363,15 +364,21 @@ class DriftView:
 
     def stale(self, memories: list[Memory]) -> dict[str, Staleness]:
         self._read_memory_paths(memories)
-        return self.checker.stale(memories)
+        found = self.checker.stale(memories)
+        self.head_cache.save()
+        return found
 
     def verify_reason(self, memory: Memory) -> str | None:
-        return self.checker.reason(memory)
+        found = self.checker.reason(memory)
+        self.head_cache.save()
+        return found
 
     def verify_reasons(self, memories: Sequence[Memory]) -> dict[str, str | None]:
         """{memory id: its VERIFY reason, or None} for many memories, their files read at once."""
         self._read_memory_paths(memories)
-        return {memory.id: self.checker.reason(memory) for memory in memories}
+        found = {memory.id: self.checker.reason(memory) for memory in memories}
+        self.head_cache.save()
+        return found
 
     def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         key = (path, base)
