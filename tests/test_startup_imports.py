@@ -251,3 +251,52 @@ def test_what_recall_remembers_of_git_follows_head(tmp_path: Path):
     moved = recall()
     (root / ".archmem" / "archmem.db").unlink()
     assert recall() == moved
+
+
+OPENED = """\
+import json, sys
+opened = []
+sys.addaudithook(lambda event, args: opened.append(args[0]) if event == "open" and isinstance(args[0], str) else None)
+sys.argv = ["archmem", *json.loads(sys.argv[1])]
+from archmem.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+with open(OUT, "w") as handle:
+    json.dump(opened, handle)
+"""
+
+TWO_PARTS = MODEL.replace('''      }
+    }
+  }
+}''', '''      }
+      billing = container "Billing" "Sends invoices." "Python" {
+        properties {
+          "archmem.paths" "billing/**"
+        }
+      }
+    }
+  }
+}''')
+
+
+def test_a_recall_reads_the_code_of_the_elements_it_asks_about_only(tmp_path: Path):
+    """Staleness weighs change against an element's size in lines: only the elements of
+    the memories it checks are counted, not every file of the repository."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    billing = {f"billing/invoice_{n}.py": f"def invoice_{n}():\n    return {n}\n" for n in range(20)}
+    write(root, {"workspace.dsl": TWO_PARTS, "orders/tax.py": "def tax(cents):\n    return cents // 5\n",
+                 ".archmem/memories/m-tax.md": MEMORY, **billing})
+    commit(root, "initial", "2026-01-01T10:00:00Z")
+    subprocess.run([sys.executable, "-m", "archmem", "recall", "tax rounding"], cwd=root, check=True,
+                   capture_output=True)
+    out = tmp_path / "opened.json"
+    code = OPENED.replace("OUT", repr(str(out)))
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(["recall", "tax rounding"])], cwd=root,
+                          capture_output=True, text=True, check=True)
+    assert "Tax is rounded" in done.stdout
+    opened = [Path(path).resolve() for path in json.loads(out.read_text())]
+    assert not [path for path in opened if (root / "billing") in path.parents]

@@ -21,7 +21,7 @@ from archmem.drift.scan import Progress, ScanResult, history_exclusions, reader_
 from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.head_cache import HeadCache, path_key
 from archmem.drift.symbols import Hunk
-from archmem.drift.types import Baseline, ElementSize, Thresholds
+from archmem.drift.types import Baseline, ElementSize, ElementSizes, Thresholds
 from archmem.errors import RepositoryError
 from archmem.git.revisions import Revisions
 from archmem.memory.types import Memory
@@ -93,12 +93,13 @@ class DriftView:
         )
 
     @cached_property
-    def sizes(self) -> dict[str, ElementSize]:
-        sizes = {}
-        for element in self.model.elements:
-            size = self.ownership.size(element.id)
-            sizes[element.id] = ElementSize(size.files, size.lines)
-        return sizes
+    def sizes(self) -> ElementSizes:
+        """Each element's files and lines, counted when first asked for."""
+        return ElementSizes([e.id for e in self.model.elements], self._size_of)
+
+    def _size_of(self, element_id: str) -> ElementSize:
+        size = self.ownership.size(element_id)
+        return ElementSize(size.files, size.lines)
 
     @cached_property
     def missing(self) -> set[str]:
