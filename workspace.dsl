@@ -61,7 +61,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 types = component "Value types" "Element, Relationship, Memory, Commit, the conformance report: the values passed between layers." "pydantic, dataclasses" {
                     properties {
-                        "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/drift/types.py, archmem/conformance/types.py, archmem/ci/types.py"
+                        "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/recall/types.py, archmem/drift/types.py, archmem/conformance/types.py, archmem/ci/types.py"
                     }
                 }
                 words = component "Package basics" "The version and the few words every output uses (plurals)." {
@@ -132,7 +132,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             memory = container "Memory" "Memories on elements: remember, confirm, supersede, links, sessions, review." "Python" {
                 lifecycle = component "Memory lifecycle" "Restating confirms, supersede without forks, archive, purge, export and import." {
                     properties {
-                        "archmem.paths" "archmem/memory/lifecycle.py, archmem/memory/linking.py, archmem/memory/transfer.py, archmem/memory/__init__.py"
+                        "archmem.paths" "archmem/memory/lifecycle.py, archmem/memory/restatement.py, archmem/memory/linking.py, archmem/memory/transfer.py, archmem/memory/__init__.py"
                     }
                 }
                 sessions = component "Sessions" "Exposures and citations per session; the review queue." {
@@ -140,9 +140,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/memory/sessions.py, archmem/memory/review.py"
                     }
                 }
-                memoryfiles = component "Memory files" "One Markdown file per memory (the truth in git) and the sync that indexes them." {
+                memoryfiles = component "Memory files" "One Markdown file per memory (the truth in git), the one writer of those files, and the sync that indexes them." {
                     properties {
-                        "archmem.paths" "archmem/memory/file_format.py, archmem/memory/sync.py"
+                        "archmem.paths" "archmem/memory/file_format.py, archmem/memory/files.py, archmem/memory/sync.py"
                     }
                 }
                 teamfiles = component "Check and merge" "archmem check's rules over the memory files (forks, clashes, links, secrets), and the three-way merge of one memory file." {
@@ -356,6 +356,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.memory.memoryfiles -> archmem.memory.textrules "Reads links and kinds with"
         archmem.memory.memoryfiles -> archmem.domain.codepaths "Checks that anchors stay in the repository with"
         archmem.memory.memoryfiles -> archmem.memory.lifecycle "Indexes memory files as memories with"
+        archmem.memory.lifecycle -> archmem.memory.memoryfiles "Writes each memory to its file through"
         archmem.memory.sessions -> archmem.memory.lifecycle "Writes session outcomes through"
         archmem.memory.sessions -> archmem.memory.textrules "Finds near-duplicates with"
         archmem.memory.teamfiles -> archmem.memory.memoryfiles "Reads memory files with"

@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import texts  # noqa: E402
 
 from archmem.memory import text as textrules  # noqa: E402
-from archmem.memory.lifecycle import _find_restatement, content_hash  # noqa: E402
+from archmem.memory.lifecycle import content_hash  # noqa: E402
+from archmem.memory.restatement import find_restatement  # noqa: E402
 from archmem.memory.types import Memory  # noqa: E402
 from archmem.store import open_store  # noqa: E402
 from archmem.workspace import Workspace  # noqa: E402
@@ -89,7 +90,7 @@ def bench_dedup(size: int, probes: int, naive_probes: int) -> None:
         for text in probe_texts:
             textrules._normalized.cache_clear()  # each check starts cold, as in a fresh process
             start = time.perf_counter()
-            _find_restatement(store, text, content_hash(text))
+            find_restatement(store, text, content_hash(text))
             times.append(time.perf_counter() - start)
         store.close()
     naive = []

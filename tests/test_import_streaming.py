@@ -45,7 +45,7 @@ def test_import_holds_a_chunk_of_memories_not_every_line(tmp_path: Path):
     write(root, {"archmem.yaml": "elements:\n  - {id: orders, kind: softwareSystem, name: Orders}\n"})
     lines = Lines()
     with Workspace.open(root, env={}) as ws:
-        folder = ws.store.folder
+        folder = ws.memory_folder  # the folder the memory files' writer writes through
         written = folder.write
         most_writing = 0
 

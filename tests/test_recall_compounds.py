@@ -14,6 +14,7 @@ import pytest
 
 from archmem.memory import text as textrules
 from archmem.memory.types import Memory
+from archmem.recall.types import WordQuery
 from archmem.store import open_store
 from archmem.store.migrations import MIGRATIONS, MIGRATIONS_TABLE
 from archmem.workspace import Workspace
@@ -95,11 +96,11 @@ def test_a_whole_word_outranks_the_same_word_as_a_part(tmp_path: Path) -> None:
                                 content_hash=memory_id, search_title="", search_body=body, search_parts=parts)
         store.insert_memory(Memory(id="m-other", kind="note", content="tax", created_at=NOW), title_key=None,
                             content_hash="other", search_title="", search_body="tax rounded half up")
-        ranked = store.lexical_search('"currency"', parts_weight=0.75)
+        ranked = store.lexical_search(WordQuery(("currency",), parts_weight=0.75))
         assert [memory_id for memory_id, _ in ranked] == ["m-word", "m-part"]  # the part still matches, lower
         weights = {memory_id: bm25 for memory_id, bm25 in ranked}
         assert weights["m-part"] < weights["m-word"]
-        even = dict(store.lexical_search('"currency"', parts_weight=1.0))
+        even = dict(store.lexical_search(WordQuery(("currency",), parts_weight=1.0)))
         assert even["m-part"] == pytest.approx(even["m-word"], rel=0.2)
 
 

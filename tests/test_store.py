@@ -13,6 +13,7 @@ import pytest
 
 from archmem.errors import StoreError
 from archmem.memory.types import Link, Memory, Session
+from archmem.recall.types import WordQuery
 from archmem.store import open_store
 from archmem.store.base import Store
 from archmem.store.migrations import MIGRATIONS, MIGRATIONS_TABLE
@@ -59,12 +60,12 @@ def test_store_satisfies_the_store_interface(store: SQLiteStore):
 
 def test_fts_follows_inserts_updates_and_deletes(store: SQLiteStore):
     insert(store, memory("m1", "headers over 8KB are dropped"))
-    assert [i for i, _ in store.lexical_search('"headers"')] == ["m1"]
+    assert [i for i, _ in store.lexical_search(WordQuery(("headers",)))] == ["m1"]
     store.update_memory("m1", search_body="payload bodies")
-    assert store.lexical_search('"headers"') == []
-    assert [i for i, _ in store.lexical_search('"payload"')] == ["m1"]
+    assert store.lexical_search(WordQuery(("headers",))) == []
+    assert [i for i, _ in store.lexical_search(WordQuery(("payload",)))] == ["m1"]
     store.delete_memory("m1")
-    assert store.lexical_search('"payload"') == []
+    assert store.lexical_search(WordQuery(("payload",))) == []
     assert store.db.execute("SELECT COUNT(*) FROM memory_fts").fetchone()[0] == 0
 
 
@@ -74,11 +75,11 @@ def test_the_word_index_holds_active_memories_only(store: SQLiteStore):
     assert store.term_document_counts(["retry"]) == {"retry": 2}
     assert store.memory_total() == 2
     store.update_memory("m1", status="archived")
-    assert [i for i, _ in store.lexical_search('"retry"')] == ["m2"]
+    assert [i for i, _ in store.lexical_search(WordQuery(("retry",)))] == ["m2"]
     assert store.term_document_counts(["retry", "storms"]) == {"retry": 1, "storms": 0}
     assert store.memory_total() == 1
     store.update_memory("m1", status="active")
-    assert [i for i, _ in store.lexical_search('"storms"')] == ["m1"]
+    assert [i for i, _ in store.lexical_search(WordQuery(("storms",)))] == ["m1"]
     assert store.memory_total() == 2
 
 
@@ -245,7 +246,7 @@ def test_upgrade_from_the_first_schema_keeps_memories(tmp_path: Path):
         assert versions == [n for n, _, _ in MIGRATIONS]
         assert store.get_memory("m-old").content == "kept across upgrades"
         assert store.term_document_counts(["upgrades", "absent"]) == {"upgrades": 1, "absent": 0}
-        assert [i for i, _ in store.lexical_search('"upgrades"')] == ["m-old"]  # migration 5
+        assert [i for i, _ in store.lexical_search(WordQuery(("upgrades",)))] == ["m-old"]  # migration 5
 
 
 def test_two_processes_opening_a_new_store_migrate_once(tmp_path: Path):
@@ -289,7 +290,7 @@ def test_the_word_index_stems_and_statistics_ask_by_stem(store: SQLiteStore):
     assert WORD_TOKENIZER in sql  # the stemmer for statistics is the index's own tokenizer
     insert(store, memory("m1", "the client retries twice"))
     insert(store, memory("m2", "one retry only"))
-    assert {i for i, _ in store.lexical_search('"retrying"')} == {"m1", "m2"}
+    assert {i for i, _ in store.lexical_search(WordQuery(("retrying",)))} == {"m1", "m2"}
     assert store.index_forms(["retries", "retry", "Naïve"]) == {"retries": "retri", "retry": "retri", "Naïve": "naiv"}
     assert store.term_document_counts(["retries", "retrying", "absent"]) == {"retries": 2, "retrying": 2, "absent": 0}
 
@@ -318,3 +319,19 @@ def test_migration_8_takes_exposures_of_unended_sessions_out_of_the_counters(tmp
         assert store.usage("exposures", "s-open") == ["m1"]  # the row stays: it counts when the session ends
         store.count_exposures("s-open")
         assert store.get_memory("m1").exposures == 3
+
+
+def test_a_word_query_becomes_quoted_fts5_phrases_so_no_word_is_an_operator():
+    from archmem.store.sqlite import fts5_match
+
+    assert fts5_match(WordQuery(("retry", "rate limit"))) == '"retry" OR "rate limit"'
+    assert fts5_match(WordQuery(("back off",), excluded=("retry",))) == '("back off") NOT "retry"'
+    assert fts5_match(WordQuery(("a",), excluded=("b", "c"))) == '("a") NOT ("b" OR "c")'
+    assert fts5_match(WordQuery(('say "NOT" twice',))) == '"say ""NOT"" twice"'
+    assert fts5_match(WordQuery(("", "  "))) == ""
+
+
+def test_a_word_query_with_an_operator_word_or_a_quote_finds_plain_text(store: SQLiteStore):
+    insert(store, memory("m1", "Say NOT twice when the query is near."))
+    assert [i for i, _ in store.lexical_search(WordQuery(("NOT", 'near"')))] == ["m1"]
+    assert store.lexical_search(WordQuery(("twice",), excluded=("query",))) == []

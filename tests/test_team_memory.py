@@ -625,7 +625,7 @@ from archmem.workspace import Workspace
 commit = SQLiteConnection._commit
 
 def die_once_files_are_written(self):
-    if getattr(self, "_written", None):  # the memory files are on disk; the index has not committed
+    if getattr(self, "_undo", None):  # a memory file is on disk (its undo is registered); the index has not committed
         os.kill(os.getpid(), signal.SIGKILL)
     commit(self)
 
@@ -635,6 +635,10 @@ with Workspace.open(Path(sys.argv[1]), env={}) as ws:
         ws.remember("Killed between the file and the commit.", kind="pitfall", title="Killed")
     elif sys.argv[2] == "confirm":
         ws.confirm(sys.argv[3])
+    elif sys.argv[2] == "archive":
+        ws.archive(sys.argv[3], "replaced by the outbox")
+    elif sys.argv[2] == "purge":
+        ws.purge(sys.argv[3], "written by mistake")
     else:
         ws.store
 """
@@ -646,19 +650,23 @@ def _kill_before_commit(repo: Path, *args: str) -> None:
     assert proc.returncode == -signal.SIGKILL, proc.stderr
 
 
-@pytest.mark.parametrize("operation", ["remember", "confirm"])
+@pytest.mark.parametrize("operation", ["remember", "confirm", "archive", "purge"])
 def test_a_write_killed_between_its_file_and_its_commit_is_taken_from_the_file(shop: Path, operation: str):
     kept = remember(shop, "Orders are written in one transaction.", "--kind", "convention", "--title", "One tx")
-    _kill_before_commit(shop, operation, "One tx")
+    _kill_before_commit(shop, operation, kept)
 
     index_agrees_with_files(shop)
     files = memory_files(shop)
-    memories = listed(shop)
+    memories = listed(shop, "--status", "all")
     assert set(memories) == set(files)
     if operation == "remember":
         assert len(files) == 2 and [m["title"] for m in memories.values()] == ["One tx", "Killed"]
-    else:
+    elif operation == "confirm":
         assert set(files) == {kept} and memories[kept]["confirmations"] == 1  # what the file says
+    elif operation == "archive":
+        assert set(files) == {kept} and memories[kept]["status"] == "archived"
+    else:
+        assert files == {} and memories == {}  # the file is gone: so is the memory
 
 
 def test_moving_an_old_store_to_files_survives_a_kill_before_its_commit(shop: Path):

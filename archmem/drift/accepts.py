@@ -54,7 +54,7 @@ from archmem.model.types import ArchitectureModel
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 if TYPE_CHECKING:
-    from archmem.store.sqlite import SQLiteStore
+    from archmem.store.base import Store
 
 SUFFIX = ".yaml"
 FIELDS = ("element", "commit", "accepted", "author", "reason")
@@ -339,13 +339,13 @@ def first_on_line(shas: Iterable[str], descendants: set[str]) -> int | None:
 # ---- accepts an older archmem kept in the index ----------------------------------------
 
 
-def export_index_accepts(store: SQLiteStore, folder: AcceptFolder, *, git: bool) -> int:
+def export_index_accepts(store: Store, folder: AcceptFolder, *, git: bool) -> int:
     """Write the accepts an older archmem recorded in the index (``drift_accepts``) as
     files, once, and take them out of the index; returns how many. Such an accept was a
     moment on this clone's clock: its file names the newest first-parent commit of HEAD
     at that moment, the commit drift counted from here. A write that fails leaves the
     rows for the next open (the same accept writes the same file, so nothing doubles)."""
-    rows = store.db.execute("SELECT seq, element_id, at, note FROM drift_accepts ORDER BY seq").fetchall()
+    rows = store.legacy_accepts()
     if not rows:
         return 0
     from archmem.git.revisions import Revisions
@@ -355,6 +355,5 @@ def export_index_accepts(store: SQLiteStore, folder: AcceptFolder, *, git: bool)
         moment = parse_time(at)
         commit = revisions.first_parent_at(moment) if revisions is not None else None
         folder.write(Accept(element, moment, commit=commit, reason=note or None))
-    with store.transaction():
-        store.db.execute("DELETE FROM drift_accepts WHERE seq <= ?", (rows[-1][0],))
+    store.drop_legacy_accepts(rows[-1][0])
     return len(rows)

@@ -27,8 +27,7 @@ from archmem.errors import RepositoryError
 from archmem.history import SHALLOW_HINT, HistoryReader
 from archmem.model.paths import compile_globs, normalize_glob
 from archmem.repo import Repository
-from archmem.store.commits import CommitCache
-from archmem.store.sqlite import SQLiteStore
+from archmem.store.base import HistoryCache, Store
 
 CHUNK = 2000
 """Commits per cache transaction: big enough to be fast, small enough not to hold the
@@ -92,9 +91,9 @@ class HistoryNotScanned(RepositoryError):
         )
 
 
-def pending_commits(store: SQLiteStore, reader: HistoryReader) -> int:
+def pending_commits(store: Store, reader: HistoryReader) -> int:
     """How many commits a scan would read now (cheap: ``git rev-list --count``, no diffs)."""
-    cache = CommitCache(store)
+    cache = store.history_cache()
     head = reader.head()
     if head is None:
         return 0
@@ -107,7 +106,7 @@ def pending_commits(store: SQLiteStore, reader: HistoryReader) -> int:
 
 
 def scan_history(
-    store: SQLiteStore,
+    store: Store,
     reader: HistoryReader,
     *,
     deepen: bool = False,
@@ -126,7 +125,7 @@ def scan_history(
                 f"{reader.top} is a shallow clone: drift needs the full git history", hint=SHALLOW_HINT
             )
         reader.deepen()
-    cache = CommitCache(store)
+    cache = store.history_cache()
     head = reader.head()
     discarded = False
     if cache.scope() != reader.scope:
@@ -171,7 +170,7 @@ def _with_total(
     return lambda done: progress(done, max(total, done))
 
 
-def _read_into(cache: CommitCache, commits: Iterator[Commit], *, follows: str | None) -> list[Commit] | None:
+def _read_into(cache: HistoryCache, commits: Iterator[Commit], *, follows: str | None) -> list[Commit] | None:
     """Stream commits into the cache chunk by chunk; None (nothing written) when the
     first one does not have ``follows`` as its first parent."""
     read: list[Commit] = []
@@ -193,7 +192,7 @@ def _read_into(cache: CommitCache, commits: Iterator[Commit], *, follows: str | 
     return read
 
 
-def _remember_branch(cache: CommitCache, reader: HistoryReader) -> None:
+def _remember_branch(cache: HistoryCache, reader: HistoryReader) -> None:
     """Record the branch the cache was last brought up to date on (for reports)."""
     branch = reader.branch() or "(detached HEAD)"
     if cache.meta().get("branch") != branch:

@@ -28,7 +28,7 @@ from archmem.memory.types import Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.repo import BlamedCommit, Repository
-from archmem.store.sqlite import SQLiteStore
+from archmem.store.base import Store
 
 if TYPE_CHECKING:  # the report and the changes since a moment are imported by the commands that show them
     from archmem.drift.changes import ChangesSince
@@ -49,7 +49,7 @@ class DriftView:
     def __init__(
         self,
         *,
-        store: SQLiteStore,
+        store: Store,
         repository: Repository,
         model: ArchitectureModel,
         ownership: Ownership,

@@ -11,6 +11,7 @@ import hashlib
 import secrets as _random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import Clock, format_time
@@ -18,24 +19,23 @@ from archmem.errors import ConflictError, InvalidInputError, UnknownNameError, c
 from archmem.memory import links as linkrules
 from archmem.memory import text as textrules
 from archmem.memory.fields import clean_line
+from archmem.memory.files import revised
 from archmem.memory.kinds import parse_kind
-from archmem.memory.linking import write_links
+from archmem.memory.linking import current_of, write_links
+from archmem.memory.restatement import Embedding, find_restatement
 from archmem.memory.types import MAX_COUNT, Memory
 from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import Store
 
 if TYPE_CHECKING:
-    import numpy as np
+    from archmem.memory.files import MemoryFiles
 
-    from archmem.recall.semantic import VectorIndex
-
-DEDUP_CANDIDATES = 10
-"""How many lexical neighbours a new memory is compared with for restatement."""
-DEDUP_QUERY_TERMS = 8
-"""The rarest terms of the new content that find those neighbours: a restatement
-shares nearly every term, so it holds some of the rarest, and ranking only the
-memories that hold rare terms keeps the check cheap as the store grows."""
+__all__ = [
+    "Embedding", "MemoryContext", "RememberResult", "archive", "confirm", "content_hash", "current_of", "history",
+    "new_id", "normalize_anchor", "purge", "remember", "resolve_elements", "resolve_memory", "search_fields",
+    "unarchive",
+]
 
 
 def check_fields(fields: Mapping[str, object]) -> None:
@@ -47,15 +47,6 @@ def check_fields(fields: Mapping[str, object]) -> None:
 
 
 @dataclass
-class Embedding:
-    """The vector of a memory about to be written, from the configured embedder."""
-
-    index: VectorIndex
-    vector: np.ndarray
-    text_hash: str
-
-
-@dataclass
 class MemoryContext:
     """What the memory rules need from the outside, passed in as values."""
 
@@ -63,6 +54,8 @@ class MemoryContext:
     model: ArchitectureModel
     clock: Clock
     exists: Callable[[str], bool] = lambda path: False
+    files: MemoryFiles | None = None
+    """The memory files' writer (None: an index without files, written alone)."""
 
 
 @dataclass
@@ -150,18 +143,6 @@ def resolve_memory(store: Store, ref: str, *, active_only: bool = False) -> Memo
     return found
 
 
-def current_of(store: Store, memory: Memory) -> Memory:
-    """Follow ``superseded_by`` to the head of the chain."""
-    seen = {memory.id}
-    while memory.superseded_by:
-        successor = store.get_memory(memory.superseded_by)
-        if successor is None or successor.id in seen:
-            break
-        seen.add(successor.id)
-        memory = successor
-    return memory
-
-
 def normalize_anchor(anchor: str) -> str:
     path, sep, symbol = anchor.strip().partition("#")
     try:
@@ -171,7 +152,27 @@ def normalize_anchor(anchor: str) -> str:
     return f"{clean}#{symbol.strip()}" if sep and symbol.strip() else clean
 
 
-# ---- remember --------------------------------------------------------------------
+# ---- remember: validate → deduplicate → write ------------------------------------
+
+
+@dataclass
+class Draft:
+    """A memory that passed every check, not yet written: what ``remember`` was given,
+    cleaned and resolved."""
+
+    content: str
+    kind: str
+    title: str | None
+    author: str | None
+    session_id: str | None
+    elements: list[str]
+    anchors: list[str]
+    private: bool
+    seen: Memory | None
+    """The version of the memory it supersedes that the writer saw (compare-and-swap)."""
+    digest: str
+    warnings: list[str] = field(default_factory=list)
+    embedding: Embedding | None = None
 
 
 def remember(
@@ -195,6 +196,28 @@ def remember(
     reaches a provider. With a vector, restatement is judged by cosine (0.94 /
     0.82) and the vector is stored with the memory; a provider failure leaves a warning
     and the lexical rule."""
+    draft = validate(ctx, content, kind=kind, title=title, elements=elements, anchors=anchors,
+                     supersedes=supersedes, author=author, session_id=session_id, private=private)
+    now = ctx.clock()
+    if embed is not None:
+        draft.embedding = _embed(ctx, draft, embed)
+    with ctx.store.transaction():
+        old = _still_current(ctx, draft.seen)
+        _check_title_is_free(ctx, draft.title, old)
+        duplicate, similar = _deduplicate(ctx, draft, old)
+        if duplicate is not None:
+            return _confirm_restatement(ctx, duplicate, draft, now)
+        return _write_new(ctx, draft, old, now, similar)
+
+
+def validate(
+    ctx: MemoryContext, content: str, *, kind: str, title: str | None, elements: Sequence[str],
+    anchors: Sequence[str], supersedes: str | None, author: str | None, session_id: str | None, private: bool,
+) -> Draft:
+    """Every check before anything is stored or sent: the text's limits, no secret in any
+    field, elements the model knows, anchors inside the repository (files the content
+    names in backticks join them), a session that exists (its agent signs), and the
+    memory to supersede."""
     content = linkrules.validate_content(content)
     kind = parse_kind(kind)
     check_fields({"content": content, "title": title, "author": author, "anchor": list(anchors),
@@ -202,109 +225,135 @@ def remember(
     title = linkrules.validate_title(title) if title is not None and title.strip() else None
     author = clean_line(author, "author")
     element_ids = resolve_elements(ctx.model, elements)
-    anchor_list = [normalize_anchor(a) for a in anchors if a.strip()]
-    warnings: list[str] = []
-    for path in textrules.backtick_paths(content):
-        try:
-            clean = normalize_anchor(path)
-        except InvalidInputError:
-            continue
-        if ctx.exists(clean.partition("#")[0]) and clean not in anchor_list:
-            anchor_list.append(clean)
+    anchor_list = _anchors(ctx, content, anchors)
     if session_id is not None:
         session = ctx.store.get_session(session_id)
         if session is None:
             raise UnknownNameError("session", session_id, closest(session_id, ctx.store.session_ids()))
         author = author or session.agent  # what the session's agent learned is signed by it
-    # the version the writer saw; the write below is a compare-and-swap on it, so two
-    # writers superseding one title cannot both win, each over the other's new fact
-    seen = resolve_memory(ctx.store, supersedes) if supersedes else None
-    now = ctx.clock()
-    digest = content_hash(content)
-    embedding: Embedding | None = None
-    if embed is not None:
-        from archmem.embeddings import EmbeddingError, embedding_text
+    return Draft(
+        content=content, kind=kind, title=title, author=author, session_id=session_id, elements=element_ids,
+        anchors=anchor_list, private=private, seen=resolve_memory(ctx.store, supersedes) if supersedes else None,
+        digest=content_hash(content),
+    )
 
+
+def _anchors(ctx: MemoryContext, content: str, anchors: Sequence[str]) -> list[str]:
+    """The given anchors, then the files the content names in backticks that exist."""
+    found = [normalize_anchor(a) for a in anchors if a.strip()]
+    for path in textrules.backtick_paths(content):
         try:
-            embedding = embed(embedding_text(title, content, ctx.model.names(element_ids)))
-        except EmbeddingError as exc:
-            warnings.append(
-                f"not embedded ({exc.message}); stored for words only, `archmem embed` adds the vector later"
-            )
+            clean = normalize_anchor(path)
+        except InvalidInputError:
+            continue
+        if ctx.exists(clean.partition("#")[0]) and clean not in found:
+            found.append(clean)
+    return found
 
-    with ctx.store.transaction():
-        old: Memory | None = None
-        if seen is not None:
-            old = resolve_memory(ctx.store, seen.id)
-            if old.status == "superseded":
-                head = current_of(ctx.store, old)
-                raise ConflictError(
-                    f"{old.label!r} ({old.id}) is already superseded by {head.label!r} ({head.id}); "
-                    "supersede that one instead",
-                )
-            if old.status == "archived":
-                raise ConflictError(f"{old.label!r} is archived; there is nothing current to supersede")
-        if title:
-            clash = ctx.store.find_by_title(linkrules.normalize_title(title), active_only=True)
-            if clash and (old is None or clash[0].id != old.id):
-                raise ConflictError(
-                    f"an active memory is already titled {clash[0].title!r} ({clash[0].id})",
-                    hint=(
-                        f"to replace it, supersede it: supersedes={clash[0].id!r} (--supersedes on the command "
-                        "line); to keep both, choose another title"
-                    ),
-                )
-        similar: list[dict[str, Any]] = []
-        if old is None:
-            duplicate, similar = _find_restatement(ctx.store, content, digest, embedding)
-            if duplicate is not None:
-                return _confirm_restatement(ctx, duplicate, element_ids, anchor_list, now, warnings, author)
 
-        memory = Memory(
-            id=_unused_id(ctx.store),
-            title=title,
-            kind=kind,  # type: ignore[arg-type]
-            content=content,
-            elements=element_ids,
-            anchors=anchor_list,
-            author=author,
-            session_id=session_id,
-            created_at=now,
-            confirmed_at=now,
-            confirmations=0,
-            supersedes=old.id if old else None,
-            private=private,
+def _embed(ctx: MemoryContext, draft: Draft, embed: Callable[[str], Embedding]) -> Embedding | None:
+    """The draft's vector; a provider failure is a warning, and the memory is stored for
+    words alone."""
+    from archmem.embeddings import EmbeddingError, embedding_text
+
+    try:
+        return embed(embedding_text(draft.title, draft.content, ctx.model.names(draft.elements)))
+    except EmbeddingError as exc:
+        draft.warnings.append(
+            f"not embedded ({exc.message}); stored for words only, `archmem embed` adds the vector later"
         )
-        if old is not None:
-            ctx.store.update_memory(old.id, status="superseded", superseded_by=memory.id)
-        ctx.store.insert_memory(
-            memory,
-            title_key=linkrules.normalize_title(title) if title else None,
-            content_hash=digest,
-            **search_fields(ctx.model, title, content, element_ids),
-        )
-        if old is not None:
-            ctx.store.retarget_links(old.id, memory.id)
-        if embedding is not None:
-            from archmem.embeddings import vector_to_blob
+        return None
 
-            ctx.store.put_vector(
-                memory.id, embedding.index.identity, vector_to_blob(embedding.vector),
-                int(embedding.vector.shape[0]), embedding.text_hash, format_time(now),
-            )
-        resolved, pending = write_links(ctx, memory.id, content)
-        if title:
-            ctx.store.resolve_pending_links(linkrules.normalize_title(title), "memory", memory.id)
+
+def _still_current(ctx: MemoryContext, seen: Memory | None) -> Memory | None:
+    """The memory to supersede, read again under the lock: superseding one that another
+    writer superseded meanwhile (or archived) is a conflict, so a chain never forks."""
+    if seen is None:
+        return None
+    old = resolve_memory(ctx.store, seen.id)
+    if old.status == "superseded":
+        head = current_of(ctx.store, old)
+        raise ConflictError(
+            f"{old.label!r} ({old.id}) is already superseded by {head.label!r} ({head.id}); "
+            "supersede that one instead",
+        )
+    if old.status == "archived":
+        raise ConflictError(f"{old.label!r} is archived; there is nothing current to supersede")
+    return old
+
+
+def _check_title_is_free(ctx: MemoryContext, title: str | None, old: Memory | None) -> None:
+    """A title names one active memory (the one superseded may pass it on)."""
+    if not title:
+        return
+    clash = ctx.store.find_by_title(linkrules.normalize_title(title), active_only=True)
+    if clash and (old is None or clash[0].id != old.id):
+        raise ConflictError(
+            f"an active memory is already titled {clash[0].title!r} ({clash[0].id})",
+            hint=(
+                f"to replace it, supersede it: supersedes={clash[0].id!r} (--supersedes on the command "
+                "line); to keep both, choose another title"
+            ),
+        )
+
+
+def _deduplicate(
+    ctx: MemoryContext, draft: Draft, old: Memory | None
+) -> tuple[Memory | None, list[dict[str, Any]]]:
+    """The active memory the draft restates (if any), and the similar ones. A supersede
+    replaces a memory on purpose: it is never a restatement."""
+    if old is not None:
+        return None, []
+    return find_restatement(ctx.store, draft.content, draft.digest, draft.embedding)
+
+
+def _write_file(ctx: MemoryContext, memory: Memory) -> str | None:
+    """The memory's file first (the truth), before the index learns of it."""
+    return ctx.files.write(memory) if ctx.files is not None else None
+
+
+def _write_new(
+    ctx: MemoryContext, draft: Draft, old: Memory | None, now: datetime, similar: list[dict[str, Any]]
+) -> RememberResult:
+    """The new memory's file, then its index rows: the superseded one marked, links moved
+    to the new one, its vector, its ``[[links]]``, and pending links to its title."""
+    memory = Memory(
+        id=_unused_id(ctx.store), title=draft.title, kind=draft.kind,  # type: ignore[arg-type]
+        content=draft.content, elements=draft.elements, anchors=draft.anchors, author=draft.author,
+        session_id=draft.session_id, created_at=now, confirmed_at=now, confirmations=0,
+        supersedes=old.id if old else None, private=draft.private,
+    )
+    if old is not None and ctx.files is not None:
+        ctx.files.verify(old.id)
+    path = _write_file(ctx, memory)
+    if old is not None:
+        ctx.store.update_memory(old.id, status="superseded", superseded_by=memory.id)
+    ctx.store.insert_memory(
+        memory,
+        title_key=linkrules.normalize_title(memory.title) if memory.title else None,
+        content_hash=draft.digest,
+        **search_fields(ctx.model, memory.title, memory.content, memory.elements),
+    )
+    if old is not None:
+        ctx.store.retarget_links(old.id, memory.id)
+    if draft.embedding is not None:
+        _store_vector(ctx, memory.id, draft.embedding, now)
+    resolved, pending = write_links(ctx, memory.id, memory.content)
+    if memory.title:
+        ctx.store.resolve_pending_links(linkrules.normalize_title(memory.title), "memory", memory.id)
     return RememberResult(
-        id=memory.id,
-        title=title,
-        similar_to=similar,
-        links=resolved,
-        pending_links=pending,
-        warnings=warnings,
-        elements=element_ids,
-        anchors=anchor_list,
-        supersedes=old.id if old else None,
+        id=memory.id, title=memory.title, similar_to=similar, links=resolved, pending_links=pending,
+        warnings=draft.warnings, elements=memory.elements, anchors=memory.anchors, supersedes=memory.supersedes,
+        path=path,
+    )
+
+
+def _store_vector(ctx: MemoryContext, memory_id: str, embedding: Embedding, now: datetime) -> None:
+    from archmem.embeddings import vector_to_blob
+
+    ctx.store.put_vector(
+        memory_id, embedding.index.identity, vector_to_blob(embedding.vector), int(embedding.vector.shape[0]),
+        embedding.text_hash, format_time(now),
     )
 
 
@@ -315,94 +364,32 @@ def _unused_id(store: Store) -> str:
             return candidate
 
 
-def neighbour_ids(store: Store, content: str, limit: int) -> list[str]:
-    """Active memories that may restate ``content``: ranked by BM25 over its rarest terms."""
-    counts = store.term_document_counts(textrules.query_tokens(content))
-    present = sorted((count, term) for term, count in counts.items() if count > 0)
-    if not present:
-        return []
-    query = " OR ".join(f'"{term}"' for _, term in present[:DEDUP_QUERY_TERMS])
-    return [memory_id for memory_id, _ in store.lexical_search(query, limit=limit)]
-
-
-def _find_restatement(
-    store: Store, content: str, digest: str, embedding: Embedding | None = None
-) -> tuple[Memory | None, list[dict[str, Any]]]:
-    """The active memory this content restates (if any), and the near ones."""
-    exact = store.find_by_content_hash(digest)
-    if exact:
-        return exact[0], []
-    if embedding is not None:
-        scores = embedding.index.scores_for_vector(embedding.vector)
-        if scores.top(1):
-            return _judge(store, scores.top(DEDUP_CANDIDATES), lexical=False, content=content)
-    ids = neighbour_ids(store, content, DEDUP_CANDIDATES)
-    if not ids:
-        return None, []
-    candidates = store.get_memories(ids)
-    pairs = [
-        (memory_id, textrules.token_set_similarity(content, candidates[memory_id].content))
-        for memory_id in ids
-        if memory_id in candidates
-    ]
-    return _judge(store, pairs, lexical=True, content=content, known=candidates)
-
-
-def _judge(
-    store: Store,
-    pairs: list[tuple[str, float]],
-    *,
-    lexical: bool,
-    content: str,
-    known: dict[str, Memory] | None = None,
-) -> tuple[Memory | None, list[dict[str, Any]]]:
-    """The best duplicate among scored neighbours, and the similar ones. A changed
-    number or negation is never a restatement, whatever the cosine says."""
-    candidates = known if known is not None else store.get_memories(memory_id for memory_id, _ in pairs)
-    best: tuple[float, Memory] | None = None
-    similar: list[dict[str, Any]] = []
-    for memory_id, score in pairs:
-        candidate = candidates.get(memory_id)
-        if candidate is None or candidate.status != "active":
-            continue
-        verdict = textrules.classify_similarity(score, lexical=lexical)
-        if verdict == "duplicate" and not lexical and not textrules.same_facts(content, candidate.content):
-            verdict = "similar"
-        if verdict == "duplicate" and (best is None or score > best[0]):
-            best = (score, candidate)
-        elif verdict == "similar":
-            similar.append({"id": candidate.id, "title": candidate.title, "score": round(score, 3)})
-    similar.sort(key=lambda item: -item["score"])
-    return (best[1] if best else None), similar
-
-
-def _confirm_restatement(
-    ctx: MemoryContext,
-    existing: Memory,
-    element_ids: list[str],
-    anchors: list[str],
-    now: Any,
-    warnings: list[str],
-    author: str | None,
-) -> RememberResult:
-    """The restated memory confirmed by whoever restated it (no reason: they gave none)."""
-    ctx.store.update_memory(existing.id, confirmed_at=now, confirmed_by=author, confirm_reason=None,
-                            confirmations=min(existing.confirmations + 1, MAX_COUNT))
-    added = ctx.store.add_elements(existing.id, element_ids)
-    ctx.store.add_anchors(existing.id, anchors)
-    if added:
+def _confirm_restatement(ctx: MemoryContext, existing: Memory, draft: Draft, now: datetime) -> RememberResult:
+    """The restated memory confirmed by whoever restated it (no reason: they gave none),
+    with the draft's new elements and anchors."""
+    new_elements = [e for e in dict.fromkeys(draft.elements) if e not in existing.elements]
+    new_anchors = [a for a in dict.fromkeys(draft.anchors) if a not in existing.anchors]
+    confirmed = revised(
+        existing, confirmed_at=now, confirmed_by=draft.author, confirm_reason=None,
+        confirmations=min(existing.confirmations + 1, MAX_COUNT),
+        elements=existing.elements + new_elements, anchors=existing.anchors + new_anchors,
+    )
+    _write_file(ctx, confirmed)
+    ctx.store.update_memory(existing.id, confirmed_at=now, confirmed_by=draft.author, confirm_reason=None,
+                            confirmations=confirmed.confirmations)
+    ctx.store.add_elements(existing.id, new_elements)
+    ctx.store.add_anchors(existing.id, new_anchors)
+    if new_elements:
         ctx.store.update_memory(
-            existing.id, **search_fields(ctx.model, existing.title, existing.content, existing.elements + added)
+            existing.id, **search_fields(ctx.model, existing.title, existing.content, confirmed.elements)
         )
-    fresh = ctx.store.get_memory(existing.id)
-    assert fresh is not None
     return RememberResult(
         id=existing.id,
         title=existing.title,
         deduplicated=True,
-        warnings=warnings + [f"this restates {existing.label!r}: confirmed it instead of storing a copy"],
-        elements=fresh.elements,
-        anchors=fresh.anchors,
+        warnings=draft.warnings + [f"this restates {existing.label!r}: confirmed it instead of storing a copy"],
+        elements=confirmed.elements,
+        anchors=confirmed.anchors,
     )
 
 
@@ -427,13 +414,14 @@ def confirm(
         if memory.status == "archived":
             raise ConflictError(f"{memory.label!r} is archived ({memory.status_reason or 'no reason given'})")
         now = ctx.clock()
+        confirmed = revised(memory, confirmed_at=now, confirmed_by=by, confirm_reason=reason,
+                            confirmations=min(memory.confirmations + 1, MAX_COUNT))
+        _write_file(ctx, confirmed)
         ctx.store.update_memory(memory.id, confirmed_at=now, confirmed_by=by, confirm_reason=reason,
-                                confirmations=min(memory.confirmations + 1, MAX_COUNT))
+                                confirmations=confirmed.confirmations)
         if reason is not None:
             ctx.store.audit(format_time(now), "confirm", memory.id, reason, {"title": memory.title, **(detail or {})})
-        fresh = ctx.store.get_memory(memory.id)
-    assert fresh is not None
-    return fresh
+    return confirmed
 
 
 def archive(ctx: MemoryContext, ref: str, reason: str) -> Memory:
@@ -446,11 +434,11 @@ def archive(ctx: MemoryContext, ref: str, reason: str) -> Memory:
         memory = resolve_memory(ctx.store, ref)
         if memory.status != "active":
             raise ConflictError(f"{memory.label!r} is {memory.status}, not active")
-        ctx.store.update_memory(memory.id, status="archived", status_reason=reason.strip())
+        archived = revised(memory, status="archived", status_reason=reason.strip())
+        _write_file(ctx, archived)
+        ctx.store.update_memory(memory.id, status="archived", status_reason=archived.status_reason)
         ctx.store.audit(format_time(ctx.clock()), "archive", memory.id, reason.strip(), {"title": memory.title})
-        fresh = ctx.store.get_memory(memory.id)
-    assert fresh is not None
-    return fresh
+    return archived
 
 
 def unarchive(ctx: MemoryContext, ref: str) -> Memory:
@@ -467,11 +455,11 @@ def unarchive(ctx: MemoryContext, ref: str) -> Memory:
                     f"an active memory is already titled {clash[0].title!r} ({clash[0].id})",
                     hint=f"supersede or archive that one first, or keep {memory.id} archived",
                 )
+        active = revised(memory, status="active", status_reason=None)
+        _write_file(ctx, active)
         ctx.store.update_memory(memory.id, status="active", status_reason=None)
         ctx.store.audit(format_time(ctx.clock()), "unarchive", memory.id, None, {"title": memory.title})
-        fresh = ctx.store.get_memory(memory.id)
-    assert fresh is not None
-    return fresh
+    return active
 
 
 def purge(ctx: MemoryContext, memory_id: str, reason: str) -> dict[str, Any]:
@@ -490,6 +478,10 @@ def purge(ctx: MemoryContext, memory_id: str, reason: str) -> dict[str, Any]:
             "kind": memory.kind, "content_sha256": content_hash(memory.content),
             "title_sha256": content_hash(memory.title) if memory.title else None,
         }
+        if ctx.files is not None:  # its file goes, and its successors' files no longer name it
+            ctx.files.remove(memory.id)
+            for successor in ctx.store.successors(memory.id):
+                ctx.files.write(revised(successor, supersedes=None))
         ctx.store.delete_memory(memory.id)
         ctx.store.audit(format_time(ctx.clock()), "purge", memory.id, reason.strip(), detail)
     ctx.store.scrub()

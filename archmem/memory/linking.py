@@ -5,15 +5,34 @@ The grammar itself is ``archmem.memory.links``; this module applies it."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from archmem.memory import links as linkrules
-from archmem.memory.types import Link
+from archmem.memory.types import Link, Memory
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import Store
 
-if TYPE_CHECKING:
-    from archmem.memory.lifecycle import MemoryContext
+
+class LinkContext(Protocol):
+    """What resolving links needs (``MemoryContext`` has it): the index and the model."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def model(self) -> ArchitectureModel: ...
+
+
+def current_of(store: Store, memory: Memory) -> Memory:
+    """Follow ``superseded_by`` to the head of the chain."""
+    seen = {memory.id}
+    while memory.superseded_by:
+        successor = store.get_memory(memory.superseded_by)
+        if successor is None or successor.id in seen:
+            break
+        seen.add(successor.id)
+        memory = successor
+    return memory
 
 
 class _ActiveTitles(Mapping[str, str]):
@@ -28,8 +47,6 @@ class _ActiveTitles(Mapping[str, str]):
             return found[0].id
         # a title only a superseded memory holds: its chain's current memory answers, as a
         # link written before the supersede was moved to it (so a rebuilt index agrees)
-        from archmem.memory.lifecycle import current_of  # lifecycle imports this module
-
         for older in self.store.find_by_title(key, active_only=False):
             head = current_of(self.store, older)
             if head.status == "active":
@@ -63,7 +80,7 @@ def link_targets(model: ArchitectureModel) -> tuple[dict[str, str], dict[str, st
     return elements, decisions
 
 
-def resolve_link_target(ctx: MemoryContext, target: str) -> tuple[str, str] | None:
+def resolve_link_target(ctx: LinkContext, target: str) -> tuple[str, str] | None:
     """(kind, id) for a link target: a memory title, then an element, then a decision."""
     elements, decisions = link_targets(ctx.model)
     return linkrules.resolve_link(target, titles=_ActiveTitles(ctx.store), elements=elements, decisions=decisions)
@@ -73,7 +90,7 @@ def decision_key(decision_id: str, element: str | None) -> str:
     return f"{element}/{decision_id}" if element else decision_id
 
 
-def write_links(ctx: MemoryContext, memory_id: str, content: str) -> tuple[list[dict[str, Any]], list[str]]:
+def write_links(ctx: LinkContext, memory_id: str, content: str) -> tuple[list[dict[str, Any]], list[str]]:
     """Store the memory's links, resolved where possible; returns (resolved, pending)."""
     rows: list[tuple[Link, str]] = []
     resolved: list[dict[str, Any]] = []
@@ -84,7 +101,7 @@ def write_links(ctx: MemoryContext, memory_id: str, content: str) -> tuple[list[
             source_id=memory_id,
             target_text=parsed.target,
             shown=parsed.shown,
-            target_kind=target[0] if target else None,
+            target_kind=target[0] if target else None,  # type: ignore[arg-type]  # resolve_link: memory, element or decision
             target_id=target[1] if target else None,
         )
         rows.append((link, linkrules.normalize_title(parsed.target)))

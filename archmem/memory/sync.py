@@ -8,27 +8,34 @@ recognized by size and mtime without being read;
 a changed one is hashed, and parsed only when its bytes changed (a checkout that touched
 it without changing it costs a read). A file that cannot be read as a memory is reported
 with its path and line and skipped: the rest of the memories work, and what the index
-already held for that file stays until the file is fixed. Nothing here writes a file.
+already held for that file stays until the file is fixed. Nothing here writes a memory
+file, with one exception: an index from before the files, whose memories exist nowhere
+else, has them written out once (``archmem.memory.files``, the one writer).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from archmem.clock import system_clock
 from archmem.errors import ArchmemError
 from archmem.memory import links as linkrules
-from archmem.memory.file_format import MAX_FILE_BYTES, MemoryFileError, holder_rank, read_memory_file
+from archmem.memory.file_format import (
+    MAX_FILE_BYTES,
+    MemoryFileError,
+    holder_rank,
+    read_memory_file,
+)
+from archmem.memory.files import MemoryFiles, revised
 from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
 from archmem.memory.linking import resolve_link_target, write_links
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
-from archmem.store.file_index import FileRow
+from archmem.store.base import FileRow, Store
 from archmem.store.files import FileStat, MemoryFolder, content_sha
-from archmem.store.sqlite import SQLiteStore
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ FolderSignature = Callable[[str], "str | None"]
 
 
 def sync_from_files(
-    store: SQLiteStore, folder: MemoryFolder, model: Callable[[], ArchitectureModel],
+    store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel],
     *, signature: FolderSignature | None = None,
 ) -> SyncReport:
     """Index what changed in the memory folders since the last open; see the module doc."""
@@ -91,14 +98,14 @@ def sync_from_files(
     if store.meta("files_export") == "pending":
         # after indexing: files an export killed before its COMMIT left are taken as they are,
         # not written again under a second name
-        report.exported = store.write_all_files()
+        report.exported = write_unfiled_memories(store, folder)
     if store.meta("search_text") == "stale":
         reindex_search_text(store, model())
     report.problems = _recorded_problems(store)
     return report
 
 
-def _files_signature(store: SQLiteStore, folder: MemoryFolder, signature: FolderSignature | None) -> str | None:
+def _files_signature(store: Store, folder: MemoryFolder, signature: FolderSignature | None) -> str | None:
     """Both folders' signature: git's for the committed one, the stamps of the private
     one (git ignores it); None when the folder is small or git cannot say."""
     if signature is None or store.file_count() < SIGNATURE_FROM:
@@ -111,11 +118,11 @@ def _files_signature(store: SQLiteStore, folder: MemoryFolder, signature: Folder
 
 
 def _index_changed_files(
-    store: SQLiteStore, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport
+    store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport
 ) -> None:
     if folder.stamps() == store.file_stamps():
         return  # nothing added, removed, or with another size or mtime than indexed
-    with store.transaction(), store.indexing_only():
+    with store.transaction():
         stats, rows = folder.scan(), store.file_rows()  # again, under the write lock
         changed: list[_ReadFile] = []
         for path in sorted(stats):
@@ -156,10 +163,30 @@ def _index_changed_files(
             store.retarget_links_to_heads()
 
 
-def reindex_search_text(store: SQLiteStore, model: ArchitectureModel) -> int:
+EXPORT_CHUNK = 500
+"""Memories read from an index from before the files at a time, to be written out."""
+
+
+def write_unfiled_memories(store: Store, folder: MemoryFolder) -> int:
+    """Write every memory the index holds and no file does (an index from before the
+    files: there is no other copy of them), in one transaction; returns how many."""
+    files = MemoryFiles(store, folder)
+    with store.transaction():
+        ids = store.unfiled_memory_ids()
+        for start in range(0, len(ids), EXPORT_CHUNK):
+            chunk = ids[start:start + EXPORT_CHUNK]
+            found = store.get_memories(chunk)
+            for memory_id in chunk:
+                if memory_id in found:
+                    files.write(found[memory_id])
+        store.set_meta("files_export", None)
+    return len(ids)
+
+
+def reindex_search_text(store: Store, model: ArchitectureModel) -> int:
     """Re-derive every memory's search text after a migration changed the rules for it
     (``store_meta.search_text = stale``); returns how many memories were re-indexed."""
-    with store.transaction(), store.indexing_only():
+    with store.transaction():
         memories = store.list_memories(status=None)
         for memory in memories:
             store.update_memory(memory.id, **search_fields(model, memory.title, memory.content, memory.elements))
@@ -179,7 +206,7 @@ class _ReadFile:
 
 
 def _read_file(
-    store: SQLiteStore, folder: MemoryFolder, path: str, stat: FileStat, row: FileRow | None
+    store: Store, folder: MemoryFolder, path: str, stat: FileStat, row: FileRow | None
 ) -> _ReadFile | None:
     """Read a new or changed file: None when there is nothing to index (its bytes did not
     change, or it does not parse: then the error is recorded with its line)."""
@@ -209,7 +236,6 @@ def _index_file(
 ) -> str | None:
     """Index one new or changed file; returns the memory id it now holds, if it changed."""
     store = ctx.store
-    assert isinstance(store, SQLiteStore)
     path, stat, row, sha, memory = read.path, read.stat, read.row, read.sha, read.memory
     holder = store.path_of(memory.id)
     if holder is not None and holder != path and holder in stats:
@@ -226,7 +252,7 @@ def _index_file(
         store.forget_memory(row.memory_id)  # the file's id was edited
         known.discard(row.memory_id)
         report.removed.append(row.memory_id)
-    memory = replace(memory, private=stat.private, elements=_element_ids(ctx.model, memory.elements))
+    memory = revised(memory, private=stat.private, elements=_element_ids(ctx.model, memory.elements))
     (report.updated if memory.id in known else report.added).append(memory.id)
     known.add(memory.id)
     _upsert(ctx, memory)
@@ -240,7 +266,6 @@ def _duplicate(memory_id: str, other: str) -> str:
 
 def _upsert(ctx: MemoryContext, memory: Memory) -> None:
     store = ctx.store
-    assert isinstance(store, SQLiteStore)
     store.upsert_from_file(
         memory,
         title_key=linkrules.normalize_title(memory.title) if memory.title else None,
@@ -272,5 +297,5 @@ def _resolve_pending(ctx: MemoryContext) -> None:
             store.resolve_pending_links(linkrules.normalize_title(target), found[0], found[1])
 
 
-def _recorded_problems(store: SQLiteStore) -> list[FileProblem]:
+def _recorded_problems(store: Store) -> list[FileProblem]:
     return [FileProblem(row.path, row.error_line or 1, 1, row.error or "") for row in store.file_problems()]

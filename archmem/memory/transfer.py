@@ -21,6 +21,8 @@ from archmem.clock import TimeRangeError, format_time, parse_time
 from archmem.errors import ArchmemError, InvalidInputError
 from archmem.json_input import load_json
 from archmem.memory import links as linkrules
+from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line
+from archmem.memory.files import revised
 from archmem.memory.kinds import parse_kind
 from archmem.memory.lifecycle import (
     MemoryContext,
@@ -29,7 +31,6 @@ from archmem.memory.lifecycle import (
     resolve_elements,
     search_fields,
 )
-from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line
 from archmem.memory.linking import write_links
 from archmem.memory.secrets import check_fields
 from archmem.memory.types import MAX_COUNT, MEMORY_STATUSES, Memory
@@ -222,17 +223,13 @@ def _import(ctx: MemoryContext, lines: Iterable[str], *, partial: bool, source: 
                     written.append(memory.id)
         if report.errors and not partial:
             raise ImportFailed(source, report)
-        derive = getattr(ctx.store, "derive_chains", None)
-        if derive is not None:
-            derive()
+        ctx.store.derive_chains()
         for memory in _stored(ctx, written):
             write_links(ctx, memory.id, memory.content)
         for memory in _stored(ctx, written):
             if memory.title and memory.status == "active":
                 ctx.store.resolve_pending_links(linkrules.normalize_title(memory.title), "memory", memory.id)
-        retarget = getattr(ctx.store, "retarget_links_to_heads", None)
-        if retarget is not None:
-            retarget()
+        ctx.store.retarget_links_to_heads()
     return report
 
 
@@ -340,6 +337,8 @@ def _merge_one(ctx: MemoryContext, memory: Memory) -> str:
             clash = ctx.store.find_by_title(linkrules.normalize_title(memory.title), active_only=True)
             if clash and clash[0].id != memory.supersedes:
                 return f"error: an active memory is already titled {memory.title!r} ({clash[0].id})"
+        if ctx.files is not None:
+            ctx.files.write(memory)
         ctx.store.insert_memory(
             memory,
             title_key=linkrules.normalize_title(memory.title) if memory.title else None,
@@ -353,16 +352,25 @@ def _merge_one(ctx: MemoryContext, memory: Memory) -> str:
         return "unchanged"
     if memory.last_confirmed < existing.last_confirmed:
         return "unchanged"  # the store's version was confirmed later: it wins
-    ctx.store.update_memory(
-        memory.id, title=memory.title,
-        title_key=linkrules.normalize_title(memory.title) if memory.title else None,
-        content=memory.content, content_hash=content_hash(memory.content), author=memory.author,
+    merged = revised(
+        existing, title=memory.title, content=memory.content, author=memory.author,
         confirmed_at=memory.confirmed_at, confirmed_by=memory.confirmed_by, confirm_reason=memory.confirm_reason,
         confirmations=max(memory.confirmations, existing.confirmations),
         supersedes=memory.supersedes or existing.supersedes,
-        status=memory.status if memory.status == "archived" else "active",
-        status_reason=memory.status_reason,
-        **search_fields(ctx.model, memory.title, memory.content, list(dict.fromkeys(existing.elements + memory.elements))),
+        status=memory.status if memory.status == "archived" else "active", status_reason=memory.status_reason,
+        elements=list(dict.fromkeys(existing.elements + memory.elements)),
+        anchors=list(dict.fromkeys(existing.anchors + memory.anchors)),
+    )
+    if ctx.files is not None:
+        ctx.files.write(merged)
+    ctx.store.update_memory(
+        memory.id, title=merged.title,
+        title_key=linkrules.normalize_title(merged.title) if merged.title else None,
+        content=merged.content, content_hash=content_hash(merged.content), author=merged.author,
+        confirmed_at=merged.confirmed_at, confirmed_by=merged.confirmed_by, confirm_reason=merged.confirm_reason,
+        confirmations=merged.confirmations, supersedes=merged.supersedes, status=merged.status,
+        status_reason=merged.status_reason,
+        **search_fields(ctx.model, merged.title, merged.content, merged.elements),
     )
     ctx.store.add_elements(memory.id, memory.elements)
     ctx.store.add_anchors(memory.id, memory.anchors)

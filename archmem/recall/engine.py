@@ -42,6 +42,7 @@ from archmem.recall.score import (
     terms_worth_ranking,
 )
 from archmem.recall.synonyms import Thesaurus
+from archmem.recall.types import WordQuery
 from archmem.store.base import Store
 
 if TYPE_CHECKING:
@@ -321,8 +322,7 @@ def _lexical(
     )
     bm25: dict[str, float] = {}
     if ranked:
-        match = " OR ".join(f'"{term}"' for term in ranked)
-        bm25.update(store.lexical_search(match, limit=limit, parts_weight=config.parts_weight))
+        bm25.update(store.lexical_search(WordQuery(tuple(ranked), limit=limit, parts_weight=config.parts_weight)))
     known_through_synonyms: set[str] = set()
     if thesaurus is not None and config.synonym_weight > 0:
         for expansion in thesaurus.expansions(query):
@@ -330,9 +330,10 @@ def _lexical(
             if not replaced:
                 continue
             # a memory that says the word itself has it counted already
-            mates = " OR ".join(map(thesaurus.fts5_phrase, expansion.mates))
-            match = f"({mates}) NOT {thesaurus.fts5_phrase(expansion.entry)}"
-            hits = store.lexical_search(match, limit=limit, parts_weight=config.parts_weight)
+            hits = store.lexical_search(WordQuery(
+                tuple(map(thesaurus.written, expansion.mates)), excluded=(thesaurus.written(expansion.entry),),
+                limit=limit, parts_weight=config.parts_weight,
+            ))
             for memory_id, score in hits:
                 bm25[memory_id] = bm25.get(memory_id, 0.0) + synonym_evidence(score, replaced, config.synonym_weight)
                 found.synonyms.setdefault(memory_id, []).append(thesaurus.written(expansion.entry))

@@ -130,10 +130,6 @@ class Thesaurus:
         return found
 
     def written(self, entry: Entry) -> str:
-        """An entry as the thesaurus writes it ("rate limit"), for explanations."""
+        """An entry as the thesaurus writes it ("rate limit"): for explanations, and the
+        phrase recall asks the word index for (which stems the words itself)."""
         return " ".join(self._written.get(entry, entry))
-
-    def fts5_phrase(self, entry: Entry) -> str:
-        """An entry as an FTS5 phrase of its words as written (FTS5 stems them itself);
-        they are letters and digits only, so quoting makes them plain text."""
-        return '"' + self.written(entry) + '"'

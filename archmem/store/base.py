@@ -1,26 +1,104 @@
-"""The ``Store`` interface: what the domain asks of a memory store.
+"""The ``Store`` interface: what everything above this layer asks of the index.
 
-``SQLiteStore`` is the one implementation today; a PostgreSQL store for teams that
-outgrow one machine implements the same methods and nothing above this layer changes.
-Writes happen inside ``transaction()``, which must serialize writers (SQLite:
-``BEGIN IMMEDIATE``; PostgreSQL: ``SERIALIZABLE`` or an advisory lock).
+The memory files are the truth (``archmem.memory.files`` writes them, ``archmem.memory.sync``
+reads them); a store is the index derived from them, plus what is personal to one
+clone (sessions, usage, the audit log) and the caches drift and conformance keep.
+``SQLiteStore`` is the one implementation today; a PostgreSQL index implements the same
+methods, passes the same contract tests (``tests/store_contract.py``), and nothing above
+this layer changes. Writes happen inside ``transaction()``, which must serialize writers
+(SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: ``SERIALIZABLE`` or an advisory lock).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from archmem.drift.types import Commit
 from archmem.memory.types import Link, Memory, Session
+from archmem.recall.types import WordQuery
+from archmem.store.files import FileStat
+
+
+@dataclass(frozen=True)
+class FileRow:
+    """What the index knows of one memory file: which memory it held when last read,
+    its size, mtime and hash then, and why it could not be read (if it could not)."""
+
+    path: str
+    memory_id: str | None
+    size: int
+    mtime_ns: int
+    sha256: str
+    error: str | None = None
+    error_line: int | None = None
+
+    def unchanged(self, stat: FileStat) -> bool:
+        return self.size == stat.size and self.mtime_ns == stat.mtime_ns
+
+
+class HistoryCache(Protocol):
+    """The first-parent commits a drift scan read, oldest first, for one scope."""
+
+    def head(self) -> str | None:
+        """The newest cached commit."""
+
+    def count(self) -> int:
+        """How many commits are cached."""
+
+    def all(self) -> list[Commit]:
+        """Every cached commit, oldest first."""
+
+    def meta(self) -> dict[str, str]:
+        """What the cache belongs to (scope, branch)."""
+
+    def scope(self) -> str | None:
+        """What the cached commits were read for."""
+
+    def set_meta(self, **values: str | None) -> None:
+        """Set (or, with None, drop) facts about the cache."""
+
+    def clear(self, *, scope: str | None = None) -> None:
+        """Forget every commit; with ``scope``, claim the empty cache for it."""
+
+    def contains(self, sha: str) -> bool:
+        """Whether a commit is cached."""
+
+    def truncate(self, sha: str) -> int | None:
+        """Drop the commits after ``sha``; how many (None: ``sha`` is not cached)."""
+
+    def append(self, commits: Iterable[Commit]) -> int:
+        """Add commits newer than the head, in one transaction; how many were new."""
+
+
+class ImportsCache(Protocol):
+    """``(blob, extractor) → imports`` kept between conformance runs."""
+
+    def get_many(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Any]:
+        """The cached values of those keys that are cached."""
+
+    def put_many(self, rows: Iterable[tuple[str, str, Any]], *, needed: Sequence[tuple[str, str]] = ()) -> None:
+        """Store new rows, mark ``needed`` ones as used by this run, drop rows long unused."""
+
+    def count(self) -> int:
+        """How many rows are cached."""
 
 
 class Store(Protocol):
+    in_memory: bool
+    """Whether the index lives in this process only (gone at ``close``)."""
+
     def close(self) -> None:
         """Release the connection."""
 
     def transaction(self) -> AbstractContextManager[None]:
         """One re-entrant write transaction: all of it commits, or none."""
+
+    def on_rollback(self, undo: Callable[[], None]) -> None:
+        """Run ``undo`` if the open transaction rolls back (last registered first): how a
+        file written under the transaction is put back. Forgotten at COMMIT."""
 
     # memories
     def insert_memory(
@@ -63,6 +141,9 @@ class Store(Protocol):
     def find_by_content_hash(self, content_hash: str) -> list[Memory]:
         """Active memories with exactly this content."""
 
+    def successors(self, memory_id: str) -> list[Memory]:
+        """The memories whose ``supersedes`` names it, oldest first (two or more: a fork)."""
+
     def list_memories(
         self, *, element: str | None = None, kind: str | None = None, status: str | None = "active",
         limit: int | None = None,
@@ -92,13 +173,11 @@ class Store(Protocol):
     def element_memory_counts(self) -> dict[str, int]:
         """Active memories per element id."""
 
-    def lexical_search(
-        self, match: str, *, limit: int = 50, title_weight: float = 2.0, parts_weight: float = 0.75
-    ) -> list[tuple[str, float]]:
-        """(id, BM25 relevance, higher is better) of active memories for a full-text query;
-        a match among the parts of compounds counts ``parts_weight`` of a whole word."""
+    def lexical_search(self, query: WordQuery) -> list[tuple[str, float]]:
+        """(id, BM25 relevance ≥ 0, higher is better) of the active memories a word query
+        finds, best first (ties: in the order they were written)."""
 
-    def index_forms(self, terms: Sequence[str]) -> dict[str, str]:
+    def index_forms(self, terms: Iterable[str]) -> dict[str, str]:
         """The form the word index stores each term under (its stem)."""
 
     def term_document_counts(self, terms: Sequence[str]) -> dict[str, int]:
@@ -106,6 +185,62 @@ class Store(Protocol):
 
     def stats(self) -> dict[str, Any]:
         """Counts of what the store holds: memories by status and kind, sessions, vectors."""
+
+    def forks(self) -> dict[str, list[str]]:
+        """{memory id: its successors' ids} where more than one supersedes it."""
+
+    def derive_chains(self) -> int:
+        """Set ``superseded_by`` and ``status`` from the ``supersedes`` the files state;
+        how many memories changed."""
+
+    # the memory files as the index last read them
+    def upsert_from_file(
+        self, memory: Memory, *, title_key: str | None, content_hash: str, search_title: str, search_body: str,
+        search_parts: str = "",
+    ) -> None:
+        """Index what a file says: its fields replace the index's, usage stays."""
+
+    def forget_memory(self, memory_id: str) -> None:
+        """Drop a memory whose file is gone; links to it become pending again."""
+
+    def record_file(
+        self, path: str, memory_id: str | None, stat: FileStat, sha256: str,
+        error: str | None = None, error_line: int | None = None,
+    ) -> None:
+        """Record what a memory file held when read or written (or why it could not be read)."""
+
+    def forget_file(self, path: str) -> None:
+        """A file that is gone."""
+
+    def file_row(self, path: str) -> FileRow | None:
+        """What the index knows of one file."""
+
+    def file_rows(self) -> dict[str, FileRow]:
+        """What the index knows of every file."""
+
+    def file_stamps(self) -> dict[str, tuple[int, int]]:
+        """{path: (size, mtime_ns)} of every file the index knows."""
+
+    def file_count(self) -> int:
+        """How many files the index knows."""
+
+    def file_counts(self, private_folder: str) -> tuple[int, int]:
+        """(files, of which below ``private_folder``)."""
+
+    def file_problems(self) -> list[FileRow]:
+        """The files that could not be indexed, by path."""
+
+    def unfiled_memory_ids(self) -> list[str]:
+        """Memories no file holds (an index from before the files), in the order written."""
+
+    def indexed_ids(self) -> set[str]:
+        """The id of every memory in the index."""
+
+    def meta(self, key: str) -> str | None:
+        """A small fact about the index (what sync saw last, a pending migration step)."""
+
+    def set_meta(self, key: str, value: str | None) -> None:
+        """Set (or, with None, drop) a small fact about the index."""
 
     # links
     def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
@@ -122,6 +257,9 @@ class Store(Protocol):
 
     def retarget_links(self, old_id: str, new_id: str) -> int:
         """Move links from a superseded memory to its successor."""
+
+    def retarget_links_to_heads(self) -> int:
+        """Links to a superseded memory follow its chain to the current one."""
 
     # vectors
     def vector_hash(self, memory_id: str, model: str) -> str | None:
@@ -149,6 +287,9 @@ class Store(Protocol):
     def session_ids(self) -> list[str]:
         """Every session id, oldest first."""
 
+    def open_sessions(self) -> list[Session]:
+        """The sessions not ended yet, oldest first."""
+
     def end_session(self, session_id: str, ended_at: str, outcome_memory_id: str | None) -> bool:
         """Close a session; False when it was already closed."""
 
@@ -167,3 +308,17 @@ class Store(Protocol):
 
     def audit_entries(self) -> list[dict[str, Any]]:
         """The audit log, oldest first."""
+
+    # what drift and conformance keep between runs
+    def history_cache(self) -> HistoryCache:
+        """The drift scan's commit cache."""
+
+    def import_cache(self) -> ImportsCache:
+        """Conformance's cache of each file's imports."""
+
+    def legacy_accepts(self) -> list[tuple[int, str, str, str | None]]:
+        """(seq, element, at, note) of the drift accepts an older archmem kept in the
+        index, oldest first; written as files, they are dropped."""
+
+    def drop_legacy_accepts(self, through_seq: int) -> None:
+        """Drop the legacy accepts up to ``through_seq``."""

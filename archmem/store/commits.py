@@ -29,16 +29,16 @@ from typing import Any
 
 from archmem.drift.types import Commit, FileChange
 from archmem.errors import StoreError
-from archmem.store.sqlite import SQLiteStore
+from archmem.store.connection import SQLiteConnection
 
 _UTC = timezone.utc
 _NO_CHANGES = "[]"
 
 
 class CommitCache:
-    """Cached commits of one repository (root) on a ``SQLiteStore``."""
+    """Cached commits of one repository (root) on the index's connection."""
 
-    def __init__(self, store: SQLiteStore) -> None:
+    def __init__(self, store: SQLiteConnection) -> None:
         self.store = store
         self.db = store.db
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Self
@@ -33,6 +33,7 @@ class SQLiteConnection:
         self.in_memory = str(path) == IN_MEMORY
         self.busy_timeout_ms = busy_timeout_ms
         self._depth = 0
+        self._undo: list[Callable[[], None]] = []
         self.db = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
@@ -102,7 +103,6 @@ class SQLiteConnection:
         self._depth = 1
         try:
             yield
-            self._before_commit()
         except BaseException as exc:
             self._depth = 0
             self._rollback()
@@ -112,16 +112,25 @@ class SQLiteConnection:
         self._depth = 0
         self._commit()
 
-    def _before_commit(self) -> None:
-        """Runs inside the outermost transaction, after its body, before COMMIT: what
-        must be written with it (the memory files) is written here, under the lock."""
+    def on_rollback(self, undo: Callable[[], None]) -> None:
+        """Run ``undo`` if the open transaction rolls back (the last registered first): a
+        memory file written under the transaction is put back so. Forgotten at COMMIT."""
+        if self._depth:
+            self._undo.append(undo)
 
     def _after_commit(self) -> None:
         """The transaction is durable: forget what would have been undone."""
+        self._undo = []
 
     def _after_rollback(self) -> None:
-        """Undo what ``_before_commit`` wrote outside the database."""
-
+        """Undo what was written outside the database under the transaction; a failing
+        undo never hides the error that rolled back."""
+        undo, self._undo = self._undo, []
+        for action in reversed(undo):
+            try:
+                action()
+            except Exception:  # noqa: BLE001, S112 - the original error is what the caller must see
+                continue
 
     def _switch_to_wal(self, db: sqlite3.Connection) -> str:
         """``PRAGMA journal_mode = WAL``, retried while another process holds the new file:

@@ -1,74 +1,30 @@
-"""The index's side of memory files: which file holds which memory, and the write path.
-
-Every write to a memory goes through the store inside ``transaction()`` (the one lock:
-SQLite's ``BEGIN IMMEDIATE``). The store marks each memory it changes; before COMMIT
-the marked memories are rendered and written to their files atomically, and the file's
-size, mtime and hash are recorded in the same transaction. If writing a file or the
-COMMIT fails, the files written are put back as they were. So the files and the index
-never disagree about a write, and a reader that lists the folder while a writer is
-between its file and its COMMIT waits for the lock before it indexes anything. A file
-that changed on disk since the index read it (an edit a long-running process has not
-synced yet), or that does not parse, is never overwritten: the write is refused.
-
-Reading files into the index (``archmem.memory.sync``) runs under ``indexing_only()``:
-it takes what the files say and writes nothing back.
+"""The index's side of the memory files: which file held which memory when last read or
+written (its size, mtime and hash), why a file could not be read, and the chains the
+files draw. The files themselves are written by ``archmem.memory.files`` (the one
+writer) and read by ``archmem.memory.sync``; this module only records what they said.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import format_time
-from archmem.errors import ConflictError
 from archmem.memory.types import Memory
-from archmem.store.files import FileStat, MemoryFolder, content_sha
+from archmem.store.base import FileRow
+from archmem.store.files import FileStat
 
 if TYPE_CHECKING:
     import sqlite3
 
-FILE_FIELDS = frozenset(
-    {"title", "content", "author", "confirmed_at", "confirmed_by", "confirm_reason", "confirmations", "supersedes",
-     "status", "status_reason"}
-)
-"""Fields a file holds: changing one rewrites the file (usage counters and the derived
-``superseded_by`` do not)."""
-
-
-@dataclass(frozen=True)
-class FileRow:
-    """What the index knows of one memory file."""
-
-    path: str
-    memory_id: str | None
-    size: int
-    mtime_ns: int
-    sha256: str
-    error: str | None = None
-    error_line: int | None = None
-
-    def unchanged(self, stat: FileStat) -> bool:
-        return self.size == stat.size and self.mtime_ns == stat.mtime_ns
-
-
-WRITE_CHUNK = 500
-"""Memories read back at a time to write their files."""
+__all__ = ["FileRow", "MemoryFileIndex"]
 
 
 class MemoryFileIndex:
-    """Mixed into ``SQLiteStore``: needs ``_execute``, ``transaction`` and ``get_memories``."""
+    """Mixed into ``SQLiteStore``: needs ``_execute``, ``transaction`` and ``_select_in``."""
 
-    folder: MemoryFolder | None
     db: sqlite3.Connection
-
-    def _init_files(self, folder: MemoryFolder | None) -> None:
-        self.folder = folder
-        self._dirty: dict[str, None] = {}
-        self._written: list[tuple[str, bytes | None]] = []
-        self._mirroring = folder is not None
 
     if TYPE_CHECKING:  # what SQLiteStore provides
 
@@ -78,114 +34,22 @@ class MemoryFileIndex:
 
         def _select_in(self, sql: str, ids: Sequence[str], *, chunk: int = 500) -> Iterator[Any]: ...
 
-        def get_memories(self, memory_ids: Iterable[str]) -> dict[str, Memory]: ...
-
-    # ---- the write path ------------------------------------------------------------
-
-    def _mark(self, memory_id: str) -> None:
-        if self._mirroring:
-            self._dirty[memory_id] = None
-
-    @contextmanager
-    def indexing_only(self) -> Iterator[None]:
-        """Index what the files say without writing any file (the sync from files)."""
-        before = self._mirroring
-        self._mirroring = False
-        try:
-            yield
-        finally:
-            self._mirroring = before
-
-    def _before_commit(self) -> None:
-        if not self._dirty or self.folder is None:
-            self._dirty = {}
-            return
-        ids = list(self._dirty)
-        self._dirty = {}
-        self._written = []
-        self._write_files(ids)
-
-    def _write_files(self, ids: list[str]) -> None:
-        """The files of ``ids``, read from the index a chunk at a time (an import of
-        50,000 memories never holds them all)."""
-        paths = self._paths_of(ids)
-        taken = set(paths.values())
-        for start in range(0, len(ids), WRITE_CHUNK):
-            chunk = ids[start:start + WRITE_CHUNK]
-            self._write_chunk(chunk, {i: paths[i] for i in chunk if i in paths}, taken)
-
-    def _write_chunk(self, ids: list[str], paths: dict[str, str], taken: set[str]) -> None:
-        folder = self.folder
-        assert folder is not None
-        recorded = self._recorded_files(list(paths.values()))
-        memories = self.get_memories(ids)
-        statuses = self._file_statuses(ids)
-        for memory_id in ids:
-            memory = memories.get(memory_id)
-            path = paths.get(memory_id)
-            if memory is None:  # purged: its file goes too
-                if path is not None:
-                    self._keep_for_rollback(path)
-                    folder.remove(path)
-                    self.forget_file(path)
-                continue
-            as_file = replace(memory, status=statuses.get(memory_id, "active"),  # type: ignore[arg-type]
-                              superseded_by=None)
-            data = folder.render(as_file).encode("utf-8")
-            if path is None:
-                path = folder.path_for(memory, private=memory.private, taken=taken.__contains__)
-                taken.add(path)
-            old = self._current(path)
-            if path in recorded:
-                _refuse_to_overwrite_an_edit(path, old, *recorded[path])
-            self._written.append((path, old))
-            if old != data:
-                folder.write(path, data)
-            self.record_file(path, memory_id, folder.stat(path), content_sha(data))
-
-    def _current(self, path: str) -> bytes | None:
-        assert self.folder is not None
-        try:
-            return self.folder.read(path)
-        except OSError:
-            return None
-
-    def _keep_for_rollback(self, path: str) -> bytes | None:
-        old = self._current(path)
-        self._written.append((path, old))
-        return old
-
-    def _after_commit(self) -> None:
-        self._written = []
-
-    def _after_rollback(self) -> None:
-        """Put back every file this transaction wrote or removed."""
-        self._dirty = {}
-        written, self._written = self._written, []
-        if self.folder is None:
-            return
-        for path, old in reversed(written):
-            try:
-                if old is None:
-                    self.folder.remove(path)
-                else:
-                    self.folder.write(path, old)
-            except Exception:  # noqa: BLE001 - the original error is what the caller must see
-                continue
-
-    def write_all_files(self) -> int:
-        """Write every memory of the index to a file (moving a store from before files)."""
-        with self.transaction():
-            ids = [row[0] for row in self._execute(
-                "SELECT id FROM memories WHERE id NOT IN (SELECT memory_id FROM memory_files "
-                "WHERE memory_id IS NOT NULL) ORDER BY seq"
-            ).fetchall()]
-            for memory_id in ids:
-                self._mark(memory_id)
-            self.set_meta("files_export", None)
-        return len(ids)
-
     # ---- what the index knows of the files -----------------------------------------
+
+    def file_row(self, path: str) -> FileRow | None:
+        row = self._execute(
+            "SELECT path, memory_id, size, mtime_ns, sha256, error, error_line FROM memory_files WHERE path = ?",
+            (path,),
+        ).fetchone()
+        return FileRow(*row) if row else None
+
+    def unfiled_memory_ids(self) -> list[str]:
+        """Memories no file holds (an index from before the files), in the order written."""
+        rows = self._execute(
+            "SELECT id FROM memories WHERE id NOT IN (SELECT memory_id FROM memory_files "
+            "WHERE memory_id IS NOT NULL) ORDER BY seq"
+        ).fetchall()
+        return [row[0] for row in rows]
 
     def file_rows(self) -> dict[str, FileRow]:
         rows = self._execute(
@@ -232,15 +96,6 @@ class MemoryFileIndex:
             found.setdefault(memory_id, path)
         return found
 
-    def _recorded_files(self, paths: list[str]) -> dict[str, tuple[str, str | None, int | None]]:
-        """{path: (sha256, error, error line)} as the index last read each file."""
-        return {
-            path: (sha, error, line)
-            for path, sha, error, line in self._select_in(
-                "SELECT path, sha256, error, error_line FROM memory_files WHERE path IN ({ids})", paths
-            )
-        }
-
     def path_of(self, memory_id: str) -> str | None:
         return self._paths_of([memory_id]).get(memory_id)
 
@@ -256,9 +111,6 @@ class MemoryFileIndex:
         for memory_id, path in rows:
             found.setdefault(memory_id, path)
         return found
-
-    def _file_statuses(self, ids: list[str]) -> dict[str, str]:
-        return dict(self._select_in("SELECT id, file_status FROM memories WHERE id IN ({ids})", ids))
 
     def record_file(
         self, path: str, memory_id: str | None, stat: FileStat, sha256: str,
@@ -363,8 +215,6 @@ class MemoryFileIndex:
             "WHERE supersedes IS NOT NULL AND file_status != 'archived' ORDER BY created_at, id) "
             "GROUP BY supersedes HAVING COUNT(*) > 1"
         ).fetchall()
-        import json
-
         return {row[0]: json.loads(row[1]) for row in rows}
 
     # ---- small facts about the store ------------------------------------------------
@@ -384,27 +234,3 @@ class MemoryFileIndex:
                     (key, value),
                 )
 
-
-def _refuse_to_overwrite_an_edit(
-    path: str, current: bytes | None, sha256: str, error: str | None, error_line: int | None
-) -> None:
-    """A write renders the memory from the index; if its file changed on disk since the
-    index read it (a person's edit, a pull that a long-running process has not synced),
-    or it does not parse, writing would put the old version back over the edit."""
-    if error is not None:
-        raise ConflictError(
-            f"the memory file {path} does not parse (line {error_line or 1}: {error}); nothing was written, "
-            "so the edit in it is kept",
-            hint="fix the file (or `git checkout` it), then run the command again",
-        )
-    if current is None:
-        raise ConflictError(
-            f"the memory file {path} was deleted after archmem read it; nothing was written",
-            hint="run the command again: it reads the memory files first",
-        )
-    if content_sha(current) != sha256:
-        raise ConflictError(
-            f"the memory file {path} changed on disk after archmem read it; nothing was written, so the change "
-            "is kept",
-            hint="run the command again: it reads the memory files first",
-        )

@@ -12,15 +12,15 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from archmem.store.sqlite import SQLiteStore
+from archmem.store.connection import SQLiteConnection
 
 KEEP_RUNS = 20
 
 
 class ImportCache:
-    """``(blob, extractor) → imports`` (JSON values) on a ``SQLiteStore``."""
+    """``(blob, extractor) → imports`` (JSON values) on the index's connection."""
 
-    def __init__(self, store: SQLiteStore) -> None:
+    def __init__(self, store: SQLiteConnection) -> None:
         self.store = store
         self.db = store.db
 

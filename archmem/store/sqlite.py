@@ -1,8 +1,9 @@
-"""The SQLite memory store: memories, their word search, audit, on numbered
-migrations, over ``SQLiteConnection`` (WAL, busy timeout, ``BEGIN IMMEDIATE``).
-``SQLiteStore`` also composes the memory files' write path (``file_index``), the links
-between memories (``links``), their vectors (``vectors``) and the sessions with their
-usage counts (``sessions``).
+"""The SQLite index: memories, their word search, audit, on numbered migrations, over
+``SQLiteConnection`` (WAL, busy timeout, ``BEGIN IMMEDIATE``). ``SQLiteStore`` also
+composes what it knows of the memory files (``file_index``), the links between memories
+(``links``), their vectors (``vectors``), the sessions with their usage counts
+(``sessions``), and hands out the history and import caches. It implements ``Store``
+(``archmem.store.base``) and writes no memory file.
 
 Every write runs inside ``transaction()``, so a check and the write it decides (dedup,
 title uniqueness, supersede) see the same database even with other processes writing;
@@ -21,9 +22,11 @@ from typing import Any
 
 from archmem.clock import format_time, parse_time
 from archmem.memory.types import Memory
+from archmem.recall.types import WordQuery
+from archmem.store.commits import CommitCache
 from archmem.store.connection import SQLiteConnection
-from archmem.store.file_index import FILE_FIELDS, MemoryFileIndex
-from archmem.store.files import MemoryFolder
+from archmem.store.file_index import MemoryFileIndex
+from archmem.store.imports import ImportCache
 from archmem.store.links import LinkTable
 from archmem.store.migrations import current_version, migrate
 from archmem.store.sessions import SessionLog
@@ -49,6 +52,7 @@ _UPDATABLE = frozenset(
      "search_parts", "author", "confirmed_by", "confirm_reason"}
 )
 _FILE_STATUSES = ("active", "archived")
+"""The statuses a memory file can state (superseded is derived from the other files)."""
 
 
 _TOTAL = "total"
@@ -56,14 +60,9 @@ _TERM = "term:"
 
 
 class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteConnection):
-    """archmem's memory index in one SQLite file (``.archmem/archmem.db`` by default),
-    and, given a ``MemoryFolder``, the memory files it mirrors every write to."""
+    """archmem's memory index in one SQLite file (``.archmem/archmem.db`` by default)."""
 
-    def __init__(
-        self, path: Path, *, busy_timeout_ms: int = 30_000, now: str | None = None,
-        folder: MemoryFolder | None = None,
-    ) -> None:
-        self._init_files(folder)
+    def __init__(self, path: Path, *, busy_timeout_ms: int = 30_000, now: str | None = None) -> None:
         self._stats_version: tuple[int, int] | None = None
         self._stats: dict[str, int] = {}
         self._forms = IndexForms()
@@ -98,7 +97,6 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
             )
             self.add_elements(memory.id, memory.elements)
             self.add_anchors(memory.id, memory.anchors)
-            self._mark(memory.id)
 
     def add_elements(self, memory_id: str, elements: Iterable[str]) -> list[str]:
         """Attach elements (keeping order, ignoring ones already there); returns the new ones."""
@@ -120,8 +118,6 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
                 )
                 if cursor.rowcount:
                     added.append(value)
-            if added:
-                self._mark(memory_id)
         return added
 
     def update_memory(self, memory_id: str, **fields: Any) -> None:
@@ -136,14 +132,9 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
                 f"UPDATE memories SET {', '.join(f'{k} = ?' for k in fields)} WHERE id = ?",
                 (*values, memory_id),
             )
-            if FILE_FIELDS & set(fields):
-                self._mark(memory_id)
 
     def delete_memory(self, memory_id: str) -> None:
         with self.transaction():
-            for (successor,) in self._execute("SELECT id FROM memories WHERE supersedes = ?", (memory_id,)).fetchall():
-                self._mark(successor)
-            self._mark(memory_id)
             self._execute("UPDATE memories SET supersedes = NULL WHERE supersedes = ?", (memory_id,))
             self._execute("UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?", (memory_id,))
             self._execute("UPDATE links SET target_id = NULL, target_kind = NULL WHERE target_id = ?", (memory_id,))
@@ -179,6 +170,13 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
     def find_by_content_hash(self, content_hash: str) -> list[Memory]:
         rows = self._execute(
             _SELECT_MEMORY + " WHERE m.content_hash = ? AND m.status = 'active' ORDER BY m.seq", (content_hash,)
+        ).fetchall()
+        return [_memory(row) for row in rows]
+
+    def successors(self, memory_id: str) -> list[Memory]:
+        rows = self._execute(
+            _SELECT_MEMORY + " WHERE m.supersedes = ? AND m.id != ? ORDER BY m.created_at, m.id",
+            (memory_id, memory_id),
         ).fetchall()
         return [_memory(row) for row in rows]
 
@@ -307,25 +305,24 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
 
     # ---- lexical search -----------------------------------------------------------
 
-    def lexical_search(
-        self, match: str, *, limit: int = 50, title_weight: float = 2.0, parts_weight: float = 0.75
-    ) -> list[tuple[str, float]]:
-        """(memory id, BM25 relevance ≥ 0, higher is better) for an FTS5 MATCH expression.
+    def lexical_search(self, query: WordQuery) -> list[tuple[str, float]]:
+        """(memory id, BM25 relevance ≥ 0, higher is better) for a word query, asked as
+        an FTS5 ``MATCH`` (``fts5_match``).
 
         The word index holds active memories only (migration 5), so the ranking runs on
-        the index alone and only the best ``limit`` rows are joined to their ids. A term
-        found only among the parts of a compound counts ``parts_weight`` of a whole word."""
+        the index alone and only the best ``limit`` rows are joined to their ids."""
+        match = fts5_match(query)
         if not match:
             return []
         rows = self._execute(
             "SELECT m.id, -f.score FROM (SELECT rowid, bm25(memory_fts, ?, 1.0, ?) AS score FROM memory_fts "
             "WHERE memory_fts MATCH ? ORDER BY score LIMIT ?) AS f JOIN memories m ON m.seq = f.rowid "
             "ORDER BY f.score, m.seq",
-            (float(title_weight), float(parts_weight), match, limit),
+            (float(query.title_weight), float(query.parts_weight), match, query.limit),
         ).fetchall()
         return [(row[0], float(row[1])) for row in rows]
 
-    def index_forms(self, terms: Sequence[str]) -> dict[str, str]:
+    def index_forms(self, terms: Iterable[str]) -> dict[str, str]:
         """The form the word index stores each term under ("retries" → "retri")."""
         return self._forms.of(terms)
 
@@ -370,6 +367,22 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
             "pending_links": int(pending),
         }
 
+    # ---- what drift and conformance keep -------------------------------------------
+
+    def history_cache(self) -> CommitCache:
+        return CommitCache(self)
+
+    def import_cache(self) -> ImportCache:
+        return ImportCache(self)
+
+    def legacy_accepts(self) -> list[tuple[int, str, str, str | None]]:
+        rows = self._execute("SELECT seq, element_id, at, note FROM drift_accepts ORDER BY seq").fetchall()
+        return [(int(seq), element, at, note) for seq, element, at, note in rows]
+
+    def drop_legacy_accepts(self, through_seq: int) -> None:
+        with self.transaction():
+            self._execute("DELETE FROM drift_accepts WHERE seq <= ?", (through_seq,))
+
     # ---- audit --------------------------------------------------------------------
 
     def audit(self, at: str, action: str, memory_id: str | None, reason: str | None, detail: dict[str, Any]) -> None:
@@ -411,6 +424,24 @@ def _json_list(value: str | list[str]) -> list[str]:
     if value in ("[]", "[null]"):
         return []
     return [item for item in json.loads(value) if item is not None]
+
+
+def fts5_match(query: WordQuery) -> str:
+    """A ``WordQuery`` as an FTS5 ``MATCH`` expression: each phrase quoted (a quote in it
+    doubled, so no word is read as an operator), joined by OR, the excluded ones after
+    NOT; empty when it can find nothing."""
+    phrases = [_fts5_phrase(p) for p in query.phrases if p.split()]
+    if not phrases:
+        return ""
+    wanted = " OR ".join(phrases)
+    excluded = [_fts5_phrase(p) for p in query.excluded if p.split()]
+    if not excluded:
+        return wanted
+    return f"({wanted}) NOT " + (excluded[0] if len(excluded) == 1 else "(" + " OR ".join(excluded) + ")")
+
+
+def _fts5_phrase(text: str) -> str:
+    return '"' + " ".join(text.split()).replace('"', '""') + '"'
 
 
 def _like(text: str) -> str:

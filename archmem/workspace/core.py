@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from archmem.memory.sync import SyncReport
     from archmem.memory.types import Memory
     from archmem.store.files import MemoryFolder
-    from archmem.store.sqlite import SQLiteStore
+    from archmem.store.base import Store
 
 
 class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
@@ -220,7 +220,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         )
 
     @cached_property
-    def store(self) -> SQLiteStore:
+    def store(self) -> Store:
         """The local index, brought up to date with the memory files on open.
 
         Reading never leaves anything ``git status`` would show, and never creates
@@ -253,7 +253,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
             ignore_local_state(state)  # before the index exists: git never sees it untracked
         store = open_store(
             self.store_path if persistent else Path(IN_MEMORY), busy_timeout_ms=self.config.store.busy_timeout_ms,
-            now=format_time(self.clock()), folder=self.memory_folder,
+            now=format_time(self.clock()),
         )
         try:
             self.last_sync = self._sync(store)
@@ -320,7 +320,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         for name in ("drift", "vector_index"):
             self.__dict__.pop(name, None)
 
-    def _sync(self, store: SQLiteStore) -> SyncReport:
+    def _sync(self, store: Store) -> SyncReport:
         from archmem.memory.sync import sync_from_files
 
         report = sync_from_files(store, self.memory_folder, lambda: self.model_or_empty,
@@ -334,7 +334,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
     accepts_export_error: str | None = None
     """Why they could not be written yet (they stay in the index for the next open)."""
 
-    def _export_index_accepts(self, store: SQLiteStore) -> None:
+    def _export_index_accepts(self, store: Store) -> None:
         """Accepts an older archmem recorded in the index become files, once (as its
         memories did); a failure to write them is said, and never stops the command."""
         from archmem.drift.accepts import export_index_accepts
@@ -374,10 +374,12 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
 
     @property
     def memory_context(self) -> MemoryContext:
+        from archmem.memory.files import MemoryFiles
         from archmem.memory.lifecycle import MemoryContext
 
         return MemoryContext(
-            store=self.store, model=self.model_or_empty, clock=self.clock, exists=self.repository.exists
+            store=self.store, model=self.model_or_empty, clock=self.clock, exists=self.repository.exists,
+            files=MemoryFiles(self.store, self.memory_folder),
         )
 
     def sibling(self) -> Workspace:

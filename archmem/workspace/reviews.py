@@ -29,12 +29,11 @@ class ReviewOps:
         report = self.__dict__.get("_conformance")
         if report is None:
             from archmem.conformance.engine import check_conformance
-            from archmem.store.imports import ImportCache
 
             report = check_conformance(
                 files=self.repository.files(), hashes=self.repository.content_hashes, read=self.repository.read_bytes,
                 model=self.model, ownership=self.ownership, config=self.config.conformance,
-                cache=ImportCache(self.store), config_source=self.config.source,
+                cache=self.store.import_cache(), config_source=self.config.source,
             )
             self.__dict__["_conformance"] = report
         return report
