@@ -61,7 +61,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 types = component "Value types" "Element, Relationship, Memory, Commit, the conformance report: the values passed between layers." "pydantic, dataclasses" {
                     properties {
-                        "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/recall/types.py, archmem/drift/types.py, archmem/conformance/types.py, archmem/ci/types.py"
+                        "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/recall/types.py, archmem/drift/types.py, archmem/git/types.py, archmem/conformance/types.py, archmem/ci/types.py"
                     }
                 }
                 words = component "Package basics" "The version and the few words every output uses (plurals)." {
@@ -117,9 +117,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/adrs.py"
                     }
                 }
-                codepaths = component "Code ownership" "Path globs, element ownership, what a model may name, the model as data." {
+                codepaths = component "Code ownership" "Path globs, element ownership, which model-file lines only map code, what a model may name, the model as data." {
                     properties {
-                        "archmem.paths" "archmem/model/paths.py, archmem/model/ownership.py, archmem/model/summary.py, archmem/model/confine.py, archmem/model/external.py, archmem/model/generated.py"
+                        "archmem.paths" "archmem/model/paths.py, archmem/model/description_lines.py, archmem/model/ownership.py, archmem/model/summary.py, archmem/model/confine.py, archmem/model/external.py, archmem/model/generated.py"
                     }
                 }
                 onboarding = component "Path suggestions" "archmem paths suggest: where each element's code is, from names, manifests and history; the [paths] table." {
@@ -188,7 +188,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
                 driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; accept files." {
                     properties {
-                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py, archmem/drift/head_cache.py"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py, archmem/drift/context.py, archmem/drift/head_cache.py"
                     }
                 }
             }
@@ -228,29 +228,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/agents/**"
                     }
                 }
-                repo = component "Repository" "Files in the working tree, their sizes and content hashes." {
+                git = component "Git" "Everything archmem asks git, in one package: the working tree's files (plain folders too), the first-parent history in one streamed git log, blame of the model file, what changed between two revisions, HEAD, the branch and shallowness read from files, git merge-file and git config for the merge driver, and the commands that build the demo's history." "git" {
                     properties {
-                        "archmem.paths" "archmem/repo.py"
-                    }
-                }
-                gittools = component "Git tools" "git merge-file and git config, for the merge driver of memory files." "git" {
-                    properties {
-                        "archmem.paths" "archmem/git/tools.py, archmem/git/__init__.py"
-                    }
-                }
-                history = component "History reader" "One streamed git log --numstat pass, cached per commit." "GitPython" {
-                    properties {
-                        "archmem.paths" "archmem/history.py"
-                    }
-                }
-                checkout = component "Checkout" "HEAD, the branch, the top folder and shallowness read from the .git files (git is asked when the layout is unusual)." "git" {
-                    properties {
-                        "archmem.paths" "archmem/git/checkout.py"
-                    }
-                }
-                revisions = component "Revisions" "Between two revisions: merge base, changed files with line counts, a file at a revision, bounded diffs." "git" {
-                    properties {
-                        "archmem.paths" "archmem/git/revisions.py"
+                        "archmem.paths" "archmem/git/__init__.py, archmem/git/repository.py, archmem/git/history.py, archmem/git/blame.py, archmem/git/revisions.py, archmem/git/head.py, archmem/git/checkout.py, archmem/git/merge_file.py, archmem/git/config.py, archmem/git/commands.py"
                     }
                 }
                 ciapis = component "CI APIs" "GitHub's pull request comments and GitLab's merge request notes (list paged, create, update; GitLab's token user), errors with their fix, over one HTTP transport with a total deadline, a size cap and the token kept to the API's host." "urllib" {
@@ -288,7 +268,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.cli -> archmem.interfaces.mcp "Starts the MCP server (archmem mcp) with"
         archmem.interfaces.cli -> archmem.adapters.install "Installs agent integrations (archmem install) with"
         archmem.interfaces.cli -> archmem.adapters.store "Reports store failures with"
-        archmem.interfaces.cli -> archmem.adapters.repo "Finds the project root for archmem install with"
+        archmem.interfaces.cli -> archmem.adapters.git "Finds the project root for archmem install, and runs git merge-file, with"
         archmem.interfaces.cli -> archmem.domain.loader "Looks for a model file for archmem install with"
         archmem.interfaces.cli -> archmem.interfaces.ciproviders "Asks where the change is and how to comment, and writes GitHub output, with"
         archmem.interfaces.ciproviders -> archmem.adapters.ciapis "Calls the GitHub and GitLab APIs through"
@@ -296,6 +276,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.ciproviders -> archmem.drift.driftindex "Writes the drift report as GitHub output from"
         archmem.interfaces.cli -> archmem.drift.driftindex "Shows drift changes with"
         archmem.interfaces.mcp -> archmem.adapters.store "Reports store failures with"
+        archmem.interfaces.mcp -> archmem.adapters.git "Reads HEAD from .git, to know when the model may have changed, with"
         archmem.interfaces.cli -> archmem.interfaces.reports "Prints SARIF and Code Quality reports (--format sarif, codequality) with"
         archmem.interfaces.ciproviders -> archmem.interfaces.reports "Annotates the conformance findings of"
         archmem.interfaces.reports -> archmem.drift.driftindex "Reads the drift report of"
@@ -304,9 +285,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.mcp -> archmem.recall.engine "Shows linked neighbours under the result that named them with"
         archmem.interfaces.cli -> archmem.conformance.checker "Names the baseline's frozen and fixed findings with"
         archmem.interfaces.cli -> archmem.memory.teamfiles "Merges memory files (archmem merge-file) with"
-        archmem.interfaces.cli -> archmem.adapters.gittools "Runs git merge-file through"
         archmem.interfaces.cli -> archmem.render.briefing "Answers the edit hook from its prepared file notes with"
-        archmem.adapters.install -> archmem.adapters.gittools "Sets the merge driver in git config through"
+        archmem.adapters.install -> archmem.adapters.git "Sets the merge driver in git config through"
 
         # the Workspace → the domain and the adapters
         archmem.service -> archmem.foundation "Uses errors, clock and settings of"
@@ -316,7 +296,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.service.facade -> archmem.drift "Measures drift with"
         archmem.service.facade -> archmem.conformance "Checks the code against the model with"
         archmem.service.facade -> archmem.render "Renders briefings and the map with"
-        archmem.service.facade -> archmem.adapters.repo "Lists and reads files with"
+        archmem.service.facade -> archmem.adapters.git "Lists and reads files with"
         archmem.service.facade -> archmem.adapters.store "Opens the store with"
         archmem.service.facade -> archmem.adapters.embeddings "Embeds memories and queries with"
 
@@ -382,11 +362,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
 
         # drift
         archmem.drift -> archmem.foundation "Reads settings and values of"
-        archmem.drift.driftindex -> archmem.domain.codepaths "Matches changes to elements' paths with"
-        archmem.drift.driftindex -> archmem.adapters.repo "Blames the model file with"
-        archmem.drift.driftindex -> archmem.adapters.history "Reads the history with"
-        archmem.adapters.history -> archmem.adapters.checkout "Reads HEAD and the branch with"
-        archmem.adapters.revisions -> archmem.adapters.checkout "Reads HEAD with"
+        archmem.drift.driftindex -> archmem.domain.codepaths "Matches changes to elements' paths, and tells the model file's mapping lines from its describing ones, with"
+        archmem.drift.driftindex -> archmem.adapters.git "Reads the history, blames the model file and shows what changed since a moment with"
         archmem.drift.driftindex -> archmem.adapters.store "Caches the history in"
         archmem.drift.driftindex -> archmem.adapters.install "Writes accept files atomically with"
 
@@ -406,20 +383,17 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
 
         # pull requests
         archmem.service.facade -> archmem.review.pullrequest "Reviews pull requests with"
-        archmem.review.pullrequest -> archmem.adapters.revisions "Reads the diff base...head with"
+        archmem.review.pullrequest -> archmem.adapters.git "Reads the diff base...head with"
         archmem.review.pullrequest -> archmem.recall.engine "Ranks the touched elements' memories with"
         archmem.service.facade -> archmem.adapters.install "Reads which agents are connected (status), runs their hooks in a clean environment (status), and reads the session-end transcripts with"
-        archmem.drift.driftindex -> archmem.adapters.revisions "Shows what changed since a memory was confirmed with"
         archmem.interfaces.cli -> archmem.review.pullrequest "Reviews pull requests with"
         archmem.interfaces.cli -> archmem.adapters.ciapis "Reports GitHub and GitLab API failures of"
         archmem.review.pullrequest -> archmem.foundation "Reads settings and values of"
-        archmem.review.pullrequest -> archmem.adapters.gittools "Runs git through"
         archmem.review.pullrequest -> archmem.domain.codepaths "Maps changed files to elements with"
         archmem.review.pullrequest -> archmem.drift.driftindex "Asks what is VERIFY, and reads the drift accept files of a change, with"
         archmem.review.pullrequest -> archmem.memory.memoryfiles "Reads memory files at base and head with"
         archmem.review.pullrequest -> archmem.recall.elementmatch "Ranks elements with"
         archmem.review.pullrequest -> archmem.render.briefing "Renders the comment with"
-        archmem.drift.driftindex -> archmem.adapters.gittools "Runs git through"
     }
 
     views {

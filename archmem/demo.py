@@ -10,9 +10,7 @@ Orders Database element lost its code).
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any
 
 from archmem.clock import format_time
 from archmem.errors import InvalidInputError, RepositoryError
+from archmem.git.commands import run_as
 
 TASK = "speed up checkout and change how tax is rounded"
 AUTHOR = ("Shop Team", "team@shop.example")
@@ -60,17 +59,7 @@ class DemoResult:
 
 
 def _git(root: Path, *args: str, when: datetime | None = None) -> None:
-    env = {**os.environ, "GIT_AUTHOR_NAME": AUTHOR[0], "GIT_AUTHOR_EMAIL": AUTHOR[1],
-           "GIT_COMMITTER_NAME": AUTHOR[0], "GIT_COMMITTER_EMAIL": AUTHOR[1]}
-    if when is not None:
-        stamp = when.strftime("%Y-%m-%dT%H:%M:%S+00:00")
-        env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
-    result = subprocess.run(
-        ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
-        cwd=root, env=env, capture_output=True, text=True, check=False,
-    )
-    if result.returncode != 0:
-        raise RepositoryError(f"git {args[0]} failed in {root}: {result.stderr.strip()}")
+    run_as(root, *args, author=AUTHOR, when=when)
 
 
 def _memory_lines(source: Path, now: datetime) -> list[str]:

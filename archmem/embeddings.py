@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from archmem.config import EmbeddingsConfig
-from archmem.errors import ArchmemError, ConfigError
+from archmem.errors import ConfigError, EmbeddingError
 
 if TYPE_CHECKING:
     from archmem.memory.types import Memory
@@ -34,13 +34,6 @@ NO_KEY = "archmem-no-key"
 """Sent as the API key to a custom endpoint when none is set: local servers ignore it."""
 RETRY_PAUSE = 0.2
 TEXT_HASH_VERSION = "archmem-embedding-text-v1"
-
-
-class EmbeddingError(ArchmemError):
-    """The embedding provider failed; callers degrade to lexical recall and say so."""
-
-    exit_code = 10
-    kind = "embedding_error"
 
 
 class Embedder(Protocol):

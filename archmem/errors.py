@@ -12,7 +12,8 @@
     ├── StoreError               exit 7   the memory store (corrupt, newer schema, read-only)
     ├── InvalidInputError        exit 8   content, kind, title, dates a user gave
     │   └── SecretFoundError              content that looks like a credential
-    └── ConflictError            exit 9   a title clash, superseding a superseded memory
+    ├── ConflictError            exit 9   a title clash, superseding a superseded memory
+    └── EmbeddingError           exit 10  the embedding provider failed (recall falls back to words)
 
 Each error carries its context as attributes so interfaces (CLI, MCP, Action) can
 render it as text or JSON; ``str(err)`` is already the full human message.
@@ -234,3 +235,10 @@ def display_path(path: Path | str, root: Path | None = None) -> str:
         except ValueError:
             pass
     return str(path)
+
+
+class EmbeddingError(ArchmemError):
+    """The embedding provider failed; callers degrade to lexical recall and say so."""
+
+    exit_code = 10
+    kind = "embedding_error"

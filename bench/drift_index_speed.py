@@ -28,7 +28,8 @@ from datetime import datetime, timedelta, timezone
 
 from archmem.drift.index import DriftIndex
 from archmem.drift.staleness import stale_memories
-from archmem.drift.types import Commit, DriftStamp, ElementSize, FileChange, Thresholds
+from archmem.drift.types import DriftStamp, ElementSize, Thresholds
+from archmem.git.types import Commit, FileChange
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel, Element
 

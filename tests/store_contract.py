@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from archmem.drift.types import Commit, FileChange
+from archmem.git.types import Commit, FileChange
 from archmem.memory.types import Link, Memory, Session
 from archmem.recall.types import WordQuery
 from archmem.store.base import FileRow, Store

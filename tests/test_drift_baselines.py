@@ -10,7 +10,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from archmem.cli import cli
-from archmem.drift.baselines import is_mapping_only, mapping_lines
+from archmem.drift.baselines import is_mapping_only
+from archmem.model.description_lines import mapping_lines
 
 from .conftest import commit, git, lines, write
 

@@ -9,7 +9,8 @@ import pytest
 
 from archmem.drift.index import DriftIndex, _PathOwners
 from archmem.drift.staleness import memory_verify, stale_memories
-from archmem.drift.types import Commit, ElementSize, FileChange, Thresholds
+from archmem.drift.types import ElementSize, Thresholds
+from archmem.git.types import Commit, FileChange
 from archmem.memory.types import Memory
 from archmem.model.paths import compile_globs
 from archmem.model.types import ArchitectureModel, Element

@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from archmem.cli import cli
 from archmem.drift.index import DriftIndex
-from archmem.drift.types import Baseline, Commit, ElementSize, FileChange, Thresholds
+from archmem.drift.types import Baseline, ElementSize, Thresholds
+from archmem.git.types import Commit, FileChange
 from archmem.workspace import Workspace
 
 from .conftest import FrozenClock, commit, git, lines

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from archmem import history as history_module
 from archmem.drift import scan as scan_module
 from archmem.drift.scan import ScanResult, reader_for, scan_history
-from archmem.drift.types import Commit, FileChange
 from archmem.errors import RepositoryError, StoreError
-from archmem.history import HistoryReader
-from archmem.repo import Repository
+from archmem.git import history as history_module
+from archmem.git.history import HistoryReader
+from archmem.git.repository import Repository
+from archmem.git.types import Commit, FileChange
 from archmem.store import open_store
 from archmem.store.commits import CommitCache
 from archmem.store.sqlite import SQLiteStore

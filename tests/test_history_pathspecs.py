@@ -12,9 +12,9 @@ import pytest
 
 from archmem.config import DriftConfig
 from archmem.drift.index import DriftIndex
-from archmem.drift.scan import history_exclusions, reader_for, scan_history
-from archmem.history import HistoryReader
-from archmem.repo import Repository
+from archmem.drift.scan import history_exclusions, history_inclusions, reader_for, scan_history
+from archmem.git.history import HistoryReader
+from archmem.git.repository import Repository
 from archmem.store.commits import CommitCache
 from archmem.workspace import Workspace
 
@@ -69,7 +69,8 @@ def test_the_scan_never_asks_git_for_ignored_files(history: Path):
     assert [c.sha for c in cached] == first_parent  # every commit listed, also the lock-only one
     paths = {p for c in cached for change in c.changes for p in (change.path, change.old_path) if p}
     assert "package-lock.json" not in paths and "web/app.min.js" not in paths
-    assert {"services/api/routes.go", "services/orders/app.py", "docs/notes.md"} <= paths
+    assert {"services/api/routes.go", "services/orders/app.py"} <= paths
+    assert "docs/notes.md" not in paths  # no element owns it and no memory anchors it: git never diffs it
 
 
 def test_drift_from_the_narrow_read_is_the_drift_from_a_full_read(history: Path):
@@ -92,6 +93,61 @@ def test_drift_from_the_narrow_read_is_the_drift_from_a_full_read(history: Path)
     for path in [*read, "services", "services/api", "legacy"]:
         for moment in (None, datetime(2026, 1, 4, tzinfo=timezone.utc), datetime(2026, 1, 9, tzinfo=timezone.utc)):
             assert new.file_changes(path, moment) == old.file_changes(path, moment), path
+
+
+def test_drift_from_the_elements_paths_alone_is_the_drift_from_a_full_read(history: Path):
+    globs = [glob for element in ELEMENTS.values() for glob in element]
+    full = list(HistoryReader(history).read())
+    reader = HistoryReader(history, exclude=history_exclusions(DEFAULT_IGNORE, []),
+                           include=history_inclusions(globs, ["docs/notes.md#Notes"]))
+    assert reader.pathspecs()[:4] == [":(glob)legacy/**", ":(glob)services/api/**", ":(glob)services/orders/**",
+                                      ":(literal)docs/notes.md"]
+    narrow = list(reader.read())
+    assert [c.sha for c in narrow] == [c.sha for c in full]
+    old = DriftIndex.build(full, ELEMENTS, ignore=DEFAULT_IGNORE)
+    new = DriftIndex.build(narrow, ELEMENTS, ignore=DEFAULT_IGNORE)
+    for element in ELEMENTS:
+        assert new.touched(element) == old.touched(element)
+    for element in ("api", "legacy"):  # no file of theirs left the model
+        for position in range(len(full) + 1):
+            for limits in ((1, 1), (20, 1), (50, 2), (10_000, 1), (1, 10_000)):
+                found = old.crossing(element, position, *limits)
+                assert new.crossing(element, position, *limits) == found
+                if found is not None:
+                    assert new.stamp(element, *found) == old.stamp(element, *found)
+    # a file moved out of every element's paths leaves as a delete, as across an excluded
+    # glob or a sub-folder root: its lines count for the element it left
+    moved = {c.sha: c for c in full}
+    out = next(c for c in narrow if any(ch.path == "services/orders/old.py" and ch.status == "D" for ch in c.changes))
+    assert any(ch.status == "R" and ch.path == "tools/old.py" for ch in moved[out.sha].changes)
+    read = {p for c in narrow for change in c.changes for p in (change.path, change.old_path) if p}
+    assert "tools/old.py" not in read and "workspace.dsl" not in read
+    for path in ["services/api/routes.go", "services/orders/app.py", "docs/notes.md", "services/api", "legacy"]:
+        for moment in (None, datetime(2026, 1, 4, tzinfo=timezone.utc), datetime(2026, 1, 9, tzinfo=timezone.utc)):
+            assert new.file_changes(path, moment) == old.file_changes(path, moment), path
+
+
+def test_element_globs_become_pathspecs_unless_git_would_read_them_otherwise():
+    assert history_inclusions(["src/**", "!src/gen/**", "lib", "*.py"], ["README.md#Intro", "src/a.py"]) == [
+        ":(glob)*.py", ":(glob)src/**", ":(literal)README.md", ":(literal)lib", ":(literal)src/a.py"]
+    assert history_inclusions(["src/**", "**"], []) == []  # everything
+    assert history_inclusions(["src/[ab].py"], []) == []  # a class git reads its own way
+    assert history_inclusions([], []) == []
+
+
+def test_a_cache_read_for_more_paths_serves_fewer_and_more_rescans(history: Path):
+    with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
+        wide = reader_for(ws.repository, include=history_inclusions(["services/**", "legacy/**"], []))
+        scan_history(ws.store, wide)
+        narrow = reader_for(ws.repository, include=history_inclusions(["services/**"], []))
+        write(history, {"services/api/routes.go": lines(33), "legacy/new.py": lines(3)})
+        commit(history, "both", "2026-01-12T00:00:00Z")
+        step = scan_history(ws.store, narrow)
+        assert (step.new, step.rescanned) == (1, False)  # the wider cache serves, and appends the narrower read
+        assert [c.path for c in step.commits[-1].changes] == ["services/api/routes.go"]
+        assert CommitCache(ws.store).scope() == narrow.scope  # it now holds no more than that
+        again = scan_history(ws.store, wide)
+        assert again.rescanned and "legacy/new.py" in {c.path for c in again.commits[-1].changes}
 
 
 def test_an_incremental_scan_reads_new_commits_with_the_same_pathspecs(history: Path):

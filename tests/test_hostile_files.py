@@ -382,7 +382,7 @@ def test_the_largest_count_stays_the_largest_when_confirmed_or_merged(tmp_path: 
     no_traceback(confirmed)
     assert confirmed.returncode == 0 and json.loads(confirmed.stdout)["confirmations"] == 2**63 - 1
     assert "confirmations: 9223372036854775807" in (root / FOLDER / "m.md").read_text(encoding="utf-8")
-    from archmem.git.tools import merge_texts
+    from archmem.git.merge_file import merge_texts
     from archmem.memory.merge import merge_memory_file
 
     base = memory_file("m-max", "created: 2026-01-01T00:00:00Z", "confirmations: 1")

@@ -18,7 +18,7 @@ FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.json_input
               "archmem.clock", "archmem.config", "archmem.config_schema",
               "archmem.words", "archmem.yaml_text", "archmem.atomic_write"}
 LAYERS = [  # lowest first
-    ("adapters", ("archmem.store", "archmem.repo", "archmem.history", "archmem.embeddings", "archmem.embeddings_local",
+    ("adapters", ("archmem.store", "archmem.embeddings", "archmem.embeddings_local",
                   "archmem.testing",
                   "archmem.git", "archmem.ci.transport", "archmem.ci.github_api", "archmem.ci.gitlab_api",
                   "archmem.agents")),
@@ -90,3 +90,15 @@ def test_the_check_names_an_upward_import(tmp_path: Path):
     assert upward_imports(package) == [
         "archmem/store/sqlite.py:5: archmem.store.sqlite (adapters) imports archmem.workspace (workspace)"
     ]
+
+
+def test_the_git_adapter_imports_nothing_but_itself_and_the_errors():
+    """Drift, review and recall ask git; git answers with its own values
+    (``archmem.git.types``) and knows none of theirs, so history and drift never import
+    each other, not even through a value type."""
+    from .test_import_cycles import import_graph
+
+    graph = import_graph(PACKAGE, module_level=False)
+    reaching = {module: sorted(t for t in targets if not t.startswith("archmem.git") and t != "archmem.errors")
+                for module, targets in graph.items() if module == "archmem.git" or module.startswith("archmem.git.")}
+    assert not any(reaching.values()), {m: t for m, t in reaching.items() if t}

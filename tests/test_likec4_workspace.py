@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from archmem.cli import cli
-from archmem.drift.baselines import described_text, is_mapping_line
+from archmem.model.description_lines import described_text, is_mapping_line
 from archmem.workspace import Workspace
 
 from .conftest import FrozenClock, commit, git, lines, write

@@ -24,7 +24,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp_types import CallToolResult, Implementation  # noqa: E402
 
 from archmem.demo import run_demo  # noqa: E402
-from archmem.mcp.server import build_server, git_head  # noqa: E402
+from archmem.git.head import git_head  # noqa: E402
+from archmem.mcp.server import build_server  # noqa: E402
 from archmem.workspace import Workspace  # noqa: E402
 
 from .conftest import REPO_ROOT, git, write  # noqa: E402

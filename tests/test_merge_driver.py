@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from archmem.cli import cli
-from archmem.git.tools import merge_texts
+from archmem.git.merge_file import merge_texts
 from archmem.memory.file_format import parse_memory, render_memory
 from archmem.memory.merge import merge_lists, merge_memory_file
 from archmem.memory.types import Memory

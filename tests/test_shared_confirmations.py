@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from archmem.cli import cli
-from archmem.git.tools import merge_texts
+from archmem.git.merge_file import merge_texts
 from archmem.mcp.tools import confirm_memory
 from archmem.memory.file_format import MemoryFileError, parse_memory, render_memory
 from archmem.memory.merge import merge_memory_file

@@ -17,7 +17,8 @@ from archmem.drift.symbols import (
     symbol_changed,
     symbol_range,
 )
-from archmem.drift.types import Commit, ElementSize, FileChange, Thresholds
+from archmem.drift.types import ElementSize, Thresholds
+from archmem.git.types import Commit, FileChange
 from archmem.memory.types import Memory
 
 from .conftest import git

@@ -94,7 +94,7 @@ def merge_gitattributes(text: str | None, name: str, *, line: str) -> tuple[str,
 
 def plan_merge_driver(root: Path, memories: str, *, global_: bool = False) -> tuple[list[FileChange], list[GitSetting]]:
     """What install would change: ``.gitattributes`` and two git config entries."""
-    from archmem.git.tools import config_get
+    from archmem.git.config import config_get
 
     scope = "global" if global_ else "local"
     if not global_ and not (root / ".git").exists():
@@ -130,8 +130,8 @@ def apply_merge_driver(
     root: Path, changes: list[FileChange], settings: list[GitSetting], *, force: bool = False
 ) -> None:
     """Write ``.gitattributes`` and set the git config entries; refuse conflicts unless ``force``."""
-    from archmem.git.tools import config_set
     from archmem.agents.install import apply_changes
+    from archmem.git.config import config_set
 
     if not force:
         check_conflicts(changes, settings)

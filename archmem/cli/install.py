@@ -5,20 +5,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from archmem.cli import cli, emit_json, json_option
-from archmem.cli.output import secho
+from archmem.cli.output import DRY_RUN_VERBS, print_diff, secho
 
 if TYPE_CHECKING:
     from archmem.agents.install import FileChange
 
 TARGETS = ["claude-code", "codex", "cursor", "merge-driver"]
-VERBS = {"created": "would create", "updated": "would update", "unchanged": "unchanged"}
-
-
 @cli.command()
 @click.argument("target", type=click.Choice(TARGETS), required=False)
 @click.option("--print", "print_only", is_flag=True,
@@ -117,7 +114,7 @@ def _install_rules(target: str | None, repo: Path | None, *, as_json: bool) -> N
 
 
 def _project_root(repo: Path | None) -> Path:
-    from archmem.repo import find_root
+    from archmem.git.repository import find_root
 
     if repo is not None:
         find_root(repo)  # exists, is a folder: the same errors as every other command
@@ -208,9 +205,9 @@ def _has_model(root: Path) -> bool:
 
 def _print_changes(target: str, root: Path, changes: list[FileChange], *, dry_run: bool, hints: list[str]) -> None:
     click.echo(f"archmem install {target}{' --dry-run' if dry_run else ''} in {root}")
-    width = max(len(VERBS[c.action] if dry_run else c.action) for c in changes)
+    width = max(len(DRY_RUN_VERBS[c.action] if dry_run else c.action) for c in changes)
     for change in changes:
-        verb = VERBS[change.action] if dry_run else change.action
+        verb = DRY_RUN_VERBS[change.action] if dry_run else change.action
         line = f"  {verb:<{width}}  {change.name}"
         if change.conflicts:
             line += "  (replaces a different archmem entry" + ("" if dry_run else ", --force") + ")"
@@ -218,22 +215,8 @@ def _print_changes(target: str, root: Path, changes: list[FileChange], *, dry_ru
     for change in changes:
         if change.action == "updated" or (dry_run and change.action == "created"):
             click.echo()
-            _print_diff(change.diff())
+            print_diff(change.diff())
     if hints:
         click.echo()
         for hint in hints:
             click.echo(f"note: {hint}")
-
-
-def _print_diff(diff: str) -> None:
-    for line in diff.splitlines():
-        colour: dict[str, Any] = {}
-        if line.startswith(("+++", "---")):
-            colour = {"bold": True}
-        elif line.startswith("+"):
-            colour = {"fg": "green"}
-        elif line.startswith("-"):
-            colour = {"fg": "red"}
-        elif line.startswith("@@"):
-            colour = {"fg": "cyan"}
-        secho(line, **colour)

@@ -31,7 +31,7 @@ def merge_file(ctx: click.Context, base: Path, ours: Path, theirs: Path, path: s
     it. When both sides changed one field differently, OURS gets git's conflict
     markers. The result is written to OURS. Exit 0 when clean, 1 with conflicts.
     """
-    from archmem.git.tools import merge_texts
+    from archmem.git.merge_file import merge_texts
     from archmem.memory.merge import merge_memory_file
 
     texts = [_read(file) for file in (base, ours, theirs)]
@@ -92,12 +92,12 @@ def install_merge_driver(
 def _print_plan(
     root: Path, changes: list[FileChange], settings: list[GitSetting], *, dry_run: bool, hints: list[str]
 ) -> None:
-    from archmem.cli.install import VERBS, _print_diff
+    from archmem.cli.output import DRY_RUN_VERBS, print_diff
 
     click.echo(f"archmem install merge-driver{' --dry-run' if dry_run else ''} in {root}")
     verbs = {"created": "set", "updated": "replaced", "unchanged": "unchanged"}
     planned = {"created": "would set", "updated": "would replace", "unchanged": "unchanged"}
-    rows = [(VERBS[c.action] if dry_run else c.action, c.name) for c in changes]
+    rows = [(DRY_RUN_VERBS[c.action] if dry_run else c.action, c.name) for c in changes]
     rows += [((planned if dry_run else verbs)[s.action], s.command) for s in settings]
     width = max(len(verb) for verb, _ in rows)
     for verb, name in rows:
@@ -105,7 +105,7 @@ def _print_plan(
     for change in changes:
         if change.action == "updated" or (dry_run and change.action == "created"):
             click.echo()
-            _print_diff(change.diff())
+            print_diff(change.diff())
     click.echo()
     for hint in hints:
         click.echo(f"note: {hint}")

@@ -120,6 +120,25 @@ def secho(message: object = "", *, err: bool = False, nl: bool = True, **styles:
         click.secho(text, err=err, nl=nl, **styles)
 
 
+DRY_RUN_VERBS = {"created": "would create", "updated": "would update", "unchanged": "unchanged"}
+"""What ``--dry-run`` says of a planned file change (``install``, ``install merge-driver``)."""
+
+
+def print_diff(diff: str) -> None:
+    """A unified diff of a planned file change, coloured by line."""
+    for line in diff.splitlines():
+        colour: dict[str, Any] = {}
+        if line.startswith(("+++", "---")):
+            colour = {"bold": True}
+        elif line.startswith("+"):
+            colour = {"fg": "green"}
+        elif line.startswith("-"):
+            colour = {"fg": "red"}
+        elif line.startswith("@@"):
+            colour = {"fg": "cyan"}
+        secho(line, **colour)
+
+
 KIND_LABELS = {
     "person": "person",
     "softwareSystem": "system",

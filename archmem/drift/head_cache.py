@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-from pathlib import Path
 from typing import Any, Protocol
 
 from archmem.drift.symbols import Hunk, parse_unified_zero
-from archmem.errors import RepositoryError
 from archmem.git.revisions import Revisions
 
 KEY = "drift_head_cache"
@@ -41,8 +38,8 @@ class HeadCache:
     """Last commits per file of a folder, and anchored diffs, for one HEAD; ``save``
     writes what was learnt (``DriftView`` calls it after each batch of questions)."""
 
-    def __init__(self, store: Meta, root: Path, head: str | None) -> None:
-        self.store, self.root, self.head = store, root, head
+    def __init__(self, store: Meta, head: str | None) -> None:
+        self.store, self.head = store, head
         self._state: dict[str, Any] | None = None
         self._changed = False
 
@@ -58,7 +55,7 @@ class HeadCache:
             self._changed = True
         return dict(folders[folder])
 
-    def anchor_hunks(self, path: str, base: str) -> list[Hunk]:
+    def anchor_hunks(self, path: str, base: str, revisions: Revisions) -> list[Hunk]:
         """The zero-context, whitespace-blind diff of ``path`` from ``base`` to HEAD; a file
         changed without text to judge (binary, mode, rename) is one hunk that is never cosmetic."""
         key = f"{base}:{path_key(path)}"
@@ -66,13 +63,7 @@ class HeadCache:
         if key in diffs:
             return [Hunk(old_start, old_count, new_start, new_count, removed=removed, added=added)
                     for old_start, old_count, new_start, new_count, removed, added in diffs[key]]
-        result = subprocess.run(
-            ["git", "diff", "-U0", "-w", "--relative", base, self.head or "HEAD", "--", path],
-            cwd=self.root, capture_output=True, check=False,
-        )
-        if result.returncode != 0:
-            raise RepositoryError(f"git diff failed for {path}: {result.stderr.decode(errors='replace').strip()}")
-        parsed = parse_unified_zero(result.stdout.decode("utf-8", errors="replace"))
+        parsed = parse_unified_zero(revisions.unified_zero_diff(base, self.head or "HEAD", path))
         hunks = parsed.get(path, [])
         found = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
         if self.head is not None:

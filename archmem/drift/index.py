@@ -24,7 +24,8 @@ from itertools import accumulate
 from math import ceil
 from typing import TYPE_CHECKING, NamedTuple
 
-from archmem.drift.types import Baseline, Commit, DriftStamp, ElementSize, FileChange, Thresholds
+from archmem.drift.types import Baseline, DriftStamp, ElementSize, Thresholds
+from archmem.git.types import Commit, FileChange
 from archmem.model.paths import compile_globs, has_wildcard, is_negated
 
 if TYPE_CHECKING:

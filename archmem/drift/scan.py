@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from archmem.drift.types import Commit
 from archmem.errors import RepositoryError
-from archmem.history import SHALLOW_HINT, HistoryReader
-from archmem.model.paths import compile_globs, normalize_glob
-from archmem.repo import Repository
+from archmem.git.history import SHALLOW_HINT, HistoryReader
+from archmem.git.repository import Repository
+from archmem.git.types import Commit, HeadState
+from archmem.model.paths import compile_globs, has_wildcard, is_negated, normalize_glob
 from archmem.store.base import HistoryCache, Store
 
 CHUNK = 2000
@@ -63,15 +63,41 @@ def history_exclusions(ignore: Sequence[str], anchors: Iterable[str]) -> list[st
     return kept
 
 
-def reader_for(repository: Repository, *, exclude: Sequence[str] = ()) -> HistoryReader:
-    """The history reader for a repository (git leaves the ``exclude`` globs out); a
-    plain folder has no history to read."""
+def history_inclusions(element_globs: Iterable[str], anchors: Iterable[str]) -> list[str]:
+    """What git needs to diff: the elements' globs and the anchored files, as git
+    pathspecs; ``[]`` (every file) when a glob would read differently in git (a
+    character class, a backslash), matches every file, or none is given. Negated globs
+    are not needed: reading more than an element owns is never wrong."""
+    specs: set[str] = set()
+    for glob in element_globs:
+        if is_negated(glob):
+            continue
+        try:
+            normal = normalize_glob(glob)
+        except ValueError:
+            continue  # the model loader reports it; it owns nothing
+        if normal != glob or "\\" in glob or "[" in glob or normal == "**":
+            return []
+        specs.add(f":(glob){normal}" if has_wildcard(normal) else f":(literal){normal}")
+    for anchor in anchors:
+        path = anchor.partition("#")[0]
+        try:
+            specs.add(f":(literal){normalize_glob(path)}")
+        except ValueError:
+            continue
+    return sorted(specs)
+
+
+def reader_for(repository: Repository, *, exclude: Sequence[str] = (), include: Sequence[str] = ()) -> HistoryReader:
+    """The history reader for a repository (git diffs only the ``include`` pathspecs, all
+    files when empty, and leaves the ``exclude`` globs out); a plain folder has no history
+    to read."""
     if not repository.is_git:
         raise RepositoryError(
             f"{repository.root} is not a git repository: drift needs its history",
             hint="run archmem in a git checkout (or git init and commit)",
         )
-    return HistoryReader(repository.root, exclude=exclude)
+    return HistoryReader(repository.root, exclude=exclude, include=include)
 
 
 Progress = Callable[[int, int], None]
@@ -91,13 +117,14 @@ class HistoryNotScanned(RepositoryError):
         )
 
 
-def pending_commits(store: Store, reader: HistoryReader) -> int:
-    """How many commits a scan would read now (cheap: ``git rev-list --count``, no diffs)."""
+def pending_commits(store: Store, reader: HistoryReader, head: str | None = None) -> int:
+    """How many commits a scan would read now (cheap: ``git rev-list --count``, no diffs);
+    ``head``: HEAD's commit when the caller knows it already."""
     cache = store.history_cache()
-    head = reader.head()
+    head = head or reader.head()
     if head is None:
         return 0
-    cached = cache.head() if cache.scope() == reader.scope else None
+    cached = cache.head() if reader.served_by(cache.scope()) else None
     if cached == head or (cached is not None and cache.contains(head)):
         return 0
     if cached is not None and reader.is_ancestor(cached, head):
@@ -115,48 +142,64 @@ def scan_history(
 ) -> ScanResult:
     """Update the cache on ``store`` from ``reader`` and return the full history.
     ``budget``: refuse (``HistoryNotScanned``) rather than read more commits than that."""
+    state = reader.state()
     if budget is not None:
-        pending = pending_commits(store, reader)
+        pending = pending_commits(store, reader, state.head)
         if pending > budget:
             raise HistoryNotScanned(pending, budget)
-    if reader.is_shallow():
+    if state.shallow:
         if not deepen:
             raise RepositoryError(
                 f"{reader.top} is a shallow clone: drift needs the full git history", hint=SHALLOW_HINT
             )
         reader.deepen()
     cache = store.history_cache()
-    head = reader.head()
+    head = state.head
     discarded = False
-    if cache.scope() != reader.scope:
+    scope = cache.scope()
+    if scope != reader.scope and not reader.served_by(scope):
         discarded = cache.count() > 0
         cache.clear(scope=reader.scope)
+    elif scope != reader.scope:
+        cache.set_meta(scope=reader.scope)  # what every commit holds from now on
     cached = cache.head()
     if head is None:
         if cached is not None:
             cache.clear(scope=reader.scope)
         return ScanResult([], 0, discarded or cached is not None, None)
     if cached == head:
-        _remember_branch(cache, reader)
+        _remember_branch(cache, state)
         return ScanResult(cache.all(), 0, discarded, head)
     if cached is not None and cache.truncate(head) is not None:
-        _remember_branch(cache, reader)
+        _remember_branch(cache, state)
         return ScanResult(cache.all(), 0, discarded, head)
-    if cached is not None and reader.is_ancestor(cached, head):
-        stream = reader.read(cached, until=head, progress=_with_total(progress, reader, cached, head))
-        earlier = cache.all()  # while git computes the new commits' diffs
-        new = _read_into(cache, stream, follows=cached)
-        if new is not None:
-            _remember_branch(cache, reader)
-            return ScanResult(earlier + new, len(new), discarded, head)
     if cached is not None:
+        new, earlier = _read_after(cache, reader, cached, head, progress)
+        if new is not None:
+            _remember_branch(cache, state)
+            return ScanResult(earlier + new, len(new), discarded, head)
         discarded = True
         cache.clear(scope=reader.scope)
     new = _read_into(cache, reader.read(None, until=head, progress=_with_total(progress, reader, None, head)),
                      follows=None)
     assert new is not None
-    _remember_branch(cache, reader)
+    _remember_branch(cache, state)
     return ScanResult(new, len(new), discarded, head)
+
+
+def _read_after(
+    cache: HistoryCache, reader: HistoryReader, cached: str, head: str, progress: Progress | None
+) -> tuple[list[Commit] | None, list[Commit]]:
+    """(the commits after the cached head, now cached; the cached ones) when the cached
+    head is on HEAD's first-parent line; (None, []) when it is not, or git no longer has
+    it (a rewritten history). The log itself is the test: its first commit must follow
+    the cached head, which no separate ``merge-base`` question needs to say."""
+    try:
+        stream = reader.read(cached, until=head, progress=_with_total(progress, reader, cached, head))
+        earlier = cache.all()  # while git computes the new commits' diffs
+        return _read_into(cache, stream, follows=cached), earlier
+    except RepositoryError:
+        return None, []
 
 
 def _with_total(
@@ -172,7 +215,7 @@ def _with_total(
 
 def _read_into(cache: HistoryCache, commits: Iterator[Commit], *, follows: str | None) -> list[Commit] | None:
     """Stream commits into the cache chunk by chunk; None (nothing written) when the
-    first one does not have ``follows`` as its first parent."""
+    first one does not have ``follows`` as its first parent, or there is none after it."""
     read: list[Commit] = []
     chunk: list[Commit] = []
     try:
@@ -184,6 +227,8 @@ def _read_into(cache: HistoryCache, commits: Iterator[Commit], *, follows: str |
             if len(chunk) >= CHUNK:
                 cache.append(chunk)
                 chunk = []
+        if follows is not None and not read:
+            return None
         cache.append(chunk)
     finally:
         close = getattr(commits, "close", None)
@@ -192,8 +237,8 @@ def _read_into(cache: HistoryCache, commits: Iterator[Commit], *, follows: str |
     return read
 
 
-def _remember_branch(cache: HistoryCache, reader: HistoryReader) -> None:
+def _remember_branch(cache: HistoryCache, state: HeadState) -> None:
     """Record the branch the cache was last brought up to date on (for reports)."""
-    branch = reader.branch() or "(detached HEAD)"
+    branch = state.branch or "(detached HEAD)"
     if cache.meta().get("branch") != branch:
         cache.set_meta(branch=branch)

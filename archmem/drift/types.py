@@ -1,44 +1,11 @@
-"""History and drift as values: commits with their file changes, and drift stamps."""
+"""Drift as values: baselines, element sizes, drift stamps and thresholds (the commits
+they are computed from are ``archmem.git.types``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
-
-ChangeStatus = Literal["A", "D", "M", "R"]
-"""Added, deleted, modified, renamed (``old_path`` → ``path``)."""
-
-
-@dataclass(frozen=True)
-class FileChange:
-    """One file in one commit: lines added and deleted (whitespace-only changes
-    ignored), and what happened to the file. Binary files count 0 lines."""
-
-    path: str
-    added: int
-    deleted: int
-    status: ChangeStatus = "M"
-    old_path: str | None = None
-
-    @property
-    def churn(self) -> int:
-        return self.added + self.deleted
-
-
-@dataclass(frozen=True)
-class Commit:
-    """A commit of the first-parent history, oldest to newest in a scan.
-
-    ``time`` is the committer time (UTC): it says when the change reached the branch.
-    """
-
-    sha: str
-    time: datetime
-    author: str
-    parents: tuple[str, ...] = ()
-    changes: tuple[FileChange, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -10,102 +10,86 @@ from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from archmem.clock import Clock, format_time
-from archmem.config import DriftConfig
-from archmem.drift.accepts import Accept, AcceptFiles, AcceptFolder, AcceptProblem, first_on_line
-from archmem.drift.baselines import described_text, is_mapping_only, mapping_lines, mapping_only_commits
+from archmem.clock import format_time
+from archmem.drift.accepts import (
+    Accept,
+    AcceptFiles,
+    AcceptProblem,
+    first_on_line,
+)
+from archmem.drift.baselines import is_mapping_only, mapping_only_commits
+from archmem.drift.changes import (
+    MAX_DIFF_LINES,
+    MAX_STAT_LINES,
+    ChangesSince,
+    changes_since,
+)
+from archmem.drift.context import DriftContext, HistoryReading
 from archmem.drift.index import DriftIndex
-from archmem.drift.scan import Progress, ScanResult, history_exclusions, reader_for, scan_history
+from archmem.drift.report import DriftReport, element_drift
+from archmem.drift.scan import (
+    ScanResult,
+    history_exclusions,
+    history_inclusions,
+    reader_for,
+    scan_history,
+)
 from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.head_cache import HeadCache, path_key
 from archmem.drift.symbols import Hunk
-from archmem.drift.types import Baseline, ElementSize, ElementSizes, Thresholds
+from archmem.drift.types import Baseline, ElementSize, ElementSizes
 from archmem.errors import RepositoryError
+from archmem.git.blame import LineHistory
 from archmem.git.revisions import Revisions
+from archmem.git.types import BlamedCommit
 from archmem.memory.types import Memory
-from archmem.model.ownership import Ownership
-from archmem.model.types import ArchitectureModel
-from archmem.repo import BlamedCommit, Repository
-from archmem.store.base import Store
-
-if TYPE_CHECKING:  # the report and the changes since a moment are imported by the commands that show them
-    from archmem.drift.changes import ChangesSince
-    from archmem.drift.report import DriftReport
-
-
-def thresholds_from(config: DriftConfig) -> Thresholds:
-    return Thresholds(
-        min_lines=config.min_lines,
-        churn_ratio=config.churn_ratio,
-        min_file_events=config.min_file_events,
-        file_event_ratio=config.file_event_ratio,
-        ignore=list(config.ignore),
-    )
+from archmem.model.description_lines import described_text, mapping_lines
 
 
 class DriftView:
-    def __init__(
-        self,
-        *,
-        store: Store,
-        repository: Repository,
-        model: ArchitectureModel,
-        ownership: Ownership,
-        config: DriftConfig,
-        clock: Clock,
-        deepen: bool = False,
-        progress: Progress | None = None,
-        budget: int | None = None,
-        memory_folder: str | None = None,
-        accept_folder: AcceptFolder | None = None,
-    ) -> None:
-        self.accept_folder = accept_folder
-        """The committed accept files (``archmem.drift.accepts``); None: no accepts."""
-        self.memory_folder = memory_folder
-        """The committed memory folder (repo-relative): a memory committed with the code it
-        describes was written against that code (``archmem.drift.staleness``)."""
-        self.store = store
-        self.repository = repository
-        self.model = model
-        self.ownership = ownership
-        self.thresholds = thresholds_from(config)
-        self.clock = clock
-        self.deepen = deepen
-        self.progress = progress
-        self.budget = budget
+    """One repository's drift, each part computed when first asked and kept."""
+
+    def __init__(self, context: DriftContext, reading: HistoryReading | None = None) -> None:
+        self.context = context
+        self.reading = reading or HistoryReading()
+        self.thresholds = context.thresholds
         self._hunks: dict[tuple[str, str], list[Hunk]] = {}
         self._memory_paths: dict[str, str | None] = {}
 
     @cached_property
     def scan(self) -> ScanResult:
-        exclude = history_exclusions(self.thresholds.ignore, self.store.anchor_paths())
-        return scan_history(
-            self.store, reader_for(self.repository, exclude=exclude), deepen=self.deepen, progress=self.progress, budget=self.budget
-        )
+        anchors = self.context.store.anchor_paths()
+        model = self.context.model
+        exclude = history_exclusions(self.thresholds.ignore, anchors)
+        include = history_inclusions([g for e in model.elements for g in model.effective_paths(e.id)], anchors)
+        reading = self.reading
+        reader = reader_for(self.context.repository, exclude=exclude, include=include)
+        return scan_history(self.context.store, reader, deepen=reading.deepen, progress=reading.progress,
+                            budget=reading.budget)
 
     @cached_property
     def index(self) -> DriftIndex:
-        paths = {e.id: self.model.effective_paths(e.id) for e in self.model.elements}
+        paths = {e.id: self.context.model.effective_paths(e.id) for e in self.context.model.elements}
         return DriftIndex.build(
-            self.scan.commits, paths, ignore=self.thresholds.ignore, ignore_files=self.ownership.generated.keys()
+            self.scan.commits, paths, ignore=self.thresholds.ignore,
+            ignore_files=self.context.ownership.generated.keys(),
         )
 
     @cached_property
     def sizes(self) -> ElementSizes:
         """Each element's files and lines, counted when first asked for."""
-        return ElementSizes([e.id for e in self.model.elements], self._size_of)
+        return ElementSizes([e.id for e in self.context.model.elements], self._size_of)
 
     def _size_of(self, element_id: str) -> ElementSize:
-        size = self.ownership.size(element_id)
+        size = self.context.ownership.size(element_id)
         return ElementSize(size.files, size.lines)
 
     @cached_property
     def missing(self) -> set[str]:
         return {
-            e.id for e in self.model.elements
-            if self.model.effective_paths(e.id) and not self.ownership.files.get(e.id)
+            e.id for e in self.context.model.elements
+            if self.context.model.effective_paths(e.id) and not self.context.ownership.files.get(e.id)
         }
 
     @cached_property
@@ -129,12 +113,12 @@ class DriftView:
     def _model_described(self) -> dict[str, Baseline | None]:
         """Where the model file alone last described each element (``described`` before
         the accepts)."""
-        now = self.clock()
+        now = self.context.clock()
         index = self.index
         head = Baseline(self.scan.head, now)
         blames: dict[str, tuple[list[BlamedCommit | None] | None, set[int]]] = {}
         since: dict[str, Baseline | None] = {}
-        for element in self.model.elements:
+        for element in self.context.model.elements:
             baseline: Baseline | None = None
             location = element.location
             if location is not None:
@@ -157,8 +141,10 @@ class DriftView:
         """Per line of a model file, the commit that last *described* it, and the numbers
         of the lines that never count (``archmem.*`` properties and what holds only them,
         and lines only a mapping-only commit wrote)."""
-        skip = mapping_only_commits(self.repository.file_patches(path))
-        commits = self.repository.blame_line_commits(path, ignore=skip)
+        if not self.context.repository.is_git:
+            return None, set()
+        skip = mapping_only_commits(self.lines.patches(path))
+        commits = self.lines.blame(path, ignore=skip)
         if commits is None:
             return None, set()
         try:
@@ -178,13 +164,13 @@ class DriftView:
         """Lines not committed yet describe the code as it is now, unless the working
         tree only maps elements (archmem.* lines added, a ``{`` opened): then each such
         line keeps the commit of the line it was in HEAD, and added lines do not count."""
-        committed = self.repository.committed_text(path)
+        committed = self.lines.committed_text(path)
         if committed is None:
             return commits
         before = committed.split("\n")
         if not is_mapping_only(before, text):
             return commits
-        blamed = self.repository.blame_line_commits(path, ignore=skip, revision="HEAD") or []
+        blamed = self.lines.blame(path, ignore=skip, revision="HEAD") or []
         places: dict[str, list[int]] = {}
         for number, line in enumerate(before):
             places.setdefault(described_text(line), []).append(number)
@@ -203,9 +189,9 @@ class DriftView:
     @cached_property
     def accept_files(self) -> AcceptFiles:
         """The accept files, read once; their elements resolved against the model."""
-        if self.accept_folder is None:
+        if self.context.accept_folder is None:
             return AcceptFiles()
-        return self.accept_folder.read(self.model)
+        return self.context.accept_folder.read(self.context.model)
 
     @cached_property
     def accept_problems(self) -> list[AcceptProblem]:
@@ -242,7 +228,7 @@ class DriftView:
         code (a squash merge, or code committed together with the accept)."""
         baseline, missing = self._place_by_commit(accept)
         index = self.index
-        brought = self._accept_file_commits.get(path_key(accept.path or ""))
+        brought = self._accept_file_commits.get(accept.path or "")
         if brought is not None and brought >= index.position(baseline) and index.commit_touches(
                 brought, [accept.element], []):
             return Baseline(index.shas[brought], accept.accepted_at)
@@ -281,10 +267,10 @@ class DriftView:
     def _accept_file_commits(self) -> dict[str, int]:
         """Committed accept file (``path_key``) → the place in history of the commit that
         last changed it."""
-        if self.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
+        if self.context.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
             return {}
         found = {}
-        for path, sha in self.head_cache.last_commits(self.accept_folder.folder, self.revisions).items():
+        for path, sha in self.head_cache.last_commits(self.context.accept_folder.folder, self.revisions).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
@@ -292,25 +278,23 @@ class DriftView:
         return found
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
-        from archmem.drift.report import DriftReport, element_drift
-
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
             return DriftReport.without_history()
         from archmem.model.external import external_elements
 
         elements = element_drift(
-            self.model, self.index, sizes=self.sizes, since=since or self.described,
-            missing=self.missing, thresholds=self.thresholds, external=external_elements(self.model),
+            self.context.model, self.index, sizes=self.sizes, since=since or self.described,
+            missing=self.missing, thresholds=self.thresholds, external=external_elements(self.context.model),
         )
         # by when they were written, not by the index's own order: a fresh clone indexes
         # the files in name order, and its report must read as the working clone's does
-        memories = sorted(self.store.list_memories(status="active"), key=lambda m: (m.created_at, m.id))
+        memories = sorted(self.context.store.list_memories(status="active"), key=lambda m: (m.created_at, m.id))
         stale = self.stale(memories)
         documented = {e for m in memories for e in m.elements}
         return DriftReport(
             elements=elements,
             stale=[(m, stale[m.id]) for m in memories if m.id in stale],
-            documented=sum(1 for e in self.model.elements if e.id in documented),
+            documented=sum(1 for e in self.context.model.elements if e.id in documented),
             commits=len(self.scan.commits),
             warnings=[] if since else self.accept_warnings(),
         )
@@ -322,7 +306,8 @@ class DriftView:
     @cached_property
     def checker(self) -> StalenessChecker:
         return StalenessChecker(
-            index=self.index, model=self.model, sizes=self.sizes, thresholds=self.thresholds, now=self.clock(),
+            index=self.index, model=self.context.model, sizes=self.sizes, thresholds=self.thresholds,
+            now=self.context.clock(),
             anchor_hunks=self._anchor_hunks, file_text=self._file_text, missing=self.missing,
             memory_commit=self._memory_commit,
         )
@@ -332,24 +317,20 @@ class DriftView:
         """Committed memory file (``path_key``) → the index in history of the commit that
         last changed it (asked of git: the history cache keeps no change to archmem's own
         files)."""
-        if self.memory_folder is None or self.scan.head is None:
+        if self.context.memory_folder is None or self.scan.head is None:
             return {}
         found = {}
-        for path, sha in self.head_cache.last_commits(self.memory_folder, self.revisions).items():
+        for path, sha in self.head_cache.last_commits(self.context.memory_folder, self.revisions).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
         return found
 
-    @cached_property
-    def head_cache(self) -> HeadCache:
-        return HeadCache(self.store, self.repository.root, self.scan.head)
-
     def _memory_commit(self, memory: Memory) -> int | None:
         if not self._memory_file_commits:
             return None
         if memory.id not in self._memory_paths:
-            self._memory_paths[memory.id] = self.store.path_of(memory.id)
+            self._memory_paths[memory.id] = self.context.store.path_of(memory.id)
         path = self._memory_paths[memory.id]
         return self._memory_file_commits.get(path_key(path)) if path else None
 
@@ -360,7 +341,7 @@ class DriftView:
             return
         wanted = [m.id for m in memories if m.id not in self._memory_paths]
         if wanted:
-            found = self.store.paths_of(wanted)
+            found = self.context.store.paths_of(wanted)
             self._memory_paths.update({memory_id: found.get(memory_id) for memory_id in wanted})
 
     def stale(self, memories: list[Memory]) -> dict[str, Staleness]:
@@ -384,40 +365,51 @@ class DriftView:
     def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         key = (path, base)
         if key not in self._hunks:
-            self._hunks[key] = self.head_cache.anchor_hunks(path, base)
+            self._hunks[key] = self.head_cache.anchor_hunks(path, base, self.revisions)
         return self._hunks[key]
+
+    @cached_property
+    def head_cache(self) -> HeadCache:
+        return HeadCache(self.context.store, self.scan.head)
 
     def _file_text(self, path: str) -> str | None:
         try:
-            return (self.repository.root / path).read_text(encoding="utf-8", errors="replace")
+            return (self.context.repository.root / path).read_text(encoding="utf-8", errors="replace")
         except OSError:
             return None
 
     @cached_property
     def revisions(self) -> Revisions:
-        return Revisions(self.repository.root)
+        return Revisions(self.context.repository.root)
+
+    @cached_property
+    def lines(self) -> LineHistory:
+        """The model files' line histories (blame), in a git checkout."""
+        return LineHistory(self.context.repository.root)
 
     def _base(self, since: Baseline | datetime | None) -> str | None:
         """The last first-parent commit at or before ``since`` (None: before the history)."""
         position = self.index.position(since)
         return self.index.shas[position - 1] if position else None
 
-    def memory_changes(self, memory: Memory, **bounds: int) -> ChangesSince | None:
+    def memory_changes(
+        self, memory: Memory, max_stat: int = MAX_STAT_LINES, max_diff: int = MAX_DIFF_LINES
+    ) -> ChangesSince | None:
         """What changed under a memory's elements and anchors since it was last confirmed
         (None without commits)."""
         head = self.scan.head
         if head is None:
             return None
         position = self.checker.position(memory)
-        from archmem.drift.changes import changes_since
-
         return changes_since(
             self.revisions, since=memory.last_confirmed, base=self.index.shas[position - 1] if position else None,
             head=head, owners=self.index.owners,
-            elements=memory.elements, anchors=memory.anchors, **bounds,
+            elements=memory.elements, anchors=memory.anchors, max_stat=max_stat, max_diff=max_diff,
         )
 
-    def element_changes(self, element_id: str, **bounds: int) -> ChangesSince | None:
+    def element_changes(
+        self, element_id: str, max_stat: int = MAX_STAT_LINES, max_diff: int = MAX_DIFF_LINES
+    ) -> ChangesSince | None:
         """What changed in an element's code since the model last described it (or it
         was last accepted); None without commits."""
         head = self.scan.head
@@ -425,14 +417,15 @@ class DriftView:
             return None
         baseline = self.described.get(element_id)
         since = baseline.time if baseline is not None else self.scan.commits[0].time
-        from archmem.drift.changes import changes_since
-
         return changes_since(
             self.revisions, since=since, base=self._base(baseline) if baseline is not None else None, head=head,
-            owners=self.index.owners, elements=[element_id], **bounds,
+            owners=self.index.owners, elements=[element_id], max_stat=max_stat, max_diff=max_diff,
         )
 
-    def accept_changes(self, path: str, *, without: Collection[str] = (), **bounds: int) -> ChangesSince | None:
+    def accept_changes(
+        self, path: str, *, without: Collection[str] = (), max_stat: int = MAX_STAT_LINES,
+        max_diff: int = MAX_DIFF_LINES,
+    ) -> ChangesSince | None:
         """What the accept in file ``path`` vouches for: its element's code from the
         baseline the element has without the accept files ``without`` (those a pull
         request brings: its previous baseline) to where the accept counts from. None
@@ -451,18 +444,17 @@ class DriftView:
         end = self._base(placed)
         if end is None or (previous is not None and index.position(previous) >= index.position(placed)):
             return None
-        from archmem.drift.changes import changes_since
-
         return changes_since(
             self.revisions, since=previous.time if previous is not None else self.scan.commits[0].time,
-            base=self._base(previous), head=end, owners=self.index.owners, elements=[accept.element], **bounds,
+            base=self._base(previous), head=end, owners=self.index.owners, elements=[accept.element],
+            max_stat=max_stat, max_diff=max_diff,
         )
 
     def accept(self, element_id: str, *, reason: str | None, author: str | None) -> Accept:
         """Record, as a file, that the model's description of an element holds for the
         code at HEAD (a repository without commits: as of now)."""
-        if self.accept_folder is None:
+        if self.context.accept_folder is None:
             raise RepositoryError("there is no folder for accept files here")
-        accept = Accept(element_id, self.clock(), commit=self.revisions.head() if self.repository.is_git else None,
-                        author=author, reason=reason)
-        return replace(accept, path=self.accept_folder.write(accept))
+        commit = self.revisions.head() if self.context.repository.is_git else None
+        accept = Accept(element_id, self.context.clock(), commit=commit, author=author, reason=reason)
+        return replace(accept, path=self.context.accept_folder.write(accept))

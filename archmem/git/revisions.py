@@ -187,12 +187,12 @@ class Revisions:
 
     def last_commits(self, folder: str, *, head: str | None = None) -> dict[str, str]:
         """File below ``folder`` → the newest first-parent commit of ``head`` (HEAD when
-        not given) that changed it (one ``git log`` for the whole folder)."""
-        head = head or self.head()
-        if head is None:
+        not given, and nothing when there are no commits) that changed it (one ``git log``
+        for the whole folder)."""
+        if head is None and self.head() is None:
             return {}
         out = self._git("log", "--first-parent", "--no-renames", "--relative", "--format=%x1e%H", "--name-only",
-                        "-z", head, "--", folder).stdout.decode("utf-8", errors="surrogateescape")
+                        "-z", head or "HEAD", "--", folder).stdout.decode("utf-8", errors="surrogateescape")
         found: dict[str, str] = {}
         for record in out.split("\x1e")[1:]:  # sha NUL (LF path NUL)...: the newest commit first
             sha, *names = record.split("\0")
@@ -220,6 +220,14 @@ class Revisions:
         if len(files) <= max_lines:
             return Bounded(files + summary)
         return Bounded(files[:max_lines] + summary, len(files) - max_lines)
+
+    def unified_zero_diff(self, base: str, head: str, path: str) -> str:
+        """One file's diff between two revisions without context lines, whitespace
+        ignored (``-U0 -w``): exactly which lines changed, for a symbol's anchor."""
+        result = self._git("diff", "-U0", "-w", "--relative", base, head, "--", path, check=False)
+        if result.returncode != 0:
+            raise RepositoryError(f"git diff failed for {path}: {result.stderr.decode(errors='replace').strip()}")
+        return result.stdout.decode("utf-8", errors="replace")
 
     def diff(self, base: str, head: str, paths: list[str], *, max_lines: int) -> Bounded:
         """The unified diff of ``paths``, cut to ``max_lines`` lines."""

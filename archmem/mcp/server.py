@@ -57,12 +57,12 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
 from archmem.errors import ArchmemError, ConfigError, ModelError, UnknownNameError
 from archmem.escape import printable
+from archmem.git.head import git_head
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -85,59 +85,6 @@ def require_sdk() -> None:
             "archmem mcp needs the MCP SDK (the `mcp` package), which is not installed",
             hint="pip install 'archmem[mcp]'",
         ) from None
-
-
-# ---- git HEAD without a subprocess --------------------------------------------------
-
-
-def git_dirs(root: Path) -> tuple[Path, Path] | None:
-    """(git dir, common dir) of the checkout holding ``root`` (worktrees included)."""
-    for folder in (root, *root.parents):
-        dot = folder / ".git"
-        if dot.is_dir():
-            gitdir = dot
-            break
-        if dot.is_file():
-            text = dot.read_text(encoding="utf-8", errors="replace").strip()
-            if not text.startswith("gitdir:"):
-                return None
-            gitdir = (folder / text[len("gitdir:"):].strip()).resolve()
-            break
-    else:
-        return None
-    common = gitdir
-    pointer = gitdir / "commondir"
-    if pointer.is_file():
-        common = (gitdir / pointer.read_text(encoding="utf-8").strip()).resolve()
-    return gitdir, common
-
-
-def git_head(root: Path) -> str | None:
-    """The commit HEAD points at (or HEAD's text for an unborn branch); a few file reads."""
-    dirs = git_dirs(root)
-    if dirs is None:
-        return None
-    gitdir, common = dirs
-    try:
-        head = (gitdir / "HEAD").read_text(encoding="utf-8").strip()
-    except OSError:
-        return None
-    if not head.startswith("ref:"):
-        return head
-    ref = head[len("ref:"):].strip()
-    for base in (gitdir, common):
-        try:
-            return (base / ref).read_text(encoding="utf-8").strip()
-        except OSError:
-            continue
-    try:
-        packed = (common / "packed-refs").read_text(encoding="utf-8")
-    except OSError:
-        return head
-    for line in packed.splitlines():
-        if line.endswith(" " + ref):
-            return line.split(" ", 1)[0]
-    return head
 
 
 # ---- the workspace, on one thread ---------------------------------------------------

@@ -24,15 +24,6 @@ from archmem.model.types import ArchitectureModel, Element, Location
 MAPPING_PREFIX = "archmem."
 """Properties under this prefix map an element to code; they never describe it."""
 PATHS_PROPERTY = "archmem.paths"
-MAPPING_LINE = re.compile(
-    r'^\s*(?:"?' + re.escape(MAPPING_PREFIX) + r'[^"\s]*"?(?:\s|$)'  # Structurizr: "archmem.paths" "…"
-    r"|archmem_\w+\s*:?\s*(?:['\"\[]|$)"  # LikeC4 metadata: archmem_paths '…'
-    r"|metadata\s*\{\s*archmem_\w+\s*:?\s*(?:'[^']*'|\"[^\"]*\")\s*;?\s*\}\s*$)",
-    re.I,
-)
-"""A model-file line that only maps an element to code, in either model language."""
-PROPERTIES_OPEN = re.compile(r"^\s*(?:properties|metadata)\s*\{\s*$", re.I)
-"""The opening line of a block that may hold mapping lines."""
 SINGLE_PATH_PROPERTIES = ("source", "code", "path")
 NEGATION = "!"
 _WILDCARDS = set("*?[")

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from archmem.drift.types import Commit
+from archmem.git.types import Commit
 from archmem.memory.types import Link, Memory, Session
 from archmem.recall.types import WordQuery
 from archmem.store.files import FileStat

@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
-from archmem.drift.types import Commit, FileChange
 from archmem.errors import StoreError
+from archmem.git.types import Commit, FileChange
 from archmem.store.connection import SQLiteConnection
 
 _UTC = timezone.utc

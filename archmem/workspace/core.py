@@ -21,7 +21,7 @@ from archmem.errors import ModelNotFoundError
 from archmem.model.loader import discover_model, load_model
 from archmem.model.ownership import Ownership, compute_ownership
 from archmem.model.types import ArchitectureModel
-from archmem.repo import Repository
+from archmem.git.repository import Repository
 from archmem.workspace.briefing import BriefingOps
 from archmem.workspace.drift import DriftOps
 from archmem.workspace.memories import MemoryOps
@@ -172,7 +172,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         """Forget what was read from the repository (model, ownership, files, drift) so
         the next call reads it again; the store stays open. For long-running processes
         (``archmem mcp``) after the model file or git HEAD changed."""
-        from archmem.repo import find_root
+        from archmem.git.repository import find_root
 
         for name in ("model_path", "model", "ownership", "generated", "model_or_empty", "element_index", "drift",
                      "_conformance"):

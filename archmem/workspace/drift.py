@@ -66,14 +66,15 @@ class DriftOps:
         budget: int | None = None,
     ) -> DriftView:
         """Drift for this repository (history scan, index, sizes), computed lazily."""
+        from archmem.drift.context import DriftContext, HistoryReading
         from archmem.drift.view import DriftView
 
-        return DriftView(
+        context = DriftContext(
             store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
-            config=self._drift_config, clock=self.clock, deepen=deepen,
-            progress=progress or self.history_progress, budget=budget, memory_folder=self.config.store.memories,
+            config=self._drift_config, clock=self.clock, memory_folder=self.config.store.memories,
             accept_folder=self.accept_folder,
         )
+        return DriftView(context, HistoryReading(deepen, progress or self.history_progress, budget))
 
     @cached_property
     def accept_folder(self) -> AcceptFolder:

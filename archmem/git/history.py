@@ -1,9 +1,10 @@
 """The git history adapter: one streamed ``git log`` pass, parsed into ``Commit`` values.
 
-Everything drift knows about the past comes through ``HistoryReader.read``, which runs
-a single ``git log`` through GitPython's command interface (``as_process=True``) and
-parses its stdout as it arrives, so 20k commits never sit in memory as text and no
-process is started per commit. The choices, and why:
+Everything drift knows about the past comes through ``HistoryReader.read``, which starts
+a single ``git log`` and parses its stdout as it arrives, so 20k commits never sit in
+memory as text and no process is started per commit. What a scan needs to know about
+HEAD first (its commit, its branch, a shallow clone) is one ``git rev-parse``
+(``HistoryReader.state``). The choices, and why:
 
 * **First-parent history.** ``--first-parent --diff-merges=first-parent``: the branch's
   own line of commits, with a merge diffed against its first parent. A merged feature
@@ -36,6 +37,11 @@ process is started per commit. The choices, and why:
   every first-parent commit listed, as without pathspecs; a rename between an excluded
   and a read path then shows as an add or a delete, as across a sub-folder root. The
   exclusions are part of ``scope``: a cache read with others is rescanned.
+* **Only what is asked for is diffed.** With ``include`` (the elements' paths and the
+  anchored files), git diffs only those paths, as the floor ``git log -- <paths>`` does;
+  every commit is still listed. A cache read with a wider ``include`` still serves a
+  narrower reader (``served_by``), and is then narrowed to it, since the commits it
+  appends hold no more.
 * **Determinism.** Options a user's git config could change are pinned on the command
   line (colours, textconv, external diff, diff algorithm, signatures, output encoding),
   because the output is cached and compared across runs.
@@ -45,19 +51,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
-from functools import cached_property
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
-from archmem.drift.types import ChangeStatus, Commit, FileChange
 from archmem.errors import RepositoryError
 from archmem.git.checkout import read as read_checkout
-
-if TYPE_CHECKING:
-    import git
-    from git.exc import GitCommandError
+from archmem.git.types import ChangeStatus, Commit, FileChange, HeadState
 
 HISTORY_FORMAT = "1"
 """Bump when the options or the parsing change: a cache written with another format is rescanned."""
@@ -87,10 +89,13 @@ class HistoryReader:
     drift is computed from history and cannot be guessed without it.
     """
 
-    def __init__(self, repo_root: Path, *, exclude: Sequence[str] = ()) -> None:
+    def __init__(self, repo_root: Path, *, exclude: Sequence[str] = (), include: Sequence[str] = ()) -> None:
         self.root = Path(repo_root).resolve()
         self.exclude = tuple(sorted(set(exclude)))
         """Globs (relative to ``repo_root``) whose files git leaves out of every diff."""
+        self.include = tuple(sorted(set(include)))
+        """Git pathspecs (``:(glob)`` or ``:(literal)``, relative to ``repo_root``) of the
+        only files git diffs; empty: every file."""
         if not self.root.is_dir():
             raise RepositoryError(f"{self.root} is not a git repository: drift needs its history",
                                   hint="run archmem in a git checkout (or git init and commit)")
@@ -114,28 +119,56 @@ class HistoryReader:
             prefix = "."
         self.prefix = "" if prefix == "." else prefix + "/"
 
-    @cached_property
-    def git(self) -> git.Git:
-        """GitPython's command runner, for the streamed log and fetch (imported only
-        then: the quick questions a warm cache asks need no 50 ms import)."""
-        import git
-
-        return git.Git(self.top)
-
     @property
     def scope(self) -> str:
         """What a cache of this reader's output depends on: the sub-folder, the format and
         the excluded globs."""
+        return self._base_scope + (_INCLUDE + "\x1f".join(self.include) if self.include else "")
+
+    @property
+    def _base_scope(self) -> str:
         scope = f"format={HISTORY_FORMAT};prefix={self.prefix}"
         return scope + (";exclude=" + "\x1f".join(self.exclude) if self.exclude else "")
 
+    def served_by(self, scope: str | None) -> bool:
+        """Does a cache written with ``scope`` hold all this reader reads: the same
+        format, root and exclusions, and every path included here included there?"""
+        if scope is None:
+            return False
+        base, marker, included = scope.partition(_INCLUDE)
+        if base != self._base_scope:
+            return False
+        if not marker:
+            return True  # that cache read every file
+        return bool(self.include) and set(self.include) <= set(included.split("\x1f"))
+
     def pathspecs(self) -> list[str]:
-        """What git reads: the root (a sub-folder, or everything) less the excluded globs."""
-        if not self.exclude:
+        """What git reads: the included paths (or the root: a sub-folder, or everything)
+        less the excluded globs."""
+        if not self.exclude and not self.include:
             return []
-        return [self.prefix or ".", *[f":(exclude,glob){self.prefix}{glob}" for glob in self.exclude]]
+        roots = [_with_prefix(spec, self.prefix) for spec in self.include] or [self.prefix or "."]
+        return [*roots, *[f":(exclude,glob){self.prefix}{glob}" for glob in self.exclude]]
 
     # ---- questions ------------------------------------------------------------------
+
+    def state(self) -> HeadState:
+        """HEAD's commit and branch and whether the clone is shallow, in one process (none
+        when the ``.git`` files say it, ``archmem.git.checkout``): what a scan asks before
+        anything else."""
+        checkout = read_checkout(self.top)
+        if checkout is not None:
+            return HeadState(checkout.head, checkout.branch if checkout.head else None, checkout.shallow)
+        status, out, err = self._status("rev-parse", "--is-shallow-repository", "HEAD", "--symbolic-full-name",
+                                        "HEAD")
+        lines = out.splitlines()
+        if not lines or lines[0] not in ("true", "false"):
+            raise RepositoryError(f"git rev-parse failed in {self.top}: {err.strip()}")
+        if status != 0 or len(lines) < 3:  # no commits yet: HEAD names nothing
+            return HeadState(None, None, lines[0] == "true")
+        ref = lines[2]
+        branch = ref.removeprefix("refs/heads/") if ref.startswith("refs/") else None
+        return HeadState(lines[1], branch, lines[0] == "true")
 
     def is_shallow(self) -> bool:
         checkout = read_checkout(self.top)
@@ -151,14 +184,6 @@ class HistoryReader:
         status, out, _ = self._status("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
         return out.strip() if status == 0 and out.strip() else None
 
-    def branch(self) -> str | None:
-        """The checked-out branch's short name (None when HEAD is detached)."""
-        checkout = read_checkout(self.top)
-        if checkout is not None:
-            return checkout.branch
-        status, out, _ = self._status("symbolic-ref", "--quiet", "--short", "HEAD")
-        return out.strip() if status == 0 else None
-
     def is_ancestor(self, a: str, b: str) -> bool:
         """Is commit ``a`` an ancestor of (or equal to) ``b``? False when ``a`` is unknown
         (a rewritten history whose old commits were pruned)."""
@@ -167,7 +192,7 @@ class HistoryReader:
 
     def count(self, since_sha: str | None = None, until: str = "HEAD") -> int:
         """How many commits ``read`` would yield (cheap: no diffs), for progress bars."""
-        if self.head() is None:
+        if until == "HEAD" and self.head() is None:
             return 0
         spec = f"{since_sha}..{until}" if since_sha else until
         return int(self._run("rev-list", "--count", "--first-parent", spec).strip() or 0)
@@ -197,57 +222,57 @@ class HistoryReader:
         tip = until or self.head()
         if tip is None:
             return _nothing()
-        from git.exc import GitCommandNotFound
+        import tempfile  # only when git log runs: a recall on a cached history needs none
 
+        errors = tempfile.TemporaryFile()  # a file, not a pipe: git never blocks on what it says there
         try:
-            process = self.git.execute(self.log_command(since_sha, tip), as_process=True)
-        except GitCommandNotFound:
+            process = subprocess.Popen(self.log_command(since_sha, tip), cwd=self.top, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=errors, env=_c_locale())
+        except FileNotFoundError:
+            errors.close()
             raise RepositoryError("git is not installed, but drift needs it to read history") from None
-        _widen(process.proc.stdout if process.proc else None)
-        return self._stream(process, progress)
+        _widen(process.stdout)
+        stream = self._stream(process, errors, progress)
+        weakref.finalize(stream, _stop, process)  # dropped before its first commit: git is ended all the same
+        return stream
 
     def _stream(
-        self, process: git.Git.AutoInterrupt, progress: Callable[[int], None] | None
+        self, process: subprocess.Popen[bytes], errors: IO[bytes], progress: Callable[[int], None] | None
     ) -> Generator[Commit, None, None]:
-        from git.exc import GitCommandError
-
         finished = False
         try:
-            assert process.proc is not None and process.proc.stdout is not None
+            assert process.stdout is not None
             count = 0
-            for commit in parse_log(_tokens(process.proc.stdout)):
+            for commit in parse_log(_tokens(process.stdout)):
                 count += 1
                 if progress and count % _PROGRESS_EVERY == 0:
                     progress(count)
                 yield commit
-            try:
-                process.wait()
-            except GitCommandError as exc:
-                message = _stderr(exc)
+            if process.wait() != 0:
+                errors.seek(0)
+                message = errors.read().decode("utf-8", "replace").strip()
                 raise RepositoryError(
                     f"git log failed in {self.top}: {message}",
                     hint="archmem needs git 2.31 or newer" if "diff-merges" in message else None,
-                ) from None
+                )
             finished = True
             if progress:
                 progress(count)
         finally:
             if not finished:
                 _stop(process)
+            errors.close()
 
     def deepen(self) -> None:
         """Turn a shallow clone into a full one (``git fetch --unshallow``)."""
-        from git.exc import GitCommandError
-
         if not self.is_shallow():
             return
-        try:
-            self.git.execute([_git_executable(), "fetch", "--quiet", "--unshallow"])
-        except GitCommandError as exc:
+        status, _, err = self._status("fetch", "--quiet", "--unshallow")
+        if status != 0:
             raise RepositoryError(
-                f"could not fetch the full history of {self.top}: {_stderr(exc)}",
+                f"could not fetch the full history of {self.top}: {err.strip()}",
                 hint="check the remote (git remote -v) and your access to it, or fetch it yourself",
-            ) from None
+            )
 
     # ---- plumbing -------------------------------------------------------------------
 
@@ -269,8 +294,25 @@ class HistoryReader:
         return out
 
 
+_INCLUDE = "\x1einclude="
+
+
+def _with_prefix(spec: str, prefix: str) -> str:
+    """A ``:(magic)path`` pathspec relative to the reader's root, made relative to the git
+    top level (where git runs)."""
+    magic, _, path = spec.partition(")")
+    return f"{magic}){prefix}{path}"
+
+
+def _c_locale() -> dict[str, str]:
+    """The environment with git's own messages in English, as the hints match them."""
+    return {**os.environ, "LC_ALL": "C", "LANGUAGE": "C"}
+
+
 def _git_executable() -> str:
-    """The git GitPython runs (``GIT_PYTHON_GIT_EXECUTABLE`` when set)."""
+    """The git to run: ``GIT_PYTHON_GIT_EXECUTABLE`` when set (the variable archmem
+    honoured when it ran git through GitPython, kept for setups that name their git with
+    it), else ``git`` on PATH."""
     return os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
 
 
@@ -368,19 +410,10 @@ def _commit(
     )
 
 
-def _stop(process: git.Git.AutoInterrupt) -> None:
+def _stop(process: subprocess.Popen[bytes]) -> None:
     """End a ``git log`` whose output is no longer wanted (the reader was closed early)."""
-    proc = process.proc
-    if proc is None:
-        return
-    if proc.poll() is None:
-        proc.kill()
-    for stream in (proc.stdout, proc.stderr):
-        if stream:
-            stream.close()
-    proc.wait()
-
-
-def _stderr(exc: GitCommandError) -> str:
-    text = exc.stderr if isinstance(exc.stderr, str) else str(exc.stderr or "")
-    return text.strip().removeprefix("stderr: ").strip("'").strip() or str(exc)
+    if process.poll() is None:
+        process.kill()
+    if process.stdout:
+        process.stdout.close()
+    process.wait()

@@ -1,0 +1,59 @@
+"""What drift needs from the outside, passed in as values (as ``MemoryContext`` and
+``RecallContext`` are for memories and recall): the index holding the history cache and
+the memories, the checkout, the model and who owns which file, the settings, the clock
+and the two committed folders drift reads; and how far one view may go to read history.
+``Workspace`` builds them; tests build them from a real repository and a frozen clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from archmem.config import DriftConfig
+from archmem.drift.types import Thresholds
+
+if TYPE_CHECKING:
+    from archmem.clock import Clock
+    from archmem.drift.accepts import AcceptFolder
+    from archmem.drift.scan import Progress
+    from archmem.git.repository import Repository
+    from archmem.model.ownership import Ownership
+    from archmem.model.types import ArchitectureModel
+    from archmem.store.base import Store
+
+
+@dataclass(frozen=True)
+class DriftContext:
+    """One repository's drift inputs."""
+
+    store: Store
+    repository: Repository
+    model: ArchitectureModel
+    ownership: Ownership
+    config: DriftConfig
+    clock: Clock
+    memory_folder: str | None = None
+    """The committed memory folder (repo-relative): a memory committed with the code it
+    describes was written against that code (``archmem.drift.staleness``)."""
+    accept_folder: AcceptFolder | None = None
+    """The committed accept files (``archmem.drift.accepts``); None: no accepts."""
+
+    @cached_property
+    def thresholds(self) -> Thresholds:
+        """When an element counts as drifted, from ``[drift]``."""
+        config = self.config
+        return Thresholds(min_lines=config.min_lines, churn_ratio=config.churn_ratio,
+                          min_file_events=config.min_file_events, file_event_ratio=config.file_event_ratio,
+                          ignore=list(config.ignore))
+
+
+@dataclass(frozen=True)
+class HistoryReading:
+    """How far one view may go to bring the history cache up to date: fetch a shallow
+    clone's full history (``deepen``), report its progress, and refuse (``HistoryNotScanned``)
+    rather than read more than ``budget`` commits on the way to an answer."""
+
+    deepen: bool = False
+    progress: Progress | None = None
+    budget: int | None = None

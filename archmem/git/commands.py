@@ -1,0 +1,32 @@
+"""One git command run to change a repository, as a named author at a given time: how
+the demo builds its back-dated history (init, add, commit, rm) without the user's git
+identity, signing or default branch leaking in."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from datetime import datetime
+from pathlib import Path
+
+from archmem.errors import RepositoryError
+
+
+def run_as(root: Path, *args: str, author: tuple[str, str], when: datetime | None = None) -> None:
+    """``git ARGS`` in ``root`` by ``author`` (name, email), dated ``when`` (UTC) when given;
+    a failure is a ``RepositoryError`` with git's words."""
+    name, email = author
+    env = {**os.environ, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email,
+           "GIT_COMMITTER_NAME": name, "GIT_COMMITTER_EMAIL": email}
+    if when is not None:
+        stamp = when.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+        env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
+    try:
+        result = subprocess.run(
+            ["git", "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false", *args],
+            cwd=root, env=env, capture_output=True, text=True, check=False,
+        )
+    except FileNotFoundError:
+        raise RepositoryError("git is not installed") from None
+    if result.returncode != 0:
+        raise RepositoryError(f"git {args[0]} failed in {root}: {result.stderr.strip()}")
