@@ -228,7 +228,7 @@ class DriftView:
         code (a squash merge, or code committed together with the accept)."""
         baseline, missing = self._place_by_commit(accept)
         index = self.index
-        brought = self._accept_file_commits.get(accept.path or "")
+        brought = self._accept_file_commits.get(path_key(accept.path or ""))
         if brought is not None and brought >= index.position(baseline) and index.commit_touches(
                 brought, [accept.element], []):
             return Baseline(index.shas[brought], accept.accepted_at)
