@@ -147,7 +147,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 teamfiles = component "Check and merge" "archmem check's rules over the memory files (forks, clashes, links, secrets), and the three-way merge of one memory file." {
                     properties {
-                        "archmem.paths" "archmem/memory/check.py, archmem/memory/merge.py"
+                        "archmem.paths" "archmem/memory/check.py, archmem/memory/accept_check.py, archmem/memory/merge.py"
                     }
                 }
                 textrules = component "Text rules" "Identifier-aware search text, similarity, wikilink grammar, secret detection, kinds." {

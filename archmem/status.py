@@ -136,7 +136,7 @@ def _recall(ws: Workspace, store: dict[str, Any], check_provider: bool) -> dict[
 def _drift(ws: Workspace) -> dict[str, Any]:
     if not ws.repository.is_git:
         return {"error": f"{ws.root} is not a git repository: drift needs its history"}
-    report = ws.drift_report()
+    report = ws.drift_report(reasons=False)  # counts, not the words of every VERIFY
     if report.no_commits:
         return {"error": report.warnings[0]}
     counts = report.counts()

@@ -322,3 +322,28 @@ def test_positions_hold_in_files_with_crlf_line_ends_and_a_bom(repo: Path):
     assert [(p["rule"], p["line"], p["column"]) for p in problems(repo)] == [
         ("unknown-element", 5, 5), ("dangling-link", 11, 5)
     ]
+
+
+def test_fuzzy_suggestions_for_dangling_links_stay_within_a_budget_of_comparisons(monkeypatch):
+    """Each dangling target is compared with every title: past a budget of comparisons
+    the rest get no "did you mean", so a large store full of dangling links is checked in
+    linear time (counted in calls, not timed)."""
+    from archmem.memory import check as check_module
+
+    calls = 0
+    real = check_module.closest
+
+    def counted(name, choices, n=3):
+        nonlocal calls
+        calls += 1
+        return real(name, choices, n)
+
+    monkeypatch.setattr(check_module, "closest", counted)
+    monkeypatch.setattr(check_module._Suggestions, "COMPARISONS", 1_000, raising=False)  # 10 targets of 100 titles
+    files = [MemoryFileText(f"{FOLDER}/t{i}.md", render_memory(memory(f"m-t{i:03d}", f"Fact {i}.", title=f"Fact {i}")).encode())
+             for i in range(100)]
+    files += [MemoryFileText(f"{FOLDER}/d{i}.md", render_memory(memory(f"m-d{i:03d}", f"See [[Nothing {i}]].")).encode())
+              for i in range(50)]
+    report = check_memory_files(files, ArchitectureModel())
+    assert sum(f.rule == "dangling-link" for f in report.findings) == 50
+    assert 0 < calls <= 1_000 // 100

@@ -51,3 +51,13 @@ def test_count_lines(tmp_path: Path):
     (tmp_path / "d").write_bytes(b"bin\0ary\n\n")
     assert [count_lines(tmp_path / n) for n in "abcd"] == [3, 2, 0, 0]
     assert count_lines(tmp_path / "missing") == 0
+
+
+def test_listings_leave_archmem_s_own_folder_out(git_repo):
+    """Thousands of memory files are no one's code: git leaves them out of the listings
+    every command reads, committed or not (a listing grew with the memories)."""
+    root = git_repo({"src/app.py": "x\n", ".archmem/memories/m-1.md": "---\nid: m-1\n---\nA fact.\n"})
+    write(root, {".archmem/memories/m-2.md": "---\nid: m-2\n---\nAnother.\n"})
+    repo = Repository.at(root)
+    assert repo.files() == ["src/app.py"]
+    assert list(repo.blob_ids()) == ["src/app.py"]

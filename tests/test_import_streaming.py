@@ -1,12 +1,16 @@
-"""``archmem import`` streams: checked in one pass, written in a second, files written a
-chunk at a time, so what it holds does not grow with the number of lines (counted as live
-``Memory`` objects, not as a timing; bench/memory_rss.py measures the peak)."""
+"""``archmem import``, ``export``, ``check`` and ``map`` stream. Import: checked in one pass, written
+in a second, files written a chunk at a time. Check: one file's bytes and memory at a time
+(what the rules across files need of each is kept, not the memory). Map: the memories read
+a chunk at a time, each counted into its elements. What they hold does not grow with the
+number of memories (counted as live ``Memory`` objects, not as a timing;
+bench/memory_rss.py measures the peak)."""
 
 from __future__ import annotations
 
 import gc
 import json
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 from archmem.memory.types import Memory
@@ -62,3 +66,83 @@ def test_import_holds_a_chunk_of_memories_not_every_line(tmp_path: Path):
     assert len(list((root / ".archmem" / "memories").glob("*.md"))) == COUNT
     assert 0 < lines.most < MOST, f"{lines.most} memories alive while the lines were read"
     assert 0 < most_writing < MOST, f"{most_writing} memories alive while the files were written"
+
+
+def _repo_with_memory_files(root: Path) -> None:
+    """A committed repository with ``COUNT`` memory files, written as archmem writes them."""
+    from archmem.memory.file_format import file_name, render_memory
+
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"archmem.yaml": "elements:\n  - {id: orders, kind: softwareSystem, name: Orders, paths: [src/**]}\n",
+                 "src/app.py": "print('orders')\n"})
+    folder = root / ".archmem" / "memories"
+    folder.mkdir(parents=True)
+    for number in range(COUNT):
+        memory = Memory(id=f"m-{number:05d}", kind="note", title=f"Fact {number}",
+                        content=f"Fact {number} about orders, see [[Fact {max(number - 1, 0)}]].", elements=["orders"],
+                        created_at=datetime(2026, 1, 5, 10, tzinfo=timezone.utc))
+        (folder / file_name(memory)).write_text(render_memory(memory), encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "memories")
+
+
+def test_check_holds_a_file_at_a_time_not_every_memory(tmp_path: Path, monkeypatch):
+    from archmem.memory import check
+
+    root = tmp_path / "repo"
+    _repo_with_memory_files(root)
+    parsed = most = 0
+    parse = check.read_memory_file
+
+    def counting_parse(data: bytes):
+        nonlocal parsed, most
+        parsed += 1
+        if parsed % 150 == 0:
+            most = max(most, live_memories())
+        return parse(data)
+
+    monkeypatch.setattr(check, "read_memory_file", counting_parse)
+    with Workspace.open(root, env={}) as ws:
+        report = ws.check()
+    assert report.files == parsed == COUNT and report.errors == 0, report.findings[:3]
+    assert most < MOST, f"{most} memories alive while the files were checked"
+
+
+def test_the_knowledge_map_holds_a_chunk_of_memories_not_every_one(tmp_path: Path, monkeypatch):
+    from archmem.render import knowledge_map
+
+    root = tmp_path / "repo"
+    _repo_with_memory_files(root)
+    with Workspace.open(root, env={}) as ws:
+        ws.store  # noqa: B018  (the index, from the files)
+    labelled = most = 0
+    label = knowledge_map._label
+
+    def counting_label(memory: Memory, width: int = 60) -> str:
+        nonlocal labelled, most
+        labelled += 1
+        if labelled % 150 == 0:
+            most = max(most, live_memories())
+        return label(memory, width)
+
+    monkeypatch.setattr(knowledge_map, "_label", counting_label)
+    with Workspace.open(root, env={}) as ws:
+        found = ws.knowledge_map()
+    assert sum(len(labels) for cell in found.cells for labels in cell.memories.values()) == COUNT
+    assert 0 < most < MOST, f"{most} memories alive while the map was made"
+
+
+def test_export_holds_a_chunk_of_memories_not_every_one(tmp_path: Path):
+    root = tmp_path / "repo"
+    _repo_with_memory_files(root)
+    most = 0
+    with Workspace.open(root, env={}) as ws:
+        lines = 0
+        for line in ws.export_memories():
+            lines += 1
+            if lines % 150 == 0:
+                most = max(most, live_memories())
+            assert line.startswith('{"id": "m-')
+    assert lines == COUNT
+    assert 0 < most < MOST, f"{most} memories alive while they were exported"

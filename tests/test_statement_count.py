@@ -18,7 +18,8 @@ from archmem.workspace import Workspace
 from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
 
 RECALL_LIMIT = 25
-STATUS_LIMIT = 20
+STATUS_LIMIT = 21
+"""One of them reads what drift keeps per HEAD (drift/head_cache.py) instead of starting a git log."""
 
 
 def clock(day: int) -> FrozenClock:
@@ -82,3 +83,61 @@ def test_statements_do_not_grow_with_the_memories(stores: dict[int, Path], actio
     small, large = (statements(stores[n], action) for n in sorted(stores))
     assert len(large) <= limit, "\n".join(large)
     assert len(large) == len(small), "\n".join(sorted(set(large) - set(small)))
+
+
+def memories_made(root: Path, action: Callable[[Workspace], object], monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many ``Memory`` values the store makes from its rows for ``action`` (the real
+    reader runs; it is only counted)."""
+    from archmem.store import sqlite as sqlite_store
+
+    made = 0
+    reader = sqlite_store._memory
+
+    def counted(row):
+        nonlocal made
+        made += 1
+        return reader(row)
+
+    with Workspace.open(root, clock=clock(5), env={}) as ws:
+        ws.drift_report()
+    monkeypatch.setattr(sqlite_store, "_memory", counted)
+    with Workspace.open(root, clock=clock(5), env={}) as ws:
+        action(ws)
+    monkeypatch.undo()
+    return made
+
+
+def test_status_counts_the_memories_to_verify_without_reading_them(stores: dict[int, Path], monkeypatch):
+    """``status`` shows how many memories to VERIFY, not why: it reads what staleness
+    depends on (times, elements, anchors, files), never the memories themselves."""
+    small, large = (memories_made(stores[n], status, monkeypatch) for n in sorted(stores))
+    assert small == large
+
+
+def test_the_count_of_memories_to_verify_is_the_length_of_the_listed_ones(tmp_path: Path):
+    """Every cause of VERIFY, counted the way status counts, against the report's list:
+    drift, an anchor changed in substance or only in whitespace, a symbol anchor, code that
+    is gone, a confirmation after the change, and memories committed with the code they
+    describe (which does not count against them)."""
+    root = build(tmp_path / "repo", 12)
+    with Workspace.open(root, clock=clock(3), env={}) as ws:
+        ws.remember("The router's handler is fragile", kind="pitfall", anchors=["services/api/router.go#Router"])
+        ws.remember("Legacy code goes away soon", kind="note", elements=["Legacy"])
+        ws.remember("The orders app reads its config once", kind="convention", anchors=["services/orders/app.py"])
+        written_with_code = ws.remember("Orders batch writes", kind="pitfall", elements=["Orders"]).id
+    write(root, {"services/orders/app.py": lines(300)})
+    commit(root, "orders and a memory about them", "2026-01-03T12:00:00Z")
+    write(root, {"services/orders/app.py": lines(300).replace("\n", "  \n")})  # whitespace only
+    (root / "legacy" / "old.py").unlink()
+    commit(root, "legacy gone", "2026-01-04T00:00:00Z")
+    with Workspace.open(root, clock=clock(5), env={}) as ws:
+        ws.confirm(ws.recall("gateway token retries rule 4", limit=1).results[0]["id"])
+    with Workspace.open(root, clock=clock(6), env={}) as ws:
+        listed = ws.drift_report()
+        counted = ws.drift_report(reasons=False)
+        assert counted.verify_ids is not None and not counted.stale
+        assert sorted(counted.verify_ids) == sorted(m.id for m, _ in listed.stale)
+        assert len(listed.stale) == workspace_status(ws)["drift"]["stale_memories"]
+        assert counted.counts() == listed.counts() and counted.score == listed.score
+        stale = {memory.id for memory, _ in listed.stale}
+        assert written_with_code not in stale and 0 < len(stale) < ws.store.count_memories()

@@ -321,6 +321,40 @@ def test_migration_8_takes_exposures_of_unended_sessions_out_of_the_counters(tmp
         assert store.get_memory("m1").exposures == 3
 
 
+def test_migration_13_looks_titles_of_every_status_up_in_an_index(tmp_path: Path):
+    """An index made by the previous version: after the migration, a title lookup among
+    all memories (a link to a superseded title) and the count of memories to VERIFY read
+    indexes, not every row of the table."""
+    path = tmp_path / "archmem.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("BEGIN")
+    db.execute(f"CREATE TABLE {MIGRATIONS_TABLE} (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+    for number, name, function in MIGRATIONS[:12]:
+        function(db)
+        db.execute(f"INSERT INTO {MIGRATIONS_TABLE} VALUES (?, ?, 'then')", (number, name))
+    for memory_id, status in (("m-old", "superseded"), ("m-new", "active")):
+        db.execute(
+            "INSERT INTO memories (id, title, title_key, kind, content, content_hash, created_at, status) "
+            "VALUES (?, 'Retry rule', 'retry rule', 'note', 'c', 'h', '2026-01-01T00:00:00.000000Z', ?)",
+            (memory_id, status),
+        )
+    db.execute("COMMIT")
+    db.close()
+    with open_store(path) as store:
+        seen: list[str] = []
+        store.db.set_trace_callback(seen.append)
+        assert [m.id for m in store.find_by_title("retry rule", active_only=False)] == ["m-new", "m-old"]
+        assert [m.id for m in store.find_by_title("retry rule")] == ["m-new"]
+        assert [scope[:2] for scope in store.memory_scopes()] == [("m-new", "2026-01-01T00:00:00.000000Z")]
+        store.db.set_trace_callback(None)
+        plans = {sql: " ".join(row[3] for row in store.db.execute(f"EXPLAIN QUERY PLAN {sql}"))
+                 for sql in seen if sql.lstrip().startswith("SELECT") and "FROM memories m" in sql or
+                 sql.startswith("SELECT id, COALESCE")}
+        assert len(plans) == 3
+        for sql, plan in plans.items():
+            assert "INDEX" in plan and "SCAN m" not in plan and "SCAN memories" not in plan, (sql, plan)
+
+
 def test_a_word_query_becomes_quoted_fts5_phrases_so_no_word_is_an_operator():
     from archmem.store.sqlite import fts5_match
 

@@ -116,3 +116,38 @@ def test_status_counts_the_files_from_the_index_without_listing_them(shop: Path,
         files = workspace_status(ws)["files"]
     assert (files["files"], files["private"]) == (3, 1)
     assert ".archmem/memories/" not in seen
+
+
+def test_pulled_files_are_indexed_as_a_rebuild_indexes_them(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    """Files that arrive together (a pull) are indexed together: the model's link targets
+    are worked out once for all their links, not once a link (what made a pulled file
+    cost several times a rebuilt one); every link still resolves."""
+    from archmem.memory import linking
+    from archmem.memory.file_format import file_name, render_memory
+    from archmem.memory.types import Memory
+
+    contents(shop)
+    folder = shop / ".archmem" / "memories"
+    for number in range(12):
+        memory = Memory(id=f"m-pulled{number:02d}", kind="note", title=f"Pulled {number}",
+                        content=f"Pulled {number}: see [[Retries]], [[Pulled {(number + 1) % 12}]] and [[ApiGateway]].",
+                        elements=["ApiGateway"], created_at=FrozenClock()())
+        (folder / file_name(memory)).write_text(render_memory(memory), encoding="utf-8")
+    commit(shop, "a teammate's memories", "2026-01-03T00:00:00Z")
+    made = 0
+    real = linking.link_targets
+
+    def counted(model):
+        nonlocal made
+        made += 1
+        return real(model)
+
+    monkeypatch.setattr(linking, "link_targets", counted)
+    monkeypatch.setattr(sync_module, "link_targets", counted, raising=False)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        links = ws.store.links(pending=False)
+        assert ws.last_sync is not None and len(ws.last_sync.added) == 12
+        assert {(link.target_kind, link.target_text) for link in links if link.source_id == "m-pulled03"} == {
+            ("memory", "Retries"), ("memory", "Pulled 4"), ("element", "ApiGateway")}
+        assert not ws.store.links(pending=True)
+    assert made == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from archmem.drift.symbols import Hunk, parse_unified_zero
@@ -32,6 +33,22 @@ class Meta(Protocol):
 def path_key(path: str) -> str:
     """What a path is kept under: a digest, so no file name is written to the index."""
     return hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+
+
+class ByPath(Mapping[str, int]):
+    """Values kept under ``path_key`` digests, looked up by the path itself."""
+
+    def __init__(self, by_key: dict[str, int]) -> None:
+        self._by_key = by_key
+
+    def __getitem__(self, path: str) -> int:
+        return self._by_key[path_key(path)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_key)  # the digests: the paths themselves are not kept
+
+    def __len__(self) -> int:
+        return len(self._by_key)
 
 
 class HeadCache:

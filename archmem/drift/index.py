@@ -24,6 +24,7 @@ from itertools import accumulate
 from math import ceil
 from typing import TYPE_CHECKING, NamedTuple
 
+from archmem.clock import format_time, parse_time
 from archmem.drift.types import Baseline, DriftStamp, ElementSize, Thresholds
 from archmem.git.types import Commit, FileChange
 from archmem.model.paths import compile_globs, has_wildcard, is_negated
@@ -31,6 +32,7 @@ from archmem.model.paths import compile_globs, has_wildcard, is_negated
 if TYPE_CHECKING:
     import numpy as np
 
+_TIME_TEXT = len("2026-01-01T00:00:00.000000Z")
 _ADDED = frozenset({"A", "C"})
 _NUMPY_FROM = 96
 """Ranges of file occurrences longer than this are counted with numpy (imported only
@@ -212,6 +214,7 @@ class DriftIndex:
         """Committer times as seconds, made non-decreasing (a running maximum)."""
         self._moments: list[datetime] = []
         self._ordinals: dict[str, int] | None = None
+        self._time_texts: list[str] | None = None
         self._series: dict[str, _Series] = {}
         self._files: dict[str, _FileSeries] = {}
         self._sorted_paths: list[str] | None = None
@@ -304,6 +307,15 @@ class DriftIndex:
                     return found + 1
             since = since.time
         return bisect_right(self.times, timestamp(since))
+
+    def position_at(self, stored: str) -> int:
+        """``position`` of a time as the store keeps it (``format_time``'s fixed-width text
+        sorts as it reads), compared as text: counting many memories makes no datetime each."""
+        if len(stored) != _TIME_TEXT or not stored.endswith("Z"):
+            return self.position(parse_time(stored))
+        if self._time_texts is None:
+            self._time_texts = [format_time(datetime.fromtimestamp(t, timezone.utc)) for t in self.times]
+        return bisect_right(self._time_texts, stored)
 
     def crossing(self, element_id: str, position: int, churn_limit: int, events_limit: int) -> tuple[int, int] | None:
         """(first, crossing) entries of the element's series counted from ``position``:

@@ -86,6 +86,9 @@ class DriftReport:
     warnings: list[str] = field(default_factory=list)
     no_commits: bool = False
     """No history at all: nothing was measured (``score`` is None, ``elements`` empty)."""
+    verify_ids: list[str] | None = None
+    """The memories to VERIFY when the report found them without their reasons
+    (``DriftView.report(reasons=False)``; ``stale`` is then empty); None: ``stale`` lists them."""
 
     @classmethod
     def without_history(cls, documented: int = 0) -> DriftReport:
@@ -137,7 +140,7 @@ class DriftReport:
             "no_paths": self.count("no_paths"),
             "not_measured": len(self.not_measured),
             "external": sum(1 for e in self.elements if e.status == "no_paths" and e.external is not None),
-            "stale_memories": len(self.stale),
+            "stale_memories": len(self.stale) if self.verify_ids is None else len(self.verify_ids),
         }
 
     def to_dict(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ files alone (a bulk move, a reformat) never clears a flag.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -40,6 +40,12 @@ MemoryCommit = Callable[[Memory], "int | None"]
 
 _NO_SIZE = ElementSize(files=0, lines=0)
 _SYMBOL_CHANGED = "symbol"
+_Cause = DriftStamp | tuple[int, int]
+"""Why an element makes a memory VERIFY: the stamp of its code's removal, or the
+(first, crossing) entries of its drift."""
+MemoryScope = tuple[str, str, tuple[str, ...], tuple[str, ...], "str | None"]
+"""A memory's id and what its staleness depends on, as the store keeps it: when it was
+last confirmed (``format_time`` text), its elements, its anchors, and its file."""
 
 
 class Staleness(NamedTuple):
@@ -87,6 +93,8 @@ class StalenessChecker:
         self.anchor_hunks, self.file_text, self.memory_commit = anchor_hunks, file_text, memory_commit
         self.missing = missing if isinstance(missing, AbstractSet) else frozenset(missing)
         self._limits: dict[str, tuple[int, int]] = {}
+        self._causes: dict[tuple[str, int], _Cause | None] = {}
+        self._anchor_causes: dict[tuple[str, int], tuple[FileActivity, str] | None] = {}
 
     def reason(self, memory: Memory) -> str | None:
         found = self.staleness(memory)
@@ -108,15 +116,47 @@ class StalenessChecker:
 
     def position(self, memory: Memory) -> int:
         """Where the changes that count against a memory start (see the module doc)."""
-        index = self.index
-        position = index.position(memory.last_confirmed)
         last = self.memory_commit(memory) if self.memory_commit is not None else None
-        if last is not None and last >= position and index.commit_touches(
-                last, memory.elements, [anchor.partition("#")[0] for anchor in memory.anchors]):
+        return self._after_file_commit(self.index.position(memory.last_confirmed), last, memory.elements,
+                                       memory.anchors)
+
+    def _after_file_commit(
+        self, position: int, last: int | None, elements: Sequence[str], anchors: Sequence[str]
+    ) -> int:
+        """``position``, or just after ``last`` (the commit that last changed the memory's
+        file) when that commit is later and changed the memory's code too."""
+        if last is not None and last >= position and self.index.commit_touches(
+                last, elements, [anchor.partition("#")[0] for anchor in anchors]):
             return last + 1
         return position
 
-    def anchor_changed(self, anchor: str, since: datetime, position: int) -> tuple[FileActivity, str] | None:
+    def stale_ids(self, scopes: Iterable[MemoryScope], file_commits: Mapping[str, int]) -> list[str]:
+        """The ids of the memories ``scopes`` describe that are VERIFY (``file_commits``:
+        file → the place in history of the commit that last changed it): the verdicts of
+        ``staleness``, none put into words, each worked out once per place in history,
+        elements and anchors (what ``status`` and the map need of thousands of memories)."""
+        position_at, commit_of, found = self.index.position_at, file_commits.get, []
+        moved: dict[tuple[int, int, tuple[str, ...], tuple[str, ...]], int] = {}
+        verdicts: dict[tuple[int, tuple[str, ...], tuple[str, ...]], bool] = {}
+        for memory_id, since, elements, anchors, path in scopes:
+            position = position_at(since)
+            last = commit_of(path) if path is not None else None
+            if last is not None and last >= position:
+                key = (position, last, elements, anchors)
+                after = moved.get(key)
+                if after is None:
+                    after = moved[key] = self._after_file_commit(position, last, elements, anchors)
+                position = after
+            verdict = verdicts.get((position, elements, anchors))
+            if verdict is None:
+                verdict = verdicts[position, elements, anchors] = any(
+                    self._element_cause(e, position) is not None for e in elements) or any(
+                    self._anchor_cause(a, position) is not None for a in anchors)
+            if verdict:
+                found.append(memory_id)
+        return found
+
+    def anchor_changed(self, anchor: str, position: int) -> tuple[FileActivity, str] | None:
         """(activity, how) when the anchor changed since: any commit to a plain anchor;
         for ``path#Symbol`` a hunk on the symbol's lines (``how`` is then
         ``_SYMBOL_CHANGED``), or any commit when the symbol cannot be checked (``how``
@@ -152,29 +192,21 @@ class StalenessChecker:
         index, first, more = self.index, None, 0
         position = self.position(memory)
         for element_id in memory.elements:
-            if element_id in self.missing:
-                stamp = index.missing(element_id)
-                if stamp is None or index.position(Baseline(stamp.commit, stamp.time)) <= position:
-                    continue
-                if first is None:
-                    name, age = _display_name(self.model, element_id), age_in_words(stamp.time, self.now)
-                    reason = f"{name}'s code is gone: its last file was removed {age} ({stamp.commit[:7]})"
-                    first = Staleness(reason, stamp)
-                else:
-                    more += 1
+            cause = self._element_cause(element_id, position)
+            if cause is None:
                 continue
-            churn_limit, events_limit = self.limits(element_id)
-            crossed = index.crossing(element_id, position, churn_limit, events_limit)
-            if crossed is None:
-                continue
-            if first is None:
-                stamp = index.stamp(element_id, *crossed, since=since)
-                name = _display_name(self.model, element_id)
-                first = Staleness(_drift_reason(name, verb, stamp, churn_limit, self.now), stamp)
-            else:
+            if first is not None:
                 more += 1
+            elif isinstance(cause, DriftStamp):  # its code is gone
+                name, age = _display_name(self.model, element_id), age_in_words(cause.time, self.now)
+                reason = f"{name}'s code is gone: its last file was removed {age} ({cause.commit[:7]})"
+                first = Staleness(reason, cause)
+            else:
+                stamp = index.stamp(element_id, *cause, since=since)
+                name = _display_name(self.model, element_id)
+                first = Staleness(_drift_reason(name, verb, stamp, self.limits(element_id)[0], self.now), stamp)
         for anchor in memory.anchors:
-            changed = self.anchor_changed(anchor, since, position)
+            changed = self._anchor_cause(anchor, position)
             if changed is None:
                 continue
             if first is None:
@@ -184,6 +216,30 @@ class StalenessChecker:
         if first is not None and more:
             return Staleness(f"{first.reason} (and {more} more)", first.stamp)
         return first
+
+
+    def _element_cause(self, element_id: str, position: int) -> _Cause | None:
+        """Why an element makes a memory VERIFY from ``position``: the stamp of the commit
+        that removed its last file, or the entries of its drift (``DriftIndex.crossing``)."""
+        key = (element_id, position)
+        if key in self._causes:
+            return self._causes[key]
+        index = self.index
+        cause: _Cause | None = None
+        if element_id in self.missing:
+            stamp = index.missing(element_id)
+            if stamp is not None and index.position(Baseline(stamp.commit, stamp.time)) > position:
+                cause = stamp
+        else:
+            cause = index.crossing(element_id, position, *self.limits(element_id))
+        self._causes[key] = cause
+        return cause
+
+    def _anchor_cause(self, anchor: str, position: int) -> tuple[FileActivity, str] | None:
+        key = (anchor, position)
+        if key not in self._anchor_causes:
+            self._anchor_causes[key] = self.anchor_changed(anchor, position)
+        return self._anchor_causes[key]
 
 
 def _drift_reason(name: str, verb: str, stamp: DriftStamp, churn_limit: int, now: datetime) -> str:

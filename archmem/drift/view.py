@@ -36,7 +36,7 @@ from archmem.drift.scan import (
     scan_history,
 )
 from archmem.drift.staleness import Staleness, StalenessChecker
-from archmem.drift.head_cache import HeadCache, path_key
+from archmem.drift.head_cache import ByPath, HeadCache
 from archmem.drift.symbols import Hunk
 from archmem.drift.types import Baseline, ElementSize, ElementSizes
 from archmem.errors import RepositoryError
@@ -228,7 +228,7 @@ class DriftView:
         code (a squash merge, or code committed together with the accept)."""
         baseline, missing = self._place_by_commit(accept)
         index = self.index
-        brought = self._accept_file_commits.get(path_key(accept.path or ""))
+        brought = self._accept_file_commits.get(accept.path or "")
         if brought is not None and brought >= index.position(baseline) and index.commit_touches(
                 brought, [accept.element], []):
             return Baseline(index.shas[brought], accept.accepted_at)
@@ -264,20 +264,22 @@ class DriftView:
         return by_time, "this clone does not have it" if descendants is None else "it is not in the history of HEAD"
 
     @cached_property
-    def _accept_file_commits(self) -> dict[str, int]:
-        """Committed accept file (``path_key``) → the place in history of the commit that
-        last changed it."""
+    def _accept_file_commits(self) -> Mapping[str, int]:
+        """Committed accept file → the place in history of the commit that last changed it."""
         if self.context.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
             return {}
-        found = {}
+        found: dict[str, int] = {}
         for path, sha in self.head_cache.last_commits(self.context.accept_folder.folder, self.revisions).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
         self.head_cache.save()
-        return found
+        return ByPath(found)
 
-    def report(self, *, since: Mapping[str, Baseline | None] | None = None) -> DriftReport:
+    def report(self, *, since: Mapping[str, Baseline | None] | None = None, reasons: bool = True) -> DriftReport:
+        """Each element's drift and the memories to VERIFY with their reasons; without
+        ``reasons``, only which ones (``verify_ids``), from what their staleness depends on
+        (``stale_ids``): what ``status`` and the map need, at any size."""
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
             return DriftReport.without_history()
         from archmem.model.external import external_elements
@@ -286,6 +288,14 @@ class DriftView:
             self.context.model, self.index, sizes=self.sizes, since=since or self.described,
             missing=self.missing, thresholds=self.thresholds, external=external_elements(self.context.model),
         )
+        warnings = [] if since else self.accept_warnings()
+        if not reasons:
+            counts = self.context.store.element_memory_counts()
+            return DriftReport(
+                elements=elements, verify_ids=self.stale_ids(),
+                documented=sum(1 for e in self.context.model.elements if counts.get(e.id)),
+                commits=len(self.scan.commits), warnings=warnings,
+            )
         # by when they were written, not by the index's own order: a fresh clone indexes
         # the files in name order, and its report must read as the working clone's does
         memories = sorted(self.context.store.list_memories(status="active"), key=lambda m: (m.created_at, m.id))
@@ -296,8 +306,14 @@ class DriftView:
             stale=[(m, stale[m.id]) for m in memories if m.id in stale],
             documented=sum(1 for e in self.context.model.elements if e.id in documented),
             commits=len(self.scan.commits),
-            warnings=[] if since else self.accept_warnings(),
+            warnings=warnings,
         )
+
+    def stale_ids(self) -> list[str]:
+        """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``)."""
+        found = self.checker.stale_ids(self.context.store.memory_scopes(), self._memory_file_commits)
+        self.head_cache.save()
+        return found
 
     def accept_warnings(self) -> list[str]:
         """The accept problems, one line each (after ``described`` placed the accepts)."""
@@ -313,18 +329,17 @@ class DriftView:
         )
 
     @cached_property
-    def _memory_file_commits(self) -> dict[str, int]:
-        """Committed memory file (``path_key``) → the index in history of the commit that
-        last changed it (asked of git: the history cache keeps no change to archmem's own
-        files)."""
+    def _memory_file_commits(self) -> Mapping[str, int]:
+        """Committed memory file → the index in history of the commit that last changed
+        it (asked of git: the history cache keeps no change to archmem's own files)."""
         if self.context.memory_folder is None or self.scan.head is None:
             return {}
-        found = {}
+        found: dict[str, int] = {}
         for path, sha in self.head_cache.last_commits(self.context.memory_folder, self.revisions).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
-        return found
+        return ByPath(found)
 
     def _memory_commit(self, memory: Memory) -> int | None:
         if not self._memory_file_commits:
@@ -332,7 +347,7 @@ class DriftView:
         if memory.id not in self._memory_paths:
             self._memory_paths[memory.id] = self.context.store.path_of(memory.id)
         path = self._memory_paths[memory.id]
-        return self._memory_file_commits.get(path_key(path)) if path else None
+        return self._memory_file_commits.get(path) if path else None
 
     def _read_memory_paths(self, memories: Sequence[Memory]) -> None:
         """The files of many memories in one query, before their staleness is asked one

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from archmem.errors import RepositoryError
+from archmem.git.commands import run_git
 from archmem.git.types import BlamedCommit
 
 _NOT_COMMITTED = "0" * 40
@@ -90,14 +90,7 @@ class LineHistory:
         return parse_blame(result.stdout.decode("utf-8", errors="replace"))
 
     def _git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-        try:
-            result = subprocess.run(["git", *args], cwd=cwd or self.root, capture_output=True, check=False)
-        except FileNotFoundError:
-            raise RepositoryError("git is not installed, but this folder is a git checkout") from None
-        if check and result.returncode != 0:
-            message = result.stderr.decode(errors="replace").strip()
-            raise RepositoryError(f"git {args[0]} failed in {self.root}: {message}")
-        return result
+        return run_git(self.root, *args, check=check, cwd=cwd)
 
 
 def parse_blame(porcelain: str) -> list[BlamedCommit | None]:

@@ -1,6 +1,6 @@
-"""One git command run to change a repository, as a named author at a given time: how
-the demo builds its back-dated history (init, add, commit, rm) without the user's git
-identity, signing or default branch leaking in."""
+"""Running one git command: to read (``run_git``, git's words in the error) or to change a
+repository as a named author at a given time (``run_as``: how the demo builds its
+back-dated history without the user's git identity, signing or default branch leaking in)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,19 @@ from datetime import datetime
 from pathlib import Path
 
 from archmem.errors import RepositoryError
+
+
+def run_git(root: Path, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``git ARGS`` in ``cwd`` (default ``root``), its output as bytes; with ``check`` a
+    failure is a ``RepositoryError`` with git's words."""
+    try:
+        result = subprocess.run(["git", *args], cwd=cwd or root, capture_output=True, check=False)
+    except FileNotFoundError:
+        raise RepositoryError("git is not installed, but this folder is a git checkout") from None
+    if check and result.returncode != 0:
+        message = result.stderr.decode(errors="replace").strip()
+        raise RepositoryError(f"git {args[0]} failed in {root}: {message}")
+    return result
 
 
 def run_as(root: Path, *args: str, author: tuple[str, str], when: datetime | None = None) -> None:

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from archmem.errors import RepositoryError
+from archmem.git.commands import run_git
 from archmem.git.types import BlamedCommit
 
 SKIPPED_FOLDERS = frozenset(
@@ -273,14 +274,7 @@ class Repository:
         return BlamedCommit(sha, datetime.fromtimestamp(int(seconds), tz=timezone.utc))
 
     def _git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-        try:
-            result = subprocess.run(["git", *args], cwd=cwd or self.root, capture_output=True, check=False)
-        except FileNotFoundError:
-            raise RepositoryError("git is not installed, but this folder is a git checkout") from None
-        if check and result.returncode != 0:
-            message = result.stderr.decode(errors="replace").strip()
-            raise RepositoryError(f"git {args[0]} failed in {self.root}: {message}")
-        return result
+        return run_git(self.root, *args, check=check, cwd=cwd)
 
     def _listing(self) -> subprocess.CompletedProcess[bytes]:
         """One ``git ls-files -s`` of the tracked files (with their blob ids) and the
@@ -288,7 +282,7 @@ class Repository:
         each cost a process before."""
         if self._listed is None:
             self._listed = self._git("ls-files", "-s", "-z", "--cached", "--others", "--exclude-standard",
-                                     check=False)
+                                     *_NOT_STATE, check=False)
         return self._listed
 
     def _git_files(self) -> list[str]:
@@ -309,6 +303,11 @@ class Repository:
             for name in names:
                 found.append((rel / name).as_posix())
         return found
+
+
+_NOT_STATE = ("--", ".", ":(exclude).archmem")
+"""Pathspecs that leave archmem's own folder out of a listing: its thousands of memory
+files are no one's code, and listing them made every command grow with the memories."""
 
 
 def _is_state(path: str) -> bool:

@@ -30,28 +30,23 @@ The file rules are the reader's every command uses (``read_memory_file``): a fil
 Elements and links are checked for active memories only: a superseded or archived
 memory is history, and a later rename in the model does not make it wrong.
 
-Drift accept files (``archmem.drift.accepts``) are checked too, by the reader drift
-uses: ``unreadable``, ``conflict-markers``, ``schema`` and ``secret`` are errors there,
-``unknown-key`` and ``unknown-element`` warnings (an accept of an element the model no
-longer has is ignored, never wrong).
+Drift accept files are checked too, by ``archmem.memory.accept_check``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
-from archmem.drift.accepts import read_accept_bytes
-from archmem.errors import ArchmemError, SecretFoundError, closest
+from archmem.errors import ArchmemError, closest
 from archmem.memory import links as linkrules
 from archmem.memory.file_format import (
-    CONFLICT_MARKER, FRONT_MATTER, SECRET_ADVICE, MemoryFileError, holder_rank, read_memory_file,
+    CONFLICT_MARKER, FRONT_MATTER, MemoryFileError, holder_rank, read_memory_file,
 )
-from archmem.memory.secrets import check_fields, check_no_secret
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
-from archmem.yaml_text import YamlTextError, load_mapping
 
 EXIT_CLEAN, EXIT_WARNINGS, EXIT_ERRORS = 0, 1, 2
 
@@ -141,24 +136,56 @@ class CheckReport:
                 "problems": [f.to_dict() for f in self.findings], "notes": self.notes}
 
 
-@dataclass
+class _Held(NamedTuple):
+    """What the rules across files read of one file's memory: not its content, so a
+    check holds little per file and its memory stays flat in their number."""
+
+    id: str
+    title: str | None
+    supersedes: str | None
+    status: str
+    created_at: datetime
+
+    @property
+    def label(self) -> str:
+        return self.title or self.id
+
+
+@dataclass(slots=True)
 class _Read:
-    """A file that parsed: its memory and where each part of it stands in the file."""
+    """A file that parsed: its memory's facts, where its keys stand, and what the rules
+    for active memories will need (its unknown elements, its links with their places),
+    found while its text was at hand."""
 
     path: str
+    memory: _Held
+    rank: tuple[bool, str]
+    """``holder_rank``: which of two files with one id holds it."""
+    keys: dict[str, int]
+    unknown_elements: list[Finding]
+    links: list[tuple[str, int, int]]
+    """(target, line, column) of each ``[[link]]``."""
+    whole: Memory | None = None
+    """The memory itself, kept only for rule files (``keep_active``)."""
+
+    def key_line(self, key: str) -> int:
+        return self.keys.get(key, 1)
+
+
+@dataclass
+class _Text:
+    """One parsed file's lines, while it is read: where its parts stand."""
+
     memory: Memory
     lines: list[str]
     keys: dict[str, int]
     body_line: int
     """The file line of the content's first line."""
 
-    def key_line(self, key: str) -> int:
-        return self.keys.get(key, 1)
-
     def item_position(self, key: str, value: str) -> tuple[int, int]:
         """Where a list item (an element, an anchor) is written: on a ``- item`` line
         under its key, or on the key's own line (``elements: [a, b]``)."""
-        start = self.key_line(key)
+        start = self.keys.get(key, 1)
         for number in range(start + 1, min(len(self.lines), self.body_line) + 1):
             raw = self.lines[number - 1]
             if not raw.lstrip().startswith("-"):
@@ -176,27 +203,35 @@ class _Read:
 
 
 def check_memory_files(
-    files: Iterable[MemoryFileText], model: ArchitectureModel, *, model_found: bool = True
+    files: Iterable[MemoryFileText], model: ArchitectureModel, *, model_found: bool = True,
+    keep_active: bool = True,
 ) -> CheckReport:
-    """Check every file, then the rules across files; see the module docstring."""
+    """Check every file, then the rules across files; see the module docstring. A list
+    is checked in path order; any other iterable is read once, as it comes (in path
+    order, one file's bytes at a time). Without ``keep_active``, ``report.active`` stays
+    empty and no memory is held past its file."""
     report = CheckReport()
     add = report.findings.append
     parsed: list[_Read] = []
-    files = sorted(files, key=lambda f: f.path)
-    private = {file.path for file in files if file.private}
+    if isinstance(files, list):
+        files = sorted(files, key=lambda f: f.path)
+    private: set[str] = set()
     for file in files:
         report.files += 1
-        found = _read_one(file, add)
+        if file.private:
+            private.add(file.path)
+        found = _read_one(file, add, model if model_found else None, keep_active)
         if found is not None:
             parsed.append(found)
     report.memories = len({p.memory.id for p in parsed})
     by_id = _unique_ids(parsed, add)
     status = _chains(by_id, add)
     active = [read for memory_id, read in by_id.items() if status[memory_id] == "active"]
-    report.active = [read.memory for read in active if read.path not in private]
+    report.active = [read.whole for read in active if read.path not in private and read.whole is not None]
     titles = _title_clashes(active, by_id, add)
     if model_found:
-        _elements(active, model, add)
+        for read in active:
+            report.findings += read.unknown_elements
     else:
         report.notes.append("no architecture model found: element names were not checked")
     _links(active, model, titles, by_id, status, add)
@@ -207,7 +242,9 @@ def check_memory_files(
 # ---- one file -----------------------------------------------------------------------
 
 
-def _read_one(file: MemoryFileText, add: Any) -> _Read | None:
+def _read_one(
+    file: MemoryFileText, add: Any, model: ArchitectureModel | None, keep: bool
+) -> _Read | None:
     path = file.path
 
     def problem(line: int, column: int, severity: str, rule: str, message: str) -> None:
@@ -232,7 +269,29 @@ def _read_one(file: MemoryFileText, add: Any) -> _Read | None:
     lines = _lines(file.data)
     for line, message in result.warnings:
         problem(line, 1, "warning", "unknown-key" if message.startswith("unknown key") else "schema", message)
-    return _Read(path, result.memory, lines, result.lines, _body_line(lines))
+    memory = result.memory
+    text = _Text(memory, lines, result.lines, _body_line(lines))
+    unknown = []
+    for ref in memory.elements:
+        if model is None:
+            break
+        try:
+            model.find(ref)
+        except ArchmemError as exc:
+            line, column = text.item_position("elements", ref)
+            unknown.append(Finding(path, line, column, "error", "unknown-element",
+                                   exc.message + (f" ({exc.hint})" if exc.hint else "")))
+    links = [(link.target, *text.content_position(link.start)) for link in linkrules.parse_links(memory.content)
+             ] if "[[" in memory.content else []
+    return _Read(
+        path, _Held(memory.id, memory.title, memory.supersedes, memory.status, memory.created_at),
+        holder_rank(path, memory), {key: line for key, line in result.lines.items() if key in _KEYS_HELD},
+        unknown, links, memory if keep else None,
+    )
+
+
+_KEYS_HELD = frozenset({"id", "supersedes", "title"})
+"""The keys whose lines the rules across files point at."""
 
 
 def _lines(data: bytes) -> list[str]:
@@ -266,8 +325,7 @@ def _unique_ids(parsed: list[_Read], add: Any) -> dict[str, _Read]:
                 add(Finding(read.path, read.key_line("id"), 1, "error", "duplicate-id",
                             f"duplicate id {memory_id!r}: {others} holds it too; a copied file keeps its id, "
                             "so give the copy a new one (or delete it)"))
-    return {memory_id: min(group, key=lambda read: holder_rank(read.path, read.memory))
-            for memory_id, group in groups.items()}
+    return {memory_id: min(group, key=lambda read: read.rank) for memory_id, group in groups.items()}
 
 
 def _chains(by_id: dict[str, _Read], add: Any) -> dict[str, str]:
@@ -354,17 +412,6 @@ def _title_clashes(active: list[_Read], by_id: dict[str, _Read], add: Any) -> di
     return titles
 
 
-def _elements(active: list[_Read], model: ArchitectureModel, add: Any) -> None:
-    for read in active:
-        for ref in read.memory.elements:
-            try:
-                model.find(ref)
-            except ArchmemError as exc:
-                line, column = read.item_position("elements", ref)
-                add(Finding(read.path, line, column, "error", "unknown-element",
-                            exc.message + (f" ({exc.hint})" if exc.hint else "")))
-
-
 def _links(
     active: list[_Read], model: ArchitectureModel, titles: dict[str, list[_Read]], by_id: dict[str, _Read],
     status: dict[str, str], add: Any,
@@ -373,34 +420,33 @@ def _links(
     a decision; anything else stays pending."""
     from archmem.memory.linking import link_targets
 
-    if not any("[[" in read.memory.content for read in active):
+    if not any(read.links for read in active):
         return
     elements, decisions = link_targets(model)
     title_ids = {key: group[0].memory.id for key, group in titles.items()}
     suggest = _Suggestions(titles, model, by_id, status)
     for read in active:
-        if "[[" not in read.memory.content:
-            continue
-        for link in linkrules.parse_links(read.memory.content):
-            line, column = read.content_position(link.start)
-            holders = titles.get(linkrules.normalize_title(link.target), [])
+        for target, line, column in read.links:
+            holders = titles.get(linkrules.normalize_title(target), [])
             if len(holders) > 1:
                 add(Finding(read.path, line, column, "warning", "ambiguous-link",
-                            f"[[{link.target}]] is ambiguous: {len(holders)} active memories have that title "
+                            f"[[{target}]] is ambiguous: {len(holders)} active memories have that title "
                             f"({', '.join(h.path for h in holders)})"))
-            elif not linkrules.resolve_link(link.target, titles=title_ids, elements=elements, decisions=decisions):
+            elif not linkrules.resolve_link(target, titles=title_ids, elements=elements, decisions=decisions):
                 add(Finding(read.path, line, column, "warning", "dangling-link",
-                            f"[[{link.target}]] links to nothing: no active memory, element or decision has that "
-                            f"name{suggest(link.target)}"))
+                            f"[[{target}]] links to nothing: no active memory, element or decision has that "
+                            f"name{suggest(target)}"))
 
 
 class _Suggestions:
     """What a dangling link may have meant: the current version of a superseded title,
-    else the closest titles and element names. Each target is looked up once, and only
-    the first ``LIMIT`` targets get the (costly) fuzzy search, so a store full of
-    dangling links is still checked in linear time."""
+    else the closest titles and element names. Each target is looked up once, and the
+    (costly) fuzzy search, a comparison with every name, runs for the first targets only,
+    up to ``COMPARISONS`` in all (``LIMIT`` targets at most), so a store full of dangling
+    links is still checked in time linear in its size."""
 
     LIMIT = 200
+    COMPARISONS = 5_000
 
     def __init__(
         self, titles: dict[str, list[_Read]], model: ArchitectureModel, by_id: dict[str, _Read],
@@ -431,58 +477,10 @@ class _Suggestions:
             if read.memory.title and read is not self.old[key]:
                 return f"; {target!r} was superseded by {read.memory.title!r}: link to [[{read.memory.title}]]"
             return f"; {target!r} was superseded by {read.memory.label!r}, which has no title"
-        if len(self.cache) >= self.LIMIT:
+        if len(self.cache) >= min(self.LIMIT, self.COMPARISONS // max(len(self.names), 1)):
             return ""
         near = closest(target, self.names)
         return f"; did you mean {', '.join(repr(n) for n in near)}?" if near else ""
-
-
-# ---- drift accept files ---------------------------------------------------------------
-
-
-def check_accept_files(
-    report: CheckReport, files: Iterable[MemoryFileText], model: ArchitectureModel, *, model_found: bool = True
-) -> None:
-    """Add the problems of the drift accept files to ``report`` (see the module doc)."""
-    for file in sorted(files, key=lambda f: f.path):
-        report.accept_files += 1
-        if file.data is None:
-            report.findings.append(Finding(file.path, 1, 1, "error", "unreadable",
-                                           f"cannot read the file: {file.read_error or 'unknown error'}"))
-            continue
-        text = file.data.decode("utf-8-sig", errors="replace")
-        try:
-            check_no_secret(text)
-        except SecretFoundError as exc:
-            report.findings.append(Finding(file.path, exc.line, exc.column, "error", "secret",
-                                           f"looks like a credential ({exc.secret_kind}); {SECRET_ADVICE}"))
-        else:
-            try:
-                check_fields(_accept_values(text))  # the values as YAML decodes them: escapes, folds
-            except SecretFoundError as exc:
-                report.findings.append(Finding(
-                    file.path, _key_line(text, exc.field) + exc.line - 1, 1, "error", "secret",
-                    f"{exc.field!r} looks like a credential once its YAML escapes and folds are read "
-                    f"({exc.secret_kind}); {SECRET_ADVICE}"))
-        _, problems = read_accept_bytes(file.path, file.data, model if model_found else None)
-        report.findings += [Finding(p.path, p.line, p.column, p.severity, p.rule, p.message) for p in problems]
-    report.findings.sort(key=lambda f: (f.path, f.line, f.column, f.rule))
-
-
-def _accept_values(text: str) -> dict[str, Any]:
-    """An accept file's values as YAML decodes them (none when it does not read: the
-    reader reports why)."""
-    try:
-        return load_mapping(text)
-    except YamlTextError:
-        return {}
-
-
-def _key_line(text: str, key: str) -> int:
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.startswith(f"{key}:"):
-            return number
-    return 1
 
 
 # ---- GitHub Actions -----------------------------------------------------------------

@@ -80,9 +80,13 @@ def link_targets(model: ArchitectureModel) -> tuple[dict[str, str], dict[str, st
     return elements, decisions
 
 
-def resolve_link_target(ctx: LinkContext, target: str) -> tuple[str, str] | None:
+LinkTargets = tuple[dict[str, str], dict[str, str]]
+"""``link_targets`` of a model: made once by whoever resolves many links (a sync, an import)."""
+
+
+def resolve_link_target(ctx: LinkContext, target: str, targets: LinkTargets | None = None) -> tuple[str, str] | None:
     """(kind, id) for a link target: a memory title, then an element, then a decision."""
-    elements, decisions = link_targets(ctx.model)
+    elements, decisions = targets or link_targets(ctx.model)
     return linkrules.resolve_link(target, titles=_ActiveTitles(ctx.store), elements=elements, decisions=decisions)
 
 
@@ -90,13 +94,18 @@ def decision_key(decision_id: str, element: str | None) -> str:
     return f"{element}/{decision_id}" if element else decision_id
 
 
-def write_links(ctx: LinkContext, memory_id: str, content: str) -> tuple[list[dict[str, Any]], list[str]]:
+def write_links(
+    ctx: LinkContext, memory_id: str, content: str, targets: LinkTargets | None = None
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Store the memory's links, resolved where possible; returns (resolved, pending)."""
     rows: list[tuple[Link, str]] = []
     resolved: list[dict[str, Any]] = []
     pending: list[str] = []
-    for parsed in linkrules.parse_links(content):
-        target = resolve_link_target(ctx, parsed.target)
+    parsed_links = linkrules.parse_links(content)
+    if parsed_links and targets is None:
+        targets = link_targets(ctx.model)
+    for parsed in parsed_links:
+        target = resolve_link_target(ctx, parsed.target, targets)
         link = Link(
             source_id=memory_id,
             target_text=parsed.target,

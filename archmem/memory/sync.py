@@ -31,7 +31,7 @@ from archmem.memory.file_format import (
 )
 from archmem.memory.files import MemoryFiles, revised
 from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
-from archmem.memory.linking import resolve_link_target, write_links
+from archmem.memory.linking import LinkTargets, link_targets, resolve_link_target, write_links
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import FileRow, Store
@@ -78,6 +78,8 @@ SIGNATURE_FROM = 1000
 """Indexed files from which an open asks git whether the committed folder changed rather
 than stat every file (below it, the stats cost less than starting git)."""
 _SIGNATURE = "files_signature"
+_CHUNK = 500
+"""Memories read back at once to store their links."""
 
 FolderSignature = Callable[[str], "str | None"]
 """A repository folder → a digest that changes when any file below it may have."""
@@ -155,11 +157,12 @@ def _index_changed_files(
             if ctx is None:
                 ctx = MemoryContext(store=store, model=model(), clock=system_clock)
             store.derive_chains()
-            for memory_id in touched:
-                memory = store.get_memory(memory_id)
-                if memory is not None:
-                    write_links(ctx, memory_id, memory.content)
-            _resolve_pending(ctx)
+            targets = link_targets(ctx.model)  # once for every link of every file
+            for start in range(0, len(touched), _CHUNK):  # the files' memories a chunk at a time
+                found = store.get_memories(touched[start:start + _CHUNK])
+                for memory in found.values():
+                    write_links(ctx, memory.id, memory.content, targets)
+            _resolve_pending(ctx, targets)
             store.retarget_links_to_heads()
 
 
@@ -288,11 +291,11 @@ def _element_ids(model: ArchitectureModel, refs: list[str]) -> list[str]:
     return ids
 
 
-def _resolve_pending(ctx: MemoryContext) -> None:
+def _resolve_pending(ctx: MemoryContext, targets: LinkTargets) -> None:
     """Attach pending links whose target a changed file now provides."""
     store = ctx.store
     for target in sorted({link.target_text for link in store.links(pending=True)}):
-        found = resolve_link_target(ctx, target)
+        found = resolve_link_target(ctx, target, targets)
         if found is not None:
             store.resolve_pending_links(linkrules.normalize_title(target), found[0], found[1])
 

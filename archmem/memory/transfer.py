@@ -55,8 +55,9 @@ def memory_to_json(memory: Memory) -> str:
 
 
 def export_lines(ctx: MemoryContext) -> Iterator[str]:
-    """Every memory, whatever its status, in the order it was written."""
-    for memory in ctx.store.list_memories(status=None):
+    """Every memory, whatever its status, in the order it was written, read a chunk at a
+    time (an export holds no more memories than an import does)."""
+    for memory in ctx.store.iter_memories(status=None):
         yield memory_to_json(memory)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -145,9 +146,25 @@ def _label(memory: Memory, width: int = 60) -> str:
     return memory.title or textwrap.shorten(memory.content, width, placeholder=" …")
 
 
+@dataclass
+class _Tally:
+    """One element's memories as the map shows them: labels by kind, the newest
+    confirmation, how many to VERIFY."""
+
+    labels: dict[str, list[str]]
+    newest: datetime | None = None
+    verify: int = 0
+
+    def add(self, memory: Memory, label: str, verify: bool) -> None:
+        self.labels[memory.kind].append(label)
+        if self.newest is None or memory.last_confirmed > self.newest:
+            self.newest = memory.last_confirmed
+        self.verify += verify
+
+
 def build_map(
     model: ArchitectureModel,
-    memories: list[Memory],
+    memories: Iterable[Memory],
     *,
     ownership: Ownership,
     now: datetime,
@@ -158,33 +175,35 @@ def build_map(
     conformance_note: str | None = None,
     name: str | None = None,
 ) -> KnowledgeMap:
-    """Cells in the model's hierarchy from the active memories, ownership, drift and the
+    """Cells in the model's hierarchy from the active memories (read once, in order),
+    ownership, drift (``verify``: the ids of the memories to VERIFY) and the
     undeclared dependencies (``None``: not checked, ``conformance_note`` says why). The
     map is titled by the model's name, else ``name`` (the repository folder's): the
     templates add ": knowledge map" to it."""
     targets: dict[str, list[str]] = {}
     for dep in undeclared or ():
         targets.setdefault(dep.source, []).append(dep.target_name)
-    by_element: dict[str, list[Memory]] = {}
+    tallies: dict[str, _Tally] = {}
     project_wide = []
-    for memory in memories:
+    for memory in memories:  # once, as they come: a label is kept, the memory is not
+        label = _label(memory)
         for element_id in memory.elements:
-            by_element.setdefault(element_id, []).append(memory)
+            tally = tallies.get(element_id)
+            if tally is None:
+                tally = tallies[element_id] = _Tally({kind: [] for kind in MEMORY_KINDS})
+            tally.add(memory, label, memory.id in verify)
         if not memory.elements:
             project_wide.append({"id": memory.id, "title": _label(memory, 80), "kind": memory.kind})
     cells = []
     for depth, element in model.walk():
-        mine = by_element.get(element.id, [])
+        mine = tallies.get(element.id) or _Tally({kind: [] for kind in MEMORY_KINDS})
         size = ownership.size(element.id)
         cells.append(
             Cell(
                 id=element.id, name=element.name, kind=element.kind, depth=depth, technology=element.technology,
-                memories={kind: [_label(m) for m in mine if m.kind == kind] for kind in MEMORY_KINDS},
-                newest_confirmation=max((m.last_confirmed for m in mine), default=None),
-                pitfalls=sum(1 for m in mine if m.kind == "pitfall"),
-                verify=sum(1 for m in mine if m.id in verify),
-                drift=(drift or {}).get(element.id), files=size.files, lines=size.lines, parent=element.parent,
-                undeclared=targets.get(element.id, []),
+                memories=mine.labels, newest_confirmation=mine.newest, pitfalls=len(mine.labels.get("pitfall", [])),
+                verify=mine.verify, drift=(drift or {}).get(element.id), files=size.files, lines=size.lines,
+                parent=element.parent, undeclared=targets.get(element.id, []),
             )
         )
     return KnowledgeMap(

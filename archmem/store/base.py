@@ -11,7 +11,7 @@ this layer changes. Writes happen inside ``transaction()``, which must serialize
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -172,6 +172,13 @@ class Store(Protocol):
 
     def element_memory_counts(self) -> dict[str, int]:
         """Active memories per element id."""
+
+    def memory_scopes(self) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...], str | None]]:
+        """(id, last confirmed as stored, elements, anchors, file) of every active memory,
+        without making a ``Memory``: what counting the ones to VERIFY needs."""
+
+    def iter_memories(self, *, status: str | None = "active", chunk: int = 500) -> Iterator[Memory]:
+        """``list_memories`` in order, a chunk at a time (for whoever reads each once)."""
 
     def lexical_search(self, query: WordQuery) -> list[tuple[str, float]]:
         """(id, BM25 relevance ≥ 0, higher is better) of the active memories a word query

@@ -481,3 +481,19 @@ def _m012_confirmed_by(db: sqlite3.Connection) -> None:
         DELETE FROM store_meta WHERE key = 'files_signature';
         """,
     )
+
+
+@migration(13, "titles of every status, and when each active memory was confirmed, from indexes")
+def _m013_title_and_since_indexes(db: sqlite3.Connection) -> None:
+    """A title is looked up among all memories too (a link or ``supersedes`` naming a
+    superseded one), and the index covered active ones only: a scan of the table at every
+    such lookup. Counting the memories to VERIFY reads each active memory's id and
+    confirmation time: from an index that holds them, not from rows that hold the content."""
+    run_script(
+        db,
+        """
+        DROP INDEX IF EXISTS memories_active_title;
+        CREATE INDEX IF NOT EXISTS memories_title ON memories(title_key) WHERE title_key IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS memories_status_since ON memories(status, id, confirmed_at, created_at);
+        """,
+    )

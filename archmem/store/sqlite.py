@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ _SELECT_MEMORY = f"""
     FROM memories m
 """
 _SELECT_PLAIN = f"SELECT {', '.join('m.' + c.strip() for c in _MEMORY_COLUMNS.split(','))} FROM memories m"
+_SELECT_NUMBERED = _SELECT_PLAIN.replace(" FROM memories m", ", m.seq FROM memories m")
 _UPDATABLE = frozenset(
     {"title", "title_key", "content", "content_hash", "confirmed_at", "confirmations", "supersedes",
      "superseded_by", "status", "status_reason", "exposures", "citations", "search_title", "search_body",
@@ -206,6 +207,23 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
         anchors = self._ordered_lists("memory_anchors", "anchor", [row[0] for row in rows])
         return [_memory((*row, elements.get(row[0], []), anchors.get(row[0], []))) for row in rows]
 
+    def iter_memories(self, *, status: str | None = "active", chunk: int = 500) -> Iterator[Memory]:
+        """``list_memories`` in order, ``chunk`` at a time: whoever reads every memory once
+        (the knowledge map, an export) holds one chunk, not all of them."""
+        after = 0
+        while True:
+            where = "m.seq > ?" + (" AND m.status = ?" if status is not None else "")
+            rows = self._execute(f"{_SELECT_NUMBERED} WHERE {where} ORDER BY m.seq LIMIT {int(chunk)}",
+                                 (after, status) if status is not None else (after,)).fetchall()
+            if not rows:
+                return
+            ids = [row[0] for row in rows]
+            elements = self._ordered_lists("memory_elements", "element_id", ids)
+            anchors = self._ordered_lists("memory_anchors", "anchor", ids)
+            for row in rows:
+                yield _memory((*row[:-1], elements.get(row[0], []), anchors.get(row[0], [])))
+            after = rows[-1][-1]
+
     def _ordered_lists(self, table: str, column: str, memory_ids: list[str]) -> dict[str, list[str]]:
         """{memory id: its elements or anchors in order}, in one pass over the table when
         many memories are asked for: two correlated subqueries per row cost 0.7 s at 100k."""
@@ -302,6 +320,29 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
             "WHERE m.status = 'active' GROUP BY e.element_id"
         ).fetchall()
         return {row[0]: int(row[1]) for row in rows}
+
+    def memory_scopes(self) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...], str | None]]:
+        """(id, last confirmed as stored, elements, anchors, file) of every active memory,
+        without making a ``Memory``: what counting the VERIFY ones needs. Plain scans along
+        indexes, joined here (joining them in SQL cost more); orders are not kept, and
+        equal lists are one tuple, so grouping by them is cheap."""
+        lists: dict[str | None, tuple[str, ...]] = {None: ()}
+        elements, anchors = (
+            {memory_id: lists[ids] if ids in lists else lists.setdefault(ids, tuple(sorted(ids.split("\0"))))
+             for memory_id, ids in self._execute(
+                 f"SELECT memory_id, group_concat({column}, char(0)) FROM {table} GROUP BY memory_id")}
+            for table, column in (("memory_elements", "element_id"), ("memory_anchors", "anchor"))
+        )
+        paths: dict[str, str] = {}
+        for memory_id, path in self._execute("SELECT memory_id, path FROM memory_files WHERE memory_id IS NOT NULL"):
+            if memory_id not in paths or path < paths[memory_id]:  # its first file by name, as ``path_of``
+                paths[memory_id] = path
+        none = ()
+        return [
+            (memory_id, since, elements.get(memory_id, none), anchors.get(memory_id, none), paths.get(memory_id))
+            for memory_id, since in self._execute(
+                "SELECT id, COALESCE(confirmed_at, created_at) FROM memories WHERE status = 'active'")
+        ]
 
     # ---- lexical search -----------------------------------------------------------
 

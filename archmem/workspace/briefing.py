@@ -196,14 +196,13 @@ class BriefingOps:
         """What the project knows per element, how fresh, what to verify, and the gaps."""
         from archmem.render.knowledge_map import build_map
 
-        memories = self.store.list_memories(status="active")
         verify: set[str] = set()
         drift: dict[str, str] | None = None
         note = None
         view = self.drift
         if view is not None:
-            report = view.report()
-            verify = {memory.id for memory, _ in report.stale}
+            report = view.report(reasons=False)  # the map counts them; it does not say why
+            verify = set(report.verify_ids or ())
             drift = {element.id: "not_measured" if element.not_measured else element.status
                      for element in report.elements}
             found = report.not_measured_note()
@@ -220,7 +219,7 @@ class BriefingOps:
         except ArchmemError as exc:
             conformance_note = f"Conformance not checked: {exc.message}"
         return build_map(
-            self.model, memories, ownership=self.ownership, now=self.clock(), verify=verify, drift=drift,
+            self.model, self.store.iter_memories(status="active"), ownership=self.ownership, now=self.clock(), verify=verify, drift=drift,
             drift_note=note, undeclared=undeclared, conformance_note=conformance_note, name=self.root.name,
         )
 

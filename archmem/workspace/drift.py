@@ -123,17 +123,17 @@ class DriftOps:
 
     def drift_report(
         self, *, since_ref: str | None = None, deepen: bool = False,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[[int, int], None] | None = None, reasons: bool = True,
     ) -> DriftReport:
         """Every element's drift against when the model described it (or ``since_ref``),
-        and the memories that became VERIFY."""
+        and the memories that became VERIFY (without ``reasons``: only how many)."""
         view = self.drift_view(deepen=deepen, progress=progress)
         since = None
         if since_ref is not None:
             base = self._since(since_ref)
             since = {element.id: base for element in self.model.elements}
         self.__dict__["drift"] = view
-        return view.report(since=since)
+        return view.report(since=since, reasons=reasons)
 
     def drift_changed_files(self, report: DriftReport) -> dict[str, list[str]]:
         """Element id (drifted or missing) or memory id (VERIFY) → the files whose change

@@ -28,20 +28,24 @@ class MemoryOps:
         """Every problem in the memory files and the drift accept files (``archmem
         check``), read from the files themselves: no index is opened or written, so it
         runs on a fresh clone in CI."""
-        from archmem.memory.check import MemoryFileText, check_accept_files, check_memory_files
+        from archmem.memory.accept_check import check_accept_files
+        from archmem.memory.check import MemoryFileText, check_memory_files
 
         folder = self.memory_folder
-        files = []
-        for rel, stat in folder.scan().items():
-            try:
-                files.append(MemoryFileText(rel, folder.read(rel), stat.private))
-            except OSError as exc:
-                files.append(MemoryFileText(rel, None, stat.private, exc.strerror or str(exc)))
+
+        def files() -> Iterator[MemoryFileText]:  # one file's bytes at a time, in path order
+            for rel, stat in sorted(folder.scan().items()):
+                try:
+                    yield MemoryFileText(rel, folder.read(rel), stat.private)
+                except OSError as exc:
+                    yield MemoryFileText(rel, None, stat.private, exc.strerror or str(exc))
+
         try:
             model, found = self.model, True
         except ModelNotFoundError:
             model, found = ArchitectureModel(), False
-        report = check_memory_files(files, model, model_found=found)
+        clients = self.rule_clients()
+        report = check_memory_files(files(), model, model_found=found, keep_active=bool(clients and found))
         accepts = self.accept_folder
         texts = []
         for rel in accepts.files():
@@ -51,7 +55,6 @@ class MemoryOps:
                 texts.append(MemoryFileText(rel, None, read_error=exc.strerror or str(exc)))
         check_accept_files(report, texts, model, model_found=found)
         self._check_baseline(report, model if found else None)
-        clients = self.rule_clients()
         if clients and found:
             from archmem.memory.check import Finding
 
