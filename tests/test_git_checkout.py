@@ -81,3 +81,23 @@ def test_outside_any_repository_git_is_asked(tmp_path: Path):
     folder.mkdir()
     found = checkout.read(folder)
     assert found is None or found.top != folder.resolve()
+
+
+def test_current_head_is_gits_answer_from_the_files_or_from_git_where_the_layout_is_unusual(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The MCP server keys its cache on it: None before the first commit and outside git,
+    git's own sha otherwise, also where a ``GIT_*`` variable makes the files unreliable."""
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    assert checkout.current_head(outside) is None
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    assert checkout.current_head(root) is None
+    write(root, {"a.txt": "a\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "one")
+    expected = asked_of_git(root).head
+    assert expected and checkout.current_head(root / "") == expected
+    monkeypatch.setenv("GIT_DIR", str(root / ".git"))  # the files are not read: git answers
+    assert checkout.read(root) is None and checkout.current_head(root) == expected

@@ -67,6 +67,26 @@ def read(start: Path) -> Checkout | None:
         return None
 
 
+def current_head(start: Path) -> str | None:
+    """The commit HEAD points at (None: no commit yet, or not a git checkout): from the
+    files, and from git itself only where the files' layout is not a plain one."""
+    found = read(start)
+    if found is not None:
+        return found.head
+    if not any((folder / ".git").exists() for folder in (start, *start.resolve().parents)):
+        return None
+    from archmem.errors import RepositoryError
+    from archmem.git.commands import run_git
+
+    try:
+        result = run_git(start, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
+    except RepositoryError:
+        return None
+    if result.returncode != 0:
+        return None
+    return result.stdout.decode().strip() or None
+
+
 def _top(start: Path) -> Path | None:
     """The nearest folder at or above ``start`` holding ``.git`` (None: none, or one
     that belongs to another user, which git would refuse as dubious)."""
