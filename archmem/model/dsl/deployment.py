@@ -131,9 +131,9 @@ def on_node(p: Parser, ctx: Ctx, tokens: list[Token], ident: Token | None) -> No
     if first.quoted:
         raise p.unexpected(ctx, tokens)
     kind = entity.kind
-    if ctx.group is None and word in ("description", "tag", "tags", "url", "properties", "perspectives"):
-        blocks.attribute(p, ctx, tokens, [entity])
-    elif word == "technology" and kind in ("deploymentNode", "infrastructureNode") and ctx.group is None:
+    attributes = ("description", "tag", "tags", "url", "properties", "perspectives")
+    if ctx.group is None and (word in attributes
+                              or (word == "technology" and kind in ("deploymentNode", "infrastructureNode"))):
         blocks.attribute(p, ctx, tokens, [entity])
     elif word == "instances" and kind == "deploymentNode" and ctx.group is None:
         p.arity(tokens, 2, 2, "instances <number|range>")
