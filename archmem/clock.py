@@ -7,12 +7,12 @@ Nothing deep inside archmem calls ``datetime.now()``: the ``Workspace`` holds a 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 Clock = Callable[[], datetime]
 
-EARLIEST_TIME = datetime(1970, 1, 1, tzinfo=timezone.utc)
-LATEST_TIME = datetime(9999, 1, 1, tzinfo=timezone.utc)
+EARLIEST_TIME = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_TIME = datetime(9999, 1, 1, tzinfo=UTC)
 """The times archmem keeps (a memory, a session, an accept): from the epoch, and a year
 short of ``datetime``'s end, so a time read from a file survives conversion to UTC, the
 fixed-width text it is written back as, and a little arithmetic."""
@@ -23,14 +23,14 @@ class TimeRangeError(ValueError):
 
 
 def system_clock() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def format_time(moment: datetime) -> str:
     """Fixed-width UTC text (``2026-11-29T19:47:23.123456Z``): sorts as it reads."""
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    utc = moment.astimezone(timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
+    utc = moment.astimezone(UTC)
     return f"{utc.year:04d}-" + utc.strftime("%m-%dT%H:%M:%S.%fZ")  # %Y is not zero-padded on every libc
 
 
@@ -45,10 +45,10 @@ def parse_time(text: str) -> datetime:
         value = value[:-1] + "+00:00"
     moment = datetime.fromisoformat(value)
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     out_of_range = f"out of range: archmem keeps times from {EARLIEST_TIME.year} to {LATEST_TIME.year - 1}"
     try:
-        moment = moment.astimezone(timezone.utc)
+        moment = moment.astimezone(UTC)
     except OverflowError:  # 0001-01-01T00:00+01:00 falls in year 0 in UTC
         raise TimeRangeError(out_of_range) from None
     if not EARLIEST_TIME <= moment < LATEST_TIME:
@@ -68,7 +68,7 @@ def parse_date(text: str) -> datetime | None:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def age_in_words(then: datetime, now: datetime) -> str:

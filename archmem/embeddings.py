@@ -12,10 +12,9 @@ warning and carry on lexically.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import hashlib
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol

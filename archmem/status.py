@@ -14,10 +14,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from archmem import __version__
-from archmem.clock import format_time
-from archmem.errors import ArchmemError, NoModelError
 from archmem.agents.hook_check import CLEAN_PATH, check_hooks
 from archmem.agents.install import installed
+from archmem.clock import format_time
+from archmem.errors import ArchmemError, NoModelError
 from archmem.words import plural
 
 if TYPE_CHECKING:

@@ -22,18 +22,18 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import texts  # noqa: E402
+from _corpus import texts
 
-from archmem.memory.file_format import file_name, render_memory  # noqa: E402
-from archmem.memory.types import Memory  # noqa: E402
-from archmem.workspace import Workspace  # noqa: E402
+from archmem.memory.file_format import file_name, render_memory
+from archmem.memory.types import Memory
+from archmem.workspace import Workspace
 
-START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+START = datetime(2026, 1, 1, tzinfo=UTC)
 ELEMENTS = 60
 FOLDER = ".archmem/memories"
 

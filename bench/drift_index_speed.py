@@ -24,7 +24,7 @@ import sys
 import time
 from bisect import bisect_right
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from archmem.drift.index import DriftIndex
 from archmem.drift.staleness import stale_memories
@@ -33,7 +33,7 @@ from archmem.git.types import Commit, FileChange
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel, Element
 
-T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2024, 1, 1, tzinfo=UTC)
 IGNORE = ["**/package-lock.json"]
 
 

@@ -44,11 +44,11 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from archmem.config import DriftConfig  # noqa: E402
-from archmem.drift.scan import ScanResult, history_exclusions, history_inclusions, scan_history  # noqa: E402
-from archmem.git.history import HistoryReader  # noqa: E402
-from archmem.store import open_store  # noqa: E402
-from archmem.store.commits import CommitCache  # noqa: E402
+from archmem.config import DriftConfig
+from archmem.drift.scan import ScanResult, history_exclusions, history_inclusions, scan_history
+from archmem.git.history import HistoryReader
+from archmem.store import open_store
+from archmem.store.commits import CommitCache
 
 T = TypeVar("T")
 START = 1_546_300_800  # 2019-01-01T00:00:00Z

@@ -35,20 +35,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import ZipfCorpus  # noqa: E402
+from _corpus import ZipfCorpus
 
-from archmem.memory import sync as sync_module  # noqa: E402
-from archmem.memory.file_format import file_name, parse_memory, render_memory  # noqa: E402
-from archmem.memory.types import MEMORY_KINDS, Memory  # noqa: E402
-from archmem.store import open_store  # noqa: E402
-from archmem.workspace import Workspace  # noqa: E402
+from archmem.memory import sync as sync_module
+from archmem.memory.file_format import file_name, parse_memory, render_memory
+from archmem.memory.types import MEMORY_KINDS, Memory
+from archmem.store import open_store
+from archmem.workspace import Workspace
 
-START = datetime(2025, 1, 6, 9, 0, tzinfo=timezone.utc)
+START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 ELEMENTS = 40
 MEMORIES = Path(".archmem/memories")
 

@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from files_speed import ELEMENTS, make_repo, open_workspace  # noqa: E402
+from files_speed import ELEMENTS, make_repo, open_workspace
 
-from archmem.memory import text as textrules  # noqa: E402
+from archmem.memory import text as textrules
 
 TASK = "retry the payment handler timeout in Service7 and Service12"
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com",

@@ -33,21 +33,21 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import memory_text, texts  # noqa: E402
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from _corpus import memory_text, texts
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from archmem.mcp.server import build_server  # noqa: E402
-from archmem.memory import text as textrules  # noqa: E402
-from archmem.memory.lifecycle import content_hash  # noqa: E402
-from archmem.memory.types import Memory  # noqa: E402
-from archmem.store import open_store  # noqa: E402
-from archmem.workspace import Workspace  # noqa: E402
+from archmem.mcp.server import build_server
+from archmem.memory import text as textrules
+from archmem.memory.lifecycle import content_hash
+from archmem.memory.types import Memory
+from archmem.store import open_store
+from archmem.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "shop"
@@ -59,7 +59,7 @@ def search_columns(text: str) -> dict[str, str]:
     return {"search_body": body, "search_parts": parts}
 
 
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 ELEMENTS = ["shop.storefront", "shop.gateway", "shop.gateway.router", "shop.gateway.auth", "shop.orders.checkout",
             "shop.orders.pricing", "shop.payments", "shop.database"]
 

@@ -17,14 +17,13 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from files_speed import memories, model_dsl  # noqa: E402
+from files_speed import memories, model_dsl
 
-from archmem.memory.transfer import memory_to_json  # noqa: E402
+from archmem.memory.transfer import memory_to_json
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com",
            "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@example.com", "GIT_CONFIG_NOSYSTEM": "1"}

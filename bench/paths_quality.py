@@ -47,7 +47,7 @@ from pathlib import Path, PurePosixPath
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from archmem.model.paths import compile_globs  # noqa: E402
+from archmem.model.paths import compile_globs
 
 DATA = Path(__file__).resolve().parent / "paths_data"
 HELD_OUT = ("eshop",)

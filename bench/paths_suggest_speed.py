@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from archmem.model.types import ArchitectureModel, Element  # noqa: E402
-from archmem.onboarding.suggest import suggest_paths  # noqa: E402
+from archmem.model.types import ArchitectureModel, Element
+from archmem.onboarding.suggest import suggest_paths
 
 NOUNS = """order invoice payment customer account catalog product price cart checkout shipment delivery warehouse
 inventory stock supplier review rating search recommendation notification email message report audit ledger

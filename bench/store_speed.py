@@ -17,19 +17,19 @@ import statistics
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _corpus import texts  # noqa: E402
+from _corpus import texts
 
-from archmem.memory import text as textrules  # noqa: E402
-from archmem.memory.lifecycle import content_hash  # noqa: E402
-from archmem.memory.restatement import find_restatement  # noqa: E402
-from archmem.memory.types import Memory  # noqa: E402
-from archmem.store import open_store  # noqa: E402
-from archmem.workspace import Workspace  # noqa: E402
+from archmem.memory import text as textrules
+from archmem.memory.lifecycle import content_hash
+from archmem.memory.restatement import find_restatement
+from archmem.memory.types import Memory
+from archmem.store import open_store
+from archmem.workspace import Workspace
 
 
 def search_columns(text: str) -> dict[str, str]:
@@ -38,7 +38,7 @@ def search_columns(text: str) -> dict[str, str]:
     return {"search_body": body, "search_parts": parts}
 
 
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def bench_remember(count: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -105,7 +105,7 @@ ADR = "# 17. Use the body for large payloads\n\nDate: 2026-05-18\n\n## Status\n\
 
 class FrozenClock:
     def __init__(self) -> None:
-        self.now = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+        self.now = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now

@@ -10,7 +10,7 @@ module of ``archmem/store/`` plus one such binding.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -20,7 +20,7 @@ from archmem.recall.types import WordQuery
 from archmem.store.base import FileRow, Store
 from archmem.store.files import FileStat
 
-T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 AT = "2026-11-01T12:00:00.000000Z"
 
 NewStore = Callable[[], Store]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from archmem.model.types import ArchitectureModel
 from .conftest import ADR, MODEL, git, write
 
 FOLDER = ".archmem/memories"
-WHEN = datetime(2026, 5, 1, 9, 0, tzinfo=timezone.utc)
+WHEN = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 AWS_KEY = "AKIAQ3EGRT5PZL7WXKVN"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -256,7 +256,7 @@ def test_an_accept_whose_commit_this_clone_lacks_counts_from_its_time(repo: Path
 def test_an_accept_of_a_commit_rebased_away_counts_from_its_time(repo: Path):
     rewrite(repo, "2026-02-01T00:00:00Z")
     clock = FrozenClock()
-    clock.now = datetime(2026, 2, 3, tzinfo=timezone.utc)
+    clock.now = datetime(2026, 2, 3, tzinfo=UTC)
     with Workspace.open(repo, clock=clock, env={}) as ws:
         accepted = ws.accept_drift("ApiGateway")
     git(repo, "commit", "-q", "--amend", "-m", "rewritten, reworded",
@@ -277,7 +277,7 @@ def test_an_accept_survives_a_squash_merge(repo: Path, tmp_path: Path):
     (bob / "services/orders/app.py").write_text(lines(200, "order"))
     commit(bob, "orders: totals in cents", "2026-02-03T00:00:00Z")
     clock = FrozenClock()
-    clock.now = datetime(2026, 2, 3, 12, tzinfo=timezone.utc)
+    clock.now = datetime(2026, 2, 3, 12, tzinfo=UTC)
     with Workspace.open(bob, clock=clock, env={}) as ws:
         ws.accept_drift("Orders", "cents everywhere")
     commit_accepts(bob, "accept the orders", "2026-02-04T00:00:00Z")
@@ -308,7 +308,7 @@ def test_code_committed_with_its_accept_is_not_drift_after_it(repo: Path):
        commit=st.sampled_from([None, "ab" * 20, "0123456789" * 4, "1e10" + "0" * 36, "0b" + "10" * 19]))
 def test_an_accept_file_reads_back_as_written(reason: str, author: str | None, commit: str | None):
     """Any one-line reason, and commit ids YAML alone would read as numbers."""
-    accept = Accept("shop.api", datetime(2026, 3, 1, 10, tzinfo=timezone.utc), commit=commit, author=author,
+    accept = Accept("shop.api", datetime(2026, 3, 1, 10, tzinfo=UTC), commit=commit, author=author,
                     reason=reason.strip() or None)
     read, remarks = parse_accept(render_accept(accept))
     assert remarks == []

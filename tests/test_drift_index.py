@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -15,7 +15,7 @@ from archmem.memory.types import Memory
 from archmem.model.paths import compile_globs
 from archmem.model.types import ArchitectureModel, Element
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NOW = T0 + timedelta(days=10)
 SMALL = ElementSize(files=2, lines=40)
 """Small enough that the floors decide: churn ≥ 20 lines, or ≥ 1 file event."""

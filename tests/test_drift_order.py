@@ -5,7 +5,7 @@ real repositories with back-dated commits. Memory staleness stays on the clock."
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -72,14 +72,14 @@ def test_memory_staleness_stays_on_the_clock(repo: Path):
     """A memory confirmed after the commits' (wall-clock) dates is not VERIFY."""
     three_api_commits(repo, "2025-12-31T00:00:00Z")
     clock = FrozenClock()
-    clock.now = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    clock.now = datetime(2026, 1, 2, tzinfo=UTC)
     with Workspace.open(repo, clock=clock, env={}) as ws:
         written = ws.remember("Routes are matched by prefix.", kind="pitfall", elements=["ApiGateway"])
         assert ws.staleness(ws.get_memory(written.id)) is None
 
 
 def test_the_index_counts_from_a_commit_not_from_its_time():
-    t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    t = datetime(2026, 1, 1, tzinfo=UTC)
     api = {"api": ["services/api/**"]}
     commits = [Commit(sha=f"{n:040x}", time=t, author="dev", changes=(FileChange("services/api/a.go", 30, 0),))
                for n in range(1, 4)]
@@ -89,5 +89,5 @@ def test_the_index_counts_from_a_commit_not_from_its_time():
     stamp = index.drift("api", Baseline(commit=commits[0].sha, time=t), size, th)
     assert stamp is not None and stamp.commit == commits[1].sha and stamp.lines == 30 and stamp.since == t
     assert index.drift("api", Baseline(commit=commits[2].sha, time=t), size, th) is None
-    unknown = Baseline(commit="f" * 40, time=datetime(2025, 1, 1, tzinfo=timezone.utc))  # not on the line: its time
+    unknown = Baseline(commit="f" * 40, time=datetime(2025, 1, 1, tzinfo=UTC))  # not on the line: its time
     assert index.drift("api", unknown, size, th) is not None

@@ -5,9 +5,8 @@ instead of refusing the workspace; discovery finds workspaces in ``architecture/
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import re
+from pathlib import Path
 
 import pytest
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -25,7 +25,7 @@ from archmem.workspace import Workspace
 
 from .conftest import REPO_ROOT
 
-NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 PRICING = "services/orders/pricing/engine.py"
 PRICING_TOO = "services/orders/pricing/quote.py"
 WITHOUT_MEMORIES = "services/gateway/auth/token.go"

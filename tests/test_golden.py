@@ -8,7 +8,7 @@ before the isolation fixture runs.)
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from archmem.workspace import Workspace
 
 GOLDEN = Path(__file__).with_name("golden")
 UPDATE = os.environ.get("ARCHMEM_UPDATE_GOLDEN") == "1"
-NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,7 @@ from archmem.store.sqlite import SQLiteStore
 
 from .conftest import git, write
 
-START = datetime(2024, 1, 1, 9, 0, tzinfo=timezone.utc)
+START = datetime(2024, 1, 1, 9, 0, tzinfo=UTC)
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # what a root commit is diffed against
 
 
@@ -118,7 +118,7 @@ def test_time_is_the_committer_time_in_utc_and_author_is_name_and_email(repo: Re
     landed = datetime(2023, 6, 9, 23, 30, tzinfo=timezone(timedelta(hours=-7)))
     repo.commit({"a.txt": "a\n"}, when=authored, committer_when=landed)
     [commit] = HistoryReader(repo.root).read()
-    assert commit.time == landed and commit.time.tzinfo == timezone.utc
+    assert commit.time == landed and commit.time.tzinfo == UTC
     assert commit.time.isoformat() == "2023-06-10T06:30:00+00:00"
     assert commit.author == "Test Author <author@example.com>"
     assert commit.parents == ()

@@ -5,7 +5,7 @@ with renames and merges."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -86,7 +86,7 @@ def test_drift_from_the_narrow_read_is_the_drift_from_a_full_read(history: Path)
     read = {p for c in narrow for change in c.changes for p in (change.path, change.old_path) if p}
     assert {"services/api/routes.go", "services/orders/old.py", "tools/old.py", "docs/notes.md"} <= read
     for path in [*read, "services", "services/api", "legacy"]:
-        for moment in (None, datetime(2026, 1, 4, tzinfo=timezone.utc), datetime(2026, 1, 9, tzinfo=timezone.utc)):
+        for moment in (None, datetime(2026, 1, 4, tzinfo=UTC), datetime(2026, 1, 9, tzinfo=UTC)):
             assert new.file_changes(path, moment) == old.file_changes(path, moment), path
 
 
@@ -123,7 +123,7 @@ def test_drift_from_the_elements_paths_alone_is_the_drift_from_a_full_read(histo
     read = {p for c in narrow for change in c.changes for p in (change.path, change.old_path) if p}
     assert "tools/old.py" not in read and "workspace.dsl" not in read
     for path in ["services/api/routes.go", "services/orders/app.py", "docs/notes.md", "services/api", "legacy"]:
-        for moment in (None, datetime(2026, 1, 4, tzinfo=timezone.utc), datetime(2026, 1, 9, tzinfo=timezone.utc)):
+        for moment in (None, datetime(2026, 1, 4, tzinfo=UTC), datetime(2026, 1, 9, tzinfo=UTC)):
             assert new.file_changes(path, moment) == old.file_changes(path, moment), path
 
 
@@ -168,7 +168,7 @@ def test_an_anchor_on_an_ignored_file_keeps_that_file_read(history: Path):
     kept = history_exclusions(DEFAULT_IGNORE, ["package-lock.json#dep-1", "services/api"])
     assert "**/package-lock.json" not in kept and "**/*.min.js" in kept
     clock = FrozenClock()
-    clock.now = datetime(2026, 1, 10, 12, tzinfo=timezone.utc)
+    clock.now = datetime(2026, 1, 10, 12, tzinfo=UTC)
     with Workspace.open(history, clock=clock, env={}) as ws:
         ws.drift_report()
         written = ws.remember("Pin dep-1: 2.x breaks the build.", kind="pitfall", anchors=["package-lock.json"])

@@ -17,6 +17,7 @@ import queue
 import subprocess
 import sys
 import threading
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -286,18 +287,18 @@ def test_import_refuses_secrets_in_every_field_and_values_the_index_cannot_hold(
 
 
 def test_two_files_with_one_id_resolve_to_the_same_file_on_every_clone(tmp_path: Path):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from archmem.memory.file_format import file_name, render_memory
     from archmem.memory.types import Memory
 
     root = new_repo(tmp_path)
     original = Memory(id="m-dup1", kind="note", title="Header limits", content="Headers over 8KB are dropped.",
-                      created_at=datetime(2026, 2, 1, tzinfo=timezone.utc))
+                      created_at=datetime(2026, 2, 1, tzinfo=UTC))
     write(root, {f"{FOLDER}/{file_name(original)}": render_memory(original)})
     archmem(root, "list")  # this clone indexes the original before the copy arrives
     copy = dataclasses.replace(original, content="Headers over 16KB are dropped.",
-                               created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+                               created_at=datetime(2026, 1, 1, tzinfo=UTC))
     write(root, {f"{FOLDER}/aaa-copy.md": render_memory(copy)})  # first by path, and older
     commit(root, "a copy", "2026-02-02T00:00:00Z")
     fresh = tmp_path / "fresh"

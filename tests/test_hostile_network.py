@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from archmem.ci.github_api import GitHubApiError, GitHubClient
 from archmem.ci.github import append_step_files, step_output
+from archmem.ci.github_api import GitHubApiError, GitHubClient
 
 from .loopback_github import REPOSITORY, TOKEN, FakeGitHub, Seen
 from .test_pr import am, change, event_file, github_env  # noqa: F401  (the pull request fixture)

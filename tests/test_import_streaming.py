@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import json
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from archmem.memory.types import Memory
@@ -81,7 +81,7 @@ def _repo_with_memory_files(root: Path) -> None:
     for number in range(COUNT):
         memory = Memory(id=f"m-{number:05d}", kind="note", title=f"Fact {number}",
                         content=f"Fact {number} about orders, see [[Fact {max(number - 1, 0)}]].", elements=["orders"],
-                        created_at=datetime(2026, 1, 5, 10, tzinfo=timezone.utc))
+                        created_at=datetime(2026, 1, 5, 10, tzinfo=UTC))
         (folder / file_name(memory)).write_text(render_memory(memory), encoding="utf-8")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "memories")

@@ -9,7 +9,7 @@ import re
 import shutil
 import subprocess
 import tomllib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -417,7 +417,7 @@ def test_the_hook_prints_a_briefing_and_never_fails_a_session_start(tmp_path: Pa
     git(shop, "add", "-A")
     git(shop, "commit", "-q", "-m", "the shop")
     with Workspace.open(shop) as workspace:
-        report = workspace.import_memories(_memory_lines(datetime.now(timezone.utc)))
+        report = workspace.import_memories(_memory_lines(datetime.now(UTC)))
     assert report.imported and not report.errors
     assert run(shop, "claude-code").exit_code == 0
     write(shop, {".gitignore": ".archmem/\n"})

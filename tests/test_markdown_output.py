@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from archmem.mcp import tools as mcp_tools
 from archmem.errors import InvalidInputError
 from archmem.escape import markdown_code, markdown_inline, one_line
+from archmem.mcp import tools as mcp_tools
 from archmem.workspace import Workspace
 
 from .conftest import ADR, MODEL, FrozenClock, write

@@ -11,7 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("inspector") / "shop"
-    run_demo(root, now=datetime.now(timezone.utc))
+    run_demo(root, now=datetime.now(UTC))
     return root
 
 

@@ -8,10 +8,10 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp.shared.exceptions import MCPError  # noqa: E402
-from mcp_types import PromptReference, ResourceTemplateReference  # noqa: E402
+from mcp.shared.exceptions import MCPError
+from mcp_types import PromptReference, ResourceTemplateReference
 
-from .test_mcp_server import Connected, build_demo, error_text, stdio_server  # noqa: E402
+from .test_mcp_server import Connected, build_demo, error_text, stdio_server
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 import threading
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +19,16 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from mcp_types import CallToolResult, Implementation  # noqa: E402
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult, Implementation
 
-from archmem.demo import run_demo  # noqa: E402
-from archmem.git.checkout import current_head  # noqa: E402
-from archmem.mcp.server import build_server  # noqa: E402
-from archmem.workspace import Workspace  # noqa: E402
+from archmem.demo import run_demo
+from archmem.git.checkout import current_head
+from archmem.mcp.server import build_server
+from archmem.workspace import Workspace
 
-from .conftest import REPO_ROOT, git, write  # noqa: E402
+from .conftest import REPO_ROOT, git, write
 
 TOOLS = {
     "start_session": ["task"],
@@ -109,7 +109,7 @@ def stdio_server(root: Path, errlog: Path, env: dict[str, str] | None = None, cw
 def build_demo(factory: pytest.TempPathFactory) -> Path:
     """The demo repository: real git history, 41 memories, drifted elements."""
     root = factory.mktemp("mcp") / "shop"
-    run_demo(root, now=datetime.now(timezone.utc))
+    run_demo(root, now=datetime.now(UTC))
     return root
 
 

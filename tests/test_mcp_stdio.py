@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from archmem.mcp.stdio import INVALID_REQUEST, PARSE_ERROR, refusal  # noqa: E402
+from archmem.mcp.stdio import INVALID_REQUEST, PARSE_ERROR, refusal
 
-from .conftest import MODEL, REPO_ROOT, write  # noqa: E402
+from .conftest import MODEL, REPO_ROOT, write
 
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}

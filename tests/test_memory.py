@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -260,7 +261,7 @@ def test_decision_links_in_every_form(ws: Workspace, form: str):
 def test_near_duplicate_pairs_are_exactly_the_brute_force_ones(seed: int):
     import itertools
     import random
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from archmem.memory import text as textrules
     from archmem.memory.review import near_duplicate_pairs
@@ -278,7 +279,7 @@ def test_near_duplicate_pairs_are_exactly_the_brute_force_ones(seed: int):
                 base[rng.randrange(len(base))] = rng.choice(words)
             base = base + rng.sample(words, rng.randint(0, 2))
         contents.append(" ".join(base))
-    created = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    created = datetime(2026, 1, 1, tzinfo=UTC)
     memories = [Memory(id=f"m{i:03d}", kind="note", content=c, created_at=created) for i, c in enumerate(contents)]
     expected = set()
     for a, b in itertools.combinations(memories, 2):

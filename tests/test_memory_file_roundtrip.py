@@ -8,7 +8,7 @@ round-trip through ``render_memory`` and ``parse_memory``.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -20,7 +20,7 @@ from archmem.memory.file_format import parse_memory, render_memory
 from archmem.memory.lifecycle import normalize_anchor
 from archmem.memory.types import Memory
 
-CREATED = datetime(2026, 3, 1, 10, 0, 0, 123456, tzinfo=timezone.utc)
+CREATED = datetime(2026, 3, 1, 10, 0, 0, 123456, tzinfo=UTC)
 
 
 def roundtrip(memory: Memory) -> Memory:
@@ -59,7 +59,7 @@ def _valid(validate, text):  # type: ignore[no-untyped-def]
 
 
 _names = st.text(min_size=1, max_size=30).map(str.strip).filter(bool)
-_times = st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(timezone.utc))
+_times = st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC))
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -265,7 +265,7 @@ def test_a_write_never_overwrites_a_hand_edit_it_has_not_read(repo: Path):
 # ---- the file format round-trips -------------------------------------------------------
 
 import unicodedata  # noqa: E402
-from datetime import datetime, timezone  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -286,7 +286,7 @@ _text = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Cf"
        content=_text, confirmations=st.integers(0, 5))
 def test_render_then_parse_gives_back_the_memory(title, author, elements, content, confirmations):
     memory = Memory(id="m-0123456789", kind="note", title=title, author=author, elements=elements, content=content,
-                    created_at=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=timezone.utc), confirmations=confirmations)
+                    created_at=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC), confirmations=confirmations)
     assert parse_memory(render_memory(memory)).memory == memory
 
 

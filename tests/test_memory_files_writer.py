@@ -5,7 +5,7 @@ the file back when that transaction fails, and never writes over an edit it has 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from archmem.store import MemoryFolder, open_store
 from archmem.store.base import Store
 from archmem.store.files import content_sha
 
-T0 = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture

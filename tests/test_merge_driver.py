@@ -7,7 +7,7 @@ import dataclasses
 import json
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ from archmem.workspace import Workspace
 
 from .conftest import ADR, MODEL, REPO_ROOT, FrozenClock, git, write
 
-WHEN = datetime(2026, 5, 1, 9, 0, tzinfo=timezone.utc)
+WHEN = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
 BASE = Memory(
     id="m-1", kind="pitfall", title="Header limits", content="Headers over 8KB are dropped.\n\nSee the router.",
     elements=["gateway"], anchors=["services/gateway/router.go"], author="claude-code/sarah", created_at=WHEN,

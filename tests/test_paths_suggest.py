@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from archmem.config import load_config
+from archmem.escape import toml_string as quote
 from archmem.onboarding.names import similarity, words
 from archmem.onboarding.rank import name_score
-from archmem.escape import toml_string as quote
 from archmem.onboarding.table import render_table, replace_table
 from archmem.workspace import Workspace
 

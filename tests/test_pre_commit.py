@@ -5,8 +5,8 @@ and fails one with a problem."""
 
 from __future__ import annotations
 
-import shlex
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path

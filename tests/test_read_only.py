@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from archmem.cli import cli
 from archmem.agents.install import hook_command
+from archmem.cli import cli
 from archmem.workspace import Workspace
 
 from .conftest import ADR, MODEL, REPO_ROOT, git, git_status, write

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,8 @@ from archmem.recall import score as S
 from archmem.recall.engine import RecallContext, recall
 from archmem.workspace import Workspace
 
-from .conftest import ADR, MODEL, FrozenClock, git, write, ranked_ids as results, shown_ids
+from .conftest import ADR, MODEL, FrozenClock, git, shown_ids, write
+from .conftest import ranked_ids as results
 
 
 @pytest.fixture
@@ -180,7 +181,7 @@ def test_relevance_dominates_kind_and_age(ws: Workspace, clock: FrozenClock):
 
 # ---- the formula, pure --------------------------------------------------------------
 
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def test_lexical_relevance_is_bm25_over_its_ceiling():

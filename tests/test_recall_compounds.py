@@ -7,7 +7,7 @@ match, lower; a part that is a stop-word or a common verb does not carry a match
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,9 +19,10 @@ from archmem.store import open_store
 from archmem.store.migrations import MIGRATIONS, MIGRATIONS_TABLE
 from archmem.workspace import Workspace
 
-from .conftest import ADR, MODEL, FrozenClock, git, write, ranked_ids as ids
+from .conftest import ADR, MODEL, FrozenClock, git, write
+from .conftest import ranked_ids as ids
 
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 # ---- the analysis (pure) ----------------------------------------------------------

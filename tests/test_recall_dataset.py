@@ -12,7 +12,7 @@ import json
 import re
 import sys
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from archmem.model.paths import compile_globs
 from archmem.workspace import Workspace
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-NOW = datetime(2026, 11, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def _recall_sets() -> Any:

@@ -14,7 +14,7 @@ from archmem.config import RecallConfig
 from archmem.recall.decision import FEATURES, Evidence, confidence, decide, fit
 from archmem.workspace import Workspace
 
-from .conftest import FrozenClock, REPO_ROOT, git, write
+from .conftest import REPO_ROOT, FrozenClock, git, write
 
 DEFAULTS = REPO_ROOT / "bench" / "recall_defaults.json"
 

@@ -19,7 +19,8 @@ from archmem.recall.elements import ElementIndex, relevant_elements
 from archmem.store.words import IndexForms
 from archmem.workspace import Workspace
 
-from .conftest import FrozenClock, git, write, ranked_ids as ids
+from .conftest import FrozenClock, git, write
+from .conftest import ranked_ids as ids
 
 # A shop like the boutique: the system owns the shared files (CI, docs: a third of the
 # repository), one container holds a component, another holds two.

@@ -11,7 +11,8 @@ from archmem.model.types import ArchitectureModel, Element
 from archmem.recall.named import Names, titles_named
 from archmem.workspace import Workspace
 
-from .conftest import FrozenClock, git, write, ranked_ids as ids
+from .conftest import FrozenClock, git, write
+from .conftest import ranked_ids as ids
 
 DSL = """workspace "Online Boutique" {
     !identifiers hierarchical

@@ -6,7 +6,7 @@ check`` reports stale ones; a person's file is never touched."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -18,7 +18,7 @@ from archmem.demo import run_demo
 from archmem.render.rules import GENERATED_MARK
 from archmem.workspace import Workspace
 
-NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
 def invoke(root: Path, *args: str):

@@ -13,7 +13,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from archmem.cli import cli
-from archmem.drift.scan import scan_history, reader_for
+from archmem.drift.scan import reader_for, scan_history
 from archmem.mcp.server import WorkspaceHost
 from archmem.workspace import Workspace
 
@@ -102,4 +102,4 @@ def test_drift_on_a_terminal_shows_a_bar_with_the_true_total(tmp_path: Path):
     os.close(leader)
     assert done.returncode == 0
     text = shown.decode(errors="replace")
-    assert "reading git history" in text and f"{COMMITS}/{COMMITS}" in text and f"/0" not in text
+    assert "reading git history" in text and f"{COMMITS}/{COMMITS}" in text and "/0" not in text

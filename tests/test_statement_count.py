@@ -7,7 +7,7 @@ committed memory files and back-dated history; statements SQLite runs inside FTS
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -24,7 +24,7 @@ STATUS_LIMIT = 21
 
 def clock(day: int) -> FrozenClock:
     frozen = FrozenClock()
-    frozen.now = datetime(2026, 1, day, 12, tzinfo=timezone.utc)
+    frozen.now = datetime(2026, 1, day, 12, tzinfo=UTC)
     return frozen
 
 

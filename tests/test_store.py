@@ -6,7 +6,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ from archmem.store.base import Store
 from archmem.store.migrations import MIGRATIONS, MIGRATIONS_TABLE
 from archmem.store.sqlite import SQLiteStore
 
-NOW = datetime(2026, 11, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 
 
 def memory(id: str, content: str = "the gateway strips long headers", **fields) -> Memory:
@@ -347,7 +347,7 @@ def test_migration_13_looks_titles_of_every_status_up_in_an_index(tmp_path: Path
         assert [scope[:2] for scope in store.memory_scopes()] == [("m-new", "2026-01-01T00:00:00.000000Z")]
         store.db.set_trace_callback(None)
         plans = {sql: " ".join(row[3] for row in store.db.execute(f"EXPLAIN QUERY PLAN {sql}"))
-                 for sql in seen if sql.lstrip().startswith("SELECT") and "FROM memories m" in sql or
+                 for sql in seen if (sql.lstrip().startswith("SELECT") and "FROM memories m" in sql) or
                  sql.startswith("SELECT id, COALESCE")}
         assert len(plans) == 3
         for sql, plan in plans.items():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -246,7 +246,7 @@ def test_parse_unified_zero_of_a_real_git_diff(git_repo):
 
 # ---- path#Symbol anchors in memory staleness, one pair per language ---------------------
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 NOW = T0 + timedelta(days=3)
 
 CASES = {

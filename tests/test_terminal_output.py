@@ -7,7 +7,7 @@ import io
 import json
 import re
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -115,7 +115,7 @@ def test_element_names_from_the_dsl_never_reach_the_terminal_raw(repo: Path, arg
 
 
 def memory(author: str, title: str, content: str) -> Memory:
-    now = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
     return Memory(id="m-1", title=title, kind="note", content=content, author=author, created_at=now)
 
 
@@ -128,7 +128,7 @@ def test_listing_any_memory_prints_no_raw_control_character(author: str, title: 
         saved = sys.stdout
         sys.stdout = SafeStream(inner)  # type: ignore[assignment]
         try:
-            print_memories([memory(author, title, content)], datetime(2026, 1, 2, tzinfo=timezone.utc))
+            print_memories([memory(author, title, content)], datetime(2026, 1, 2, tzinfo=UTC))
             secho(f"error: {author}", fg="red")
         finally:
             sys.stdout = saved

@@ -5,14 +5,14 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from archmem.memory.types import Memory, Session
 from archmem.model.types import ArchitectureModel, Element, Location
 
-CREATED = datetime(2026, 1, 5, 10, 0, tzinfo=timezone.utc)
+CREATED = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
 
 
 def test_a_memory_as_json_is_what_the_json_output_always_said():

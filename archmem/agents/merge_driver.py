@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from archmem.errors import ConfigError, ConflictError, RepositoryError
 from archmem.agents.install import FileChange, plan_files
+from archmem.errors import ConfigError, ConflictError, RepositoryError
 
 DRIVER = "archmem"
 ATTRIBUTE = f"merge={DRIVER}"

@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import re
 import urllib.error
-from email.message import Message
 from collections.abc import Iterator, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from email.message import Message
 from typing import Any
 
 from archmem.ci.transport import (
-    MAX_ANSWER_BYTES, TIMEOUT_SECONDS, ApiError, JsonTransport, clean_url, error_message, path_of, short,
+    MAX_ANSWER_BYTES,
+    TIMEOUT_SECONDS,
+    ApiError,
+    JsonTransport,
+    clean_url,
+    error_message,
+    path_of,
+    short,
 )
 from archmem.ci.types import Comment
 
@@ -105,7 +112,7 @@ def _http_error(method: str, url: str, exc: urllib.error.HTTPError) -> GitHubApi
     if status in (403, 429) and (headers.get("x-ratelimit-remaining") == "0" or headers.get("retry-after")):
         reset = headers.get("x-ratelimit-reset")
         if reset and reset.isdigit():
-            at = datetime.fromtimestamp(int(reset), tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+            at = datetime.fromtimestamp(int(reset), tz=UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
             when = f"it resets at {at}"
         else:
             when = f"retry after {headers.get('retry-after')} seconds"

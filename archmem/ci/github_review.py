@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from archmem.ci.github import append_step_files
 from archmem.escape import workflow_command as _escape
 from archmem.review.markdown import MARKER, inline, label
-from archmem.review.pull_request import PullRequestReview
 from archmem.review.publish import Published
+from archmem.review.pull_request import PullRequestReview
 from archmem.words import plural
 
 MAX_ANNOTATIONS = 10

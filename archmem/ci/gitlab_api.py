@@ -13,11 +13,18 @@ from __future__ import annotations
 
 import re
 import urllib.error
-from email.message import Message
 from collections.abc import Iterator
+from email.message import Message
 
 from archmem.ci.transport import (
-    MAX_ANSWER_BYTES, TIMEOUT_SECONDS, ApiError, JsonTransport, clean_url, error_message, path_of, short,
+    MAX_ANSWER_BYTES,
+    TIMEOUT_SECONDS,
+    ApiError,
+    JsonTransport,
+    clean_url,
+    error_message,
+    path_of,
+    short,
 )
 from archmem.ci.types import Comment, Identity
 

@@ -97,9 +97,8 @@ def workspace_options(command: Callable[..., Any]) -> Callable[..., Any]:
     )
     @functools.wraps(command)
     def wrapper(*args: Any, repo: Path | None, model_file: Path | None, **kwargs: Any) -> Any:
-        from archmem.workspace import Workspace
-
         from archmem.store.failures import store_failures
+        from archmem.workspace import Workspace
 
         workspace = Workspace.open(repo, model=model_file)
         bar = HistoryBar() if sys.stderr.isatty() else None

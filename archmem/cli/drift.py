@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import click
 
 from archmem.cli import cli, emit_json, json_option, read_only, workspace_options
-from archmem.cli.output import terminal
 from archmem.cli.reports import REPORT_FORMATS, REPORT_HELP, emit_report
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from itertools import accumulate
 from math import ceil
 from typing import TYPE_CHECKING, NamedTuple
@@ -42,7 +42,7 @@ then: it is a heavy import for a CLI), shorter ones in Python."""
 def timestamp(moment: datetime) -> float:
     """Seconds since the epoch; a naive time is taken as UTC (as ``clock.parse_time``)."""
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 
@@ -241,7 +241,7 @@ class DriftIndex:
         for ci, commit in enumerate(commits):
             t = timestamp(commit.time)
             if t < latest:
-                moment = datetime.fromtimestamp(latest, timezone.utc)
+                moment = datetime.fromtimestamp(latest, UTC)
             else:
                 latest, moment = t, commit.time
             index.shas.append(commit.sha)
@@ -314,7 +314,7 @@ class DriftIndex:
         if len(stored) != _TIME_TEXT or not stored.endswith("Z"):
             return self.position(parse_time(stored))
         if self._time_texts is None:
-            self._time_texts = [format_time(datetime.fromtimestamp(t, timezone.utc)) for t in self.times]
+            self._time_texts = [format_time(datetime.fromtimestamp(t, UTC)) for t in self.times]
         return bisect_right(self._time_texts, stored)
 
     def crossing(self, element_id: str, position: int, churn_limit: int, events_limit: int) -> tuple[int, int] | None:

@@ -26,6 +26,7 @@ from archmem.drift.changes import (
     changes_since,
 )
 from archmem.drift.context import DriftContext, HistoryReading
+from archmem.drift.head_cache import ByPath, HeadCache
 from archmem.drift.index import DriftIndex
 from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import (
@@ -36,7 +37,6 @@ from archmem.drift.scan import (
     scan_history,
 )
 from archmem.drift.staleness import Staleness, StalenessChecker
-from archmem.drift.head_cache import ByPath, HeadCache
 from archmem.drift.symbols import Hunk
 from archmem.drift.types import Baseline, ElementSize, ElementSizes
 from archmem.errors import RepositoryError

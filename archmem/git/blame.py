@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from archmem.git.commands import run_git
@@ -107,5 +107,5 @@ def parse_blame(porcelain: str) -> list[BlamedCommit | None]:
             current = head[0]
             commits.setdefault(current, None)
         elif head[0] == "committer-time" and current != _NOT_COMMITTED:
-            commits[current] = BlamedCommit(current, datetime.fromtimestamp(int(head[1]), tz=timezone.utc))
+            commits[current] = BlamedCommit(current, datetime.fromtimestamp(int(head[1]), tz=UTC))
     return lines

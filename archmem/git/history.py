@@ -53,7 +53,7 @@ import os
 import subprocess
 import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -406,7 +406,7 @@ def _commit(
         changes.append(FileChange(path, added, deleted, status, old if status == "R" else None))
     return Commit(
         sha=sha,
-        time=datetime.fromtimestamp(int(stamp), timezone.utc),
+        time=datetime.fromtimestamp(int(stamp), UTC),
         author=author,
         parents=tuple(parents.split()),
         changes=tuple(changes),

@@ -13,7 +13,7 @@ import re
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from archmem.errors import RepositoryError
@@ -271,7 +271,7 @@ class Repository:
         if result.returncode != 0:
             raise RepositoryError(f"unknown revision {ref!r}", hint="give a commit, tag or branch (git rev-parse REF)")
         sha, seconds = result.stdout.decode().strip().splitlines()[0].split()
-        return BlamedCommit(sha, datetime.fromtimestamp(int(seconds), tz=timezone.utc))
+        return BlamedCommit(sha, datetime.fromtimestamp(int(seconds), tz=UTC))
 
     def _git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
         return run_git(self.root, *args, check=check, cwd=cwd)

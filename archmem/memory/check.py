@@ -43,7 +43,11 @@ from typing import Any, NamedTuple
 from archmem.errors import ArchmemError, closest
 from archmem.memory import links as linkrules
 from archmem.memory.file_format import (
-    CONFLICT_MARKER, FRONT_MATTER, MemoryFileError, holder_rank, read_memory_file,
+    CONFLICT_MARKER,
+    FRONT_MATTER,
+    MemoryFileError,
+    holder_rank,
+    read_memory_file,
 )
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel

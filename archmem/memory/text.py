@@ -42,9 +42,9 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 import unicodedata
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import Literal
 
 from archmem.memory.links import code_spans

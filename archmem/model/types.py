@@ -8,9 +8,9 @@ what it puts in them, and every command builds them, so they cost nothing at imp
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-import datetime as dt
 from functools import cached_property
 
 from archmem.errors import UnknownNameError, closest

@@ -167,7 +167,7 @@ def rank_places(
         place = item.place
         if product and (not place.folder or item.score < 0.9):
             continue  # a product's own folder may hold its configuration; a file named like it is not it
-        if store and item.score < 0.8 or place.glob in given or place.glob in guessed:
+        if (store and item.score < 0.8) or place.glob in given or place.glob in guessed:
             continue  # a part never owns exactly its parent's folder (nor would it hide its own inside it)
         if place.aside:
             item.score *= 0.5

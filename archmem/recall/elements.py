@@ -128,9 +128,7 @@ class ElementIndex:
         ("up" in "looks up")."""
         names = [self.model.name]
         for element in self.model.elements:
-            if element.kind == "softwareSystem" and self.model.children(element.id):
-                names += [element.name, element.id.rsplit(".", 1)[-1]]
-            elif element.kind == "person":
+            if (element.kind == "softwareSystem" and self.model.children(element.id)) or element.kind == "person":
                 names += [element.name, element.id.rsplit(".", 1)[-1]]
         terms = [
             *textrules.query_tokens(" ".join(names)), *textrules.COMMON_VERB_PARTS, *TASK_WORDS, *textrules.FACT_WORDS,

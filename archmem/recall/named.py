@@ -23,8 +23,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from archmem.model.types import ArchitectureModel
 from archmem.memory.text import STOP_WORDS
+from archmem.model.types import ArchitectureModel
 
 MIN_KEY = 2
 """An identifier of one letter names nothing."""

@@ -24,14 +24,14 @@ import gc
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from archmem.errors import StoreError
 from archmem.git.types import Commit, FileChange
 from archmem.store.connection import SQLiteConnection
 
-_UTC = timezone.utc
+_UTC = UTC
 _NO_CHANGES = "[]"
 
 

@@ -140,7 +140,7 @@ class SQLiteConnection:
             try:
                 return str(db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
                     raise
                 time.sleep(0.01)
 

@@ -12,9 +12,9 @@ from archmem.workspace.reviews import ReviewOps
 
 if TYPE_CHECKING:
     from archmem.memory.types import Memory
-    from archmem.render.rules import RulesPlan
     from archmem.render.briefing import Briefing, Client
     from archmem.render.knowledge_map import KnowledgeMap
+    from archmem.render.rules import RulesPlan
 
 
 class BriefingOps(ReviewOps):

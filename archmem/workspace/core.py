@@ -19,19 +19,18 @@ from typing import TYPE_CHECKING, Any, Self
 from archmem.clock import Clock, format_time, system_clock
 from archmem.config import Config, load_config
 from archmem.errors import ModelNotFoundError
+from archmem.git.repository import Repository
 from archmem.model.loader import discover_model, load_model
 from archmem.model.ownership import Ownership, compute_ownership
 from archmem.model.types import ArchitectureModel
-from archmem.git.repository import Repository
 
 if TYPE_CHECKING:
     from archmem.drift.accepts import AcceptFolder
     from archmem.initialize import InitResult
     from archmem.memory.lifecycle import MemoryContext
     from archmem.memory.sync import SyncReport
-    from archmem.memory.types import Memory
-    from archmem.store.files import MemoryFolder
     from archmem.store.base import Store
+    from archmem.store.files import MemoryFolder
 
 
 class WorkspaceCore:

@@ -89,7 +89,6 @@ class RecallOps(DriftOps):
         always_answer: bool = False,
     ) -> RecallResult:
         """The memories that matter for a task, ranked, with why (docs/architecture.md, "Recall")."""
-        from archmem.model.ownership import Ownership
         from archmem.recall.engine import RecallContext, nothing_is_stale, recall
 
         if limit < 1:

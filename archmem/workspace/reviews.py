@@ -11,8 +11,8 @@ from archmem.workspace.recall import RecallOps
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from archmem.conformance.baseline import Entry, Frozen
     from archmem.ci.types import Identity
+    from archmem.conformance.baseline import Entry, Frozen
     from archmem.conformance.types import ConformanceReport
     from archmem.review.publish import CommentsApi, Published
     from archmem.review.pull_request import PullRequestRef, PullRequestReview
