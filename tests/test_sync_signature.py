@@ -151,3 +151,36 @@ def test_pulled_files_are_indexed_as_a_rebuild_indexes_them(shop: Path, monkeypa
             ("memory", "Retries"), ("memory", "Pulled 4"), ("element", "ApiGateway")}
         assert not ws.store.links(pending=True)
     assert made == 1
+
+
+def git_commands(trace: Path) -> list[str]:
+    """The git commands a ``GIT_TRACE`` file records (one line each, as git ran them)."""
+    return [line.partition("trace: built-in: ")[2] for line in trace.read_text().splitlines()
+            if "trace: built-in: " in line]
+
+
+def test_status_asks_git_of_the_memory_folder_once(shop: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """The open's signature and status's list of files not committed yet come from one
+    ``git status`` of the memory folder."""
+    from archmem.status import workspace_status
+
+    contents(shop)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.remember("Caches live for a minute.", kind="convention", title="Caches", elements=["ApiGateway"])
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        files = workspace_status(ws)["files"]
+    runs = [command for command in git_commands(trace) if " status " in f" {command} " and ".archmem/memories" in command]
+    assert len(runs) == 1, runs
+    [new] = files["uncommitted"]
+    assert new.startswith(".archmem/memories/") and "caches" in new
+
+
+def test_a_commit_that_does_not_touch_the_memories_lists_no_memory_file(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    contents(shop)
+    write(shop, {"services/api/router.go": lines(12)})
+    commit(shop, "code only", "2026-01-03T00:00:00Z")
+    seen = scanned_folders(monkeypatch)
+    assert len(contents(shop)) == 3
+    assert ".archmem/memories/" not in seen

@@ -1,9 +1,9 @@
 """Bring the local index up to date with the memory files (the truth, shared through git).
 
-Runs on every open. A large folder in git is known unchanged by its signature: git says
-which files differ from HEAD (it compares the others with its index's stat cache), and
-only those are stat-ed (``Repository.folder_signature``); the signature the last sync
-saw is kept in the index. Otherwise, or when the signature moved, unchanged files are
+Runs on every open. A large folder in git is known unchanged by its signature: its tree
+in HEAD, and the files git says differ from it (git compares the others with its index's
+stat cache), only those stat-ed (``Repository.folder_state``); the signature the last
+sync saw is kept in the index, so a commit that does not touch the folder costs nothing. Otherwise, or when the signature moved, unchanged files are
 recognized by size and mtime without being read;
 a changed one is hashed, and parsed only when its bytes changed (a checkout that touched
 it without changing it costs a read). A file that cannot be read as a memory is reported
@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from archmem.clock import system_clock
 from archmem.errors import ArchmemError
@@ -63,6 +63,9 @@ class SyncReport:
     removed: list[str] = field(default_factory=list)
     exported: int = 0
     problems: list[FileProblem] = field(default_factory=list)
+    uncommitted: list[str] | None = None
+    """The committed folder's files not committed yet, when git's signature listed them
+    (``status`` shows them without asking git again)."""
 
     @property
     def changed(self) -> bool:
@@ -81,8 +84,20 @@ _SIGNATURE = "files_signature"
 _CHUNK = 500
 """Memories read back at once to store their links."""
 
-FolderSignature = Callable[[str], "str | None"]
-"""A repository folder → a digest that changes when any file below it may have."""
+class FolderState(Protocol):
+    """What git says of the committed folder (``Repository.folder_state``)."""
+
+    @property
+    def digest(self) -> str:
+        """Changes whenever a file below the folder may have."""
+
+    @property
+    def uncommitted(self) -> list[str]:
+        """Its files that are new or changed against HEAD."""
+
+
+FolderSignature = Callable[[str], "FolderState | None"]
+"""A repository folder → its state, None when git cannot say."""
 
 
 def sync_from_files(
@@ -91,7 +106,7 @@ def sync_from_files(
 ) -> SyncReport:
     """Index what changed in the memory folders since the last open; see the module doc."""
     report = SyncReport()
-    seen = _files_signature(store, folder, signature)
+    seen = _files_signature(store, folder, signature, report)
     kept = store.meta(_SIGNATURE)
     if seen is None or kept != seen:
         _index_changed_files(store, folder, model, report)
@@ -107,16 +122,20 @@ def sync_from_files(
     return report
 
 
-def _files_signature(store: Store, folder: MemoryFolder, signature: FolderSignature | None) -> str | None:
+def _files_signature(
+    store: Store, folder: MemoryFolder, signature: FolderSignature | None, report: SyncReport
+) -> str | None:
     """Both folders' signature: git's for the committed one, the stamps of the private
-    one (git ignores it); None when the folder is small or git cannot say."""
+    one (git ignores it); None when the folder is small or git cannot say. The files
+    git lists as not committed go into ``report``."""
     if signature is None or store.file_count() < SIGNATURE_FROM:
         return None
     shared = signature(folder.relative(folder.shared))
     if shared is None:
         return None
+    report.uncommitted = shared.uncommitted
     private = sorted(folder.private_stamps().items())
-    return hashlib.sha256(f"{shared}\0{private!r}".encode("utf-8", "surrogateescape")).hexdigest()
+    return hashlib.sha256(f"{shared.digest}\0{private!r}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _index_changed_files(

@@ -324,7 +324,7 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         from archmem.memory.sync import sync_from_files
 
         report = sync_from_files(store, self.memory_folder, lambda: self.model_or_empty,
-                                 signature=self.repository.folder_signature)
+                                 signature=self.repository.folder_state)
         self._export_index_accepts(store)
         return report
 
