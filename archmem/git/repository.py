@@ -51,6 +51,8 @@ class FolderState:
     digest: str
     tree: str | None
     uncommitted: list[str]
+    clean: bool
+    """git lists nothing below the folder: every file there is as the tree holds it."""
 
 
 @dataclass
@@ -260,13 +262,23 @@ class Repository:
                 digest.update(b"-\0")
             if kind is not None:
                 uncommitted.append(path.decode("utf-8", errors="surrogateescape"))
-        return FolderState(digest.hexdigest(), tree, uncommitted)
+        return FolderState(digest.hexdigest(), tree, uncommitted, not result.stdout)
 
     def folder_tree(self, folder: str) -> str | None:
         """The id of ``folder``'s tree in HEAD (None without commits, or when HEAD has no
         such folder): what every committed file below it holds, in one value."""
         result = self._git("rev-parse", "--verify", "--quiet", f"HEAD:./{folder}", check=False)
         return result.stdout.decode().strip() or None if result.returncode == 0 else None
+
+    def tree_changes(self, old: str, new: str) -> list[str] | None:
+        """The paths (inside the trees) that differ between two trees, e.g. a folder's
+        before and after a pull (one ``git diff-tree``); None when git cannot say."""
+        if not self.is_git:
+            return None
+        result = self._git("diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new, check=False)
+        if result.returncode != 0:
+            return None
+        return [path for path in result.stdout.decode("utf-8", errors="surrogateescape").split("\0") if path]
 
     def user_name(self) -> str | None:
         """Who works in this clone: ``git config user.name``, else the local part of

@@ -92,26 +92,53 @@ class FolderState(Protocol):
         """Changes whenever a file below the folder may have."""
 
     @property
+    def tree(self) -> str | None:
+        """The folder's tree in HEAD."""
+
+    @property
     def uncommitted(self) -> list[str]:
         """Its files that are new or changed against HEAD."""
+
+    @property
+    def clean(self) -> bool:
+        """Every file below it is as its tree holds it."""
 
 
 FolderSignature = Callable[[str], "FolderState | None"]
 """A repository folder → its state, None when git cannot say."""
+TreeChanges = Callable[[str, str], "list[str] | None"]
+"""Two trees → the paths inside them that differ, None when git cannot say."""
+_TREE = "files_tree"
+"""The committed folder's tree at the last sync, when git listed nothing else there."""
+_PRIVATE = "files_private"
+
+
+@dataclass(frozen=True)
+class _Signature:
+    digest: str
+    tree: str | None
+    """The committed folder's tree, when it holds every file there (git lists no other)."""
+    private: str
 
 
 def sync_from_files(
     store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel],
-    *, signature: FolderSignature | None = None,
+    *, signature: FolderSignature | None = None, tree_changes: TreeChanges | None = None,
 ) -> SyncReport:
     """Index what changed in the memory folders since the last open; see the module doc."""
     report = SyncReport()
     seen = _files_signature(store, folder, signature, report)
     kept = store.meta(_SIGNATURE)
-    if seen is None or kept != seen:
-        _index_changed_files(store, folder, model, report)
-        if seen != kept:
-            store.set_meta(_SIGNATURE, seen)
+    if seen is None or kept != seen.digest:
+        paths = _pulled_paths(store, folder, seen, tree_changes) if seen is not None else None
+        _index_changed_files(store, folder, model, report, paths)
+        if seen is None:
+            if kept is not None:
+                store.set_meta(_SIGNATURE, None)
+        else:
+            store.set_meta(_SIGNATURE, seen.digest)
+            store.set_meta(_TREE, seen.tree)
+            store.set_meta(_PRIVATE, seen.private)
     if store.meta("files_export") == "pending":
         # after indexing: files an export killed before its COMMIT left are taken as they are,
         # not written again under a second name
@@ -124,7 +151,7 @@ def sync_from_files(
 
 def _files_signature(
     store: Store, folder: MemoryFolder, signature: FolderSignature | None, report: SyncReport
-) -> str | None:
+) -> _Signature | None:
     """Both folders' signature: git's for the committed one, the stamps of the private
     one (git ignores it); None when the folder is small or git cannot say. The files
     git lists as not committed go into ``report``."""
@@ -134,17 +161,42 @@ def _files_signature(
     if shared is None:
         return None
     report.uncommitted = shared.uncommitted
-    private = sorted(folder.private_stamps().items())
-    return hashlib.sha256(f"{shared.digest}\0{private!r}".encode("utf-8", "surrogateescape")).hexdigest()
+    private = hashlib.sha256(repr(sorted(folder.private_stamps().items())).encode("utf-8", "surrogateescape"))
+    digest = hashlib.sha256(f"{shared.digest}\0{private.hexdigest()}".encode())
+    return _Signature(digest.hexdigest(), shared.tree if shared.clean else None, private.hexdigest())
+
+
+def _pulled_paths(
+    store: Store, folder: MemoryFolder, seen: _Signature, tree_changes: TreeChanges | None
+) -> set[str] | None:
+    """The files to look at when only commits moved the committed folder (a pull, a
+    checkout): what git says differs between its tree then and now, and the files that
+    failed before (their duplicate may be gone); None when anything else may have
+    changed (then every file is compared)."""
+    then = store.meta(_TREE)
+    if tree_changes is None or then is None or seen.tree is None or store.meta(_PRIVATE) != seen.private:
+        return None
+    changed = tree_changes(then, seen.tree)
+    if changed is None:
+        return None
+    prefix = folder.relative(folder.shared).rstrip("/") + "/"
+    return {prefix + path for path in changed} | {row.path for row in store.file_problems()}
 
 
 def _index_changed_files(
-    store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport
+    store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport,
+    paths: set[str] | None = None,
 ) -> None:
-    if folder.stamps() == store.file_stamps():
+    """Index the files that changed: of every file, or of ``paths`` when git named them."""
+    if paths is None and folder.stamps() == store.file_stamps():
         return  # nothing added, removed, or with another size or mtime than indexed
+    if paths is not None and not paths:
+        return
     with store.transaction():
-        stats, rows = folder.scan(), store.file_rows()  # again, under the write lock
+        # again, under the write lock
+        stats = folder.scan() if paths is None else folder.scan_paths(paths)
+        rows = store.file_rows(paths)
+        on_disk = _OnDisk(folder, stats, rows, store, every=paths is None)
         changed: list[_ReadFile] = []
         for path in sorted(stats):
             stat, row = stats[path], rows.get(path)
@@ -163,7 +215,7 @@ def _index_changed_files(
         touched: list[str] = []
         for read in changed:
             assert ctx is not None
-            memory_id = _index_file(ctx, read, stats, rows, known, report)
+            memory_id = _index_file(ctx, read, on_disk, known, report)
             if memory_id is not None:
                 touched.append(memory_id)
         for path in sorted(set(rows) - set(stats)):
@@ -183,6 +235,30 @@ def _index_changed_files(
                     write_links(ctx, memory.id, memory.content, targets)
             _resolve_pending(ctx, targets)
             store.retarget_links_to_heads()
+
+
+@dataclass
+class _OnDisk:
+    """The files a sync looked at (all, or the few git named), and any other file it
+    needs (the one that holds the same id), looked up when asked."""
+
+    folder: MemoryFolder
+    stats: dict[str, FileStat]
+    rows: dict[str, FileRow]
+    store: Store
+    every: bool
+
+    def stat(self, path: str) -> FileStat | None:
+        if path not in self.stats and not self.every:
+            self.stats.update(self.folder.scan_paths([path]))
+        return self.stats.get(path)
+
+    def row(self, path: str) -> FileRow | None:
+        if path not in self.rows and not self.every:
+            found = self.store.file_row(path)
+            if found is not None:
+                self.rows[path] = found
+        return self.rows.get(path)
 
 
 EXPORT_CHUNK = 500
@@ -253,22 +329,22 @@ def _read_file(
 
 
 def _index_file(
-    ctx: MemoryContext, read: _ReadFile, stats: dict[str, FileStat], rows: dict[str, FileRow], known: set[str],
-    report: SyncReport,
+    ctx: MemoryContext, read: _ReadFile, on_disk: _OnDisk, known: set[str], report: SyncReport,
 ) -> str | None:
     """Index one new or changed file; returns the memory id it now holds, if it changed."""
     store = ctx.store
     path, stat, row, sha, memory = read.path, read.stat, read.row, read.sha, read.memory
     holder = store.path_of(memory.id)
-    if holder is not None and holder != path and holder in stats:
+    holder_stat = on_disk.stat(holder) if holder is not None and holder != path else None
+    if holder is not None and holder_stat is not None:
         held = store.get_memory(memory.id)
         kept = row.memory_id if row and row.memory_id != memory.id else None
         if held is None or holder_rank(holder, held) < holder_rank(path, memory):
             store.record_file(path, kept, stat, sha, _duplicate(memory.id, holder), 2)
             return None
         # this file comes first (``holder_rank``), as on a clone that reads both at once
-        earlier = rows.get(holder)
-        store.record_file(holder, None, stats[holder], earlier.sha256 if earlier else "",
+        earlier = on_disk.row(holder)
+        store.record_file(holder, None, holder_stat, earlier.sha256 if earlier else "",
                           _duplicate(memory.id, path), 2)
     if row is not None and row.memory_id and row.memory_id != memory.id:
         store.forget_memory(row.memory_id)  # the file's id was edited

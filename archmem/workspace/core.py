@@ -324,7 +324,8 @@ class Workspace(MemoryOps, DriftOps, RecallOps, BriefingOps, ReviewOps):
         from archmem.memory.sync import sync_from_files
 
         report = sync_from_files(store, self.memory_folder, lambda: self.model_or_empty,
-                                 signature=self.repository.folder_state)
+                                 signature=self.repository.folder_state,
+                                 tree_changes=self.repository.tree_changes)
         self._export_index_accepts(store)
         return report
 
