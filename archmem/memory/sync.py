@@ -3,9 +3,11 @@
 Runs on every open. A large folder in git is known unchanged by its signature: its tree
 in HEAD, and the files git says differ from it (git compares the others with its index's
 stat cache), only those stat-ed (``Repository.folder_state``); the signature the last
-sync saw is kept in the index, so a commit that does not touch the folder costs nothing. Otherwise, or when the signature moved, unchanged files are
-recognized by size and mtime without being read;
-a changed one is hashed, and parsed only when its bytes changed (a checkout that touched
+sync saw is kept in the index, so a commit that does not touch the folder costs nothing.
+When only commits moved the folder (a pull, a checkout: git listed nothing else there
+before or now), git names the files that differ between its trees, and only those are
+stat-ed, read and compared with their rows. Otherwise, unchanged files are recognized
+by size and mtime without being read; a changed one is hashed, and parsed only when its bytes changed (a checkout that touched
 it without changing it costs a read). A file that cannot be read as a memory is reported
 with its path and line and skipped: the rest of the memories work, and what the index
 already held for that file stays until the file is fixed. Nothing here writes a memory
