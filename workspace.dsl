@@ -188,7 +188,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
                 driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; accept files." {
                     properties {
-                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py, archmem/drift/context.py"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py, archmem/drift/context.py, archmem/drift/head_cache.py"
                     }
                 }
             }
@@ -228,9 +228,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/agents/**"
                     }
                 }
-                git = component "Git" "Everything archmem asks git, in one package: the working tree's files (plain folders too), the first-parent history in one streamed git log, blame of the model file, what changed between two revisions, HEAD read from files, git merge-file and git config for the merge driver, and the commands that build the demo's history." "git" {
+                git = component "Git" "Everything archmem asks git, in one package: the working tree's files (plain folders too), the first-parent history in one streamed git log, blame of the model file, what changed between two revisions, HEAD, the branch and shallowness read from files, git merge-file and git config for the merge driver, and the commands that build the demo's history." "git" {
                     properties {
-                        "archmem.paths" "archmem/git/__init__.py, archmem/git/repository.py, archmem/git/history.py, archmem/git/blame.py, archmem/git/revisions.py, archmem/git/head.py, archmem/git/merge_file.py, archmem/git/config.py, archmem/git/commands.py"
+                        "archmem.paths" "archmem/git/__init__.py, archmem/git/repository.py, archmem/git/history.py, archmem/git/blame.py, archmem/git/revisions.py, archmem/git/checkout.py, archmem/git/merge_file.py, archmem/git/config.py, archmem/git/commands.py"
                     }
                 }
                 ciapis = component "CI APIs" "GitHub's pull request comments and GitLab's merge request notes (list paged, create, update; GitLab's token user), errors with their fix, over one HTTP transport with a total deadline, a size cap and the token kept to the API's host." "urllib" {

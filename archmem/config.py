@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 from collections.abc import Mapping
 from pathlib import Path
@@ -385,6 +384,8 @@ def where_given(root: Path, sections: list[str], key: str) -> str | None:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only with a settings file: most repositories have none
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

@@ -21,7 +21,6 @@ render it as text or JSON; ``str(err)`` is already the full human message.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,6 +213,8 @@ def closest(name: str, choices: Iterable[str], n: int = 3) -> list[str]:
     for choice in choices:
         by_lower.setdefault(choice.lower(), choice)
     lowered = name.lower()
+    import difflib  # only for a name that is not found
+
     found = difflib.get_close_matches(lowered, list(by_lower), n=n, cutoff=0.5)
     # substring matches are as useful as edit-distance ones ("gateway" → "ApiGateway")
     for key in by_lower:

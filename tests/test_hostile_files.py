@@ -9,6 +9,7 @@ no traceback, and the file named by path and line.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import queue
@@ -294,8 +295,8 @@ def test_two_files_with_one_id_resolve_to_the_same_file_on_every_clone(tmp_path:
                       created_at=datetime(2026, 2, 1, tzinfo=timezone.utc))
     write(root, {f"{FOLDER}/{file_name(original)}": render_memory(original)})
     archmem(root, "list")  # this clone indexes the original before the copy arrives
-    copy = original.model_copy(update={"content": "Headers over 16KB are dropped.",
-                                       "created_at": datetime(2026, 1, 1, tzinfo=timezone.utc)})
+    copy = dataclasses.replace(original, content="Headers over 16KB are dropped.",
+                               created_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
     write(root, {f"{FOLDER}/aaa-copy.md": render_memory(copy)})  # first by path, and older
     commit(root, "a copy", "2026-02-02T00:00:00Z")
     fresh = tmp_path / "fresh"

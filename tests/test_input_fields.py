@@ -47,7 +47,7 @@ def am(repo: Path, *args: str):
 
 def stored_text(ws: Workspace) -> str:
     """Everything the store holds about memories and sessions, as one text."""
-    memories = json.dumps([m.model_dump(mode="json") for m in ws.list_memories(status=None)])
+    memories = json.dumps([m.to_json() for m in ws.list_memories(status=None)])
     return memories + json.dumps(ws.store.audit_entries()) + repr(ws.store.session_ids())
 
 

@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp_types import CallToolResult, Implementation  # noqa: E402
 
 from archmem.demo import run_demo  # noqa: E402
-from archmem.git.head import git_head  # noqa: E402
+from archmem.git.checkout import current_head  # noqa: E402
 from archmem.mcp.server import build_server  # noqa: E402
 from archmem.workspace import Workspace  # noqa: E402
 
@@ -360,7 +360,7 @@ MODEL = ("elements:\n"
 
 def test_a_changed_model_or_head_is_read_again(git_repo):
     root = git_repo({"archmem.yaml": MODEL, "api/app.py": "x = 1\n"})
-    head = git_head(root)
+    head = current_head(root)
     assert head and len(head) == 40
     connected = Connected(build_server(Workspace.open(root, env={})))
     try:
@@ -372,7 +372,7 @@ def test_a_changed_model_or_head_is_read_again(git_repo):
                                             "elements": ["Billing"]})
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "billing")
-        assert git_head(root) != head
+        assert current_head(root) != head
         assert connected.ok("recall", {"query": "when do invoices go out"})["results"][0]["id"] == written["id"]
     finally:
         connected.close()

@@ -11,8 +11,14 @@ from .conftest import FrozenClock, commit, lines
 
 
 def stale_ids(repo: Path) -> set[str]:
+    """The memories to VERIFY, as the report lists them and as status counts them (the
+    second from what drift kept of git in the index): the two must agree."""
     with Workspace.open(repo, env={}) as ws:
-        return {memory.id for memory, _ in ws.drift_report().stale}
+        listed = {memory.id for memory, _ in ws.drift_report().stale}
+    with Workspace.open(repo, env={}) as ws:
+        counted = set(ws.drift_report(reasons=False).verify_ids or [])
+    assert counted == listed
+    return listed
 
 
 def remember(repo: Path, content: str, title: str) -> str:

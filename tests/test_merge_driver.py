@@ -3,6 +3,7 @@ install merge-driver``, and real ``git merge`` runs with and without it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -30,7 +31,7 @@ BASE = Memory(
 
 
 def version(**changes: object) -> str:
-    return render_memory(BASE.model_copy(update=changes))
+    return render_memory(dataclasses.replace(BASE, **changes))
 
 
 def merge(base: str | None, ours: str, theirs: str):

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -8,6 +11,7 @@ from archmem.errors import ModelError
 from archmem.model.paths import (
     compile_globs,
     derive_code_paths,
+    glob_to_regex,
     normalize_glob,
     path_from_url,
     resolve_code_paths,
@@ -84,7 +88,7 @@ def test_derive_paths_from_every_property_form():
 def test_url_property_is_used_only_when_no_other_paths():
     with_url = Element(id="e", name="E", kind="container", url="https://github.com/a/b/tree/main/svc")
     assert derive_code_paths(with_url)[0] == ["svc"]
-    both = with_url.model_copy(update={"properties": {"archmem.paths": "other/**"}})
+    both = dataclasses.replace(with_url, properties={"archmem.paths": "other/**"})
     assert derive_code_paths(both)[0] == ["other/**"]
 
 
@@ -118,3 +122,29 @@ def test_any_file_name_under_a_folder_is_matched_by_its_double_star(name):
     assert compile_globs(["src/**"])(f"src/{name}") is True
     assert compile_globs(["src/*"])(f"src/{name}") is True
     assert compile_globs(["src"])(f"src/{name}") is True
+
+
+def _by_expressions(globs: list[str], path: str) -> bool:
+    """The matcher as one regular expression per glob: what string comparison must equal."""
+    verdict = False
+    for glob in globs:
+        negated = glob.startswith("!")
+        if re.fullmatch(glob_to_regex(glob[1:] if negated else glob), path):
+            verdict = not negated
+    return verdict
+
+
+_NAME = st.sampled_from(["a", "b", "ab", "a.b", "x\ny", "a+b"])
+_PART = st.one_of(_NAME, st.sampled_from(["**", "*", "a*", "?", "[ab]", "."]))
+_PLAIN = st.builds(lambda parts, under: "/".join(parts) + ("/**" if under else ""),
+                   st.lists(_NAME, min_size=1, max_size=3), st.booleans())
+_GLOB = st.builds(lambda neg, glob: ("!" if neg else "") + glob, st.booleans(),
+                  st.one_of(_PLAIN, st.lists(_PART, min_size=1, max_size=4).map("/".join)))
+_PATH = st.lists(st.sampled_from(["a", "b", "ab", "a.b", "x\ny", "a+b", "c"]), min_size=1, max_size=5).map("/".join)
+
+
+@given(st.lists(_GLOB, min_size=1, max_size=4), _PATH)
+def test_globs_decided_by_string_comparison_match_as_their_expressions_do(globs: list[str], path: str):
+    while globs and globs[0].startswith("!"):
+        globs = globs[1:]
+    assert compile_globs(globs)(path) == _by_expressions(globs, path)

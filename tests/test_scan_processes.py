@@ -1,7 +1,8 @@
-"""An incremental history scan starts only the git processes it needs: one question
-about HEAD (its commit, its branch, a shallow clone?) besides the reader's own look at
-the repository, and the one ``git log`` of the new commits. Counted through a ``git``
-first on PATH that logs each call and runs the real one (counts, not timings).
+"""An incremental history scan starts only the git processes it needs: the one ``git log``
+of the new commits. HEAD (its commit, its branch, a shallow clone?) and the repository's
+top folder are read from the ``.git`` files (``archmem.git.checkout``), git being asked
+only where their layout is unusual. Counted through a ``git`` first on PATH that logs
+each call and runs the real one (counts, not timings).
 
 The cheaper path must still notice every history it cannot extend: a cached head that
 git no longer has, and a HEAD that its cache contains only through a merged branch."""
@@ -84,21 +85,21 @@ def scan(root: Path, store: SQLiteStore):
     return scan_history(store, reader_for(Repository.at(root)))
 
 
-def test_an_incremental_scan_runs_one_question_and_one_log(root: Path, store: SQLiteStore, git_calls):
+def test_an_incremental_scan_runs_one_log(root: Path, store: SQLiteStore, git_calls):
     scan(root, store)
     newest = commit(root, {"src/b.py": "y\n"})
     git_calls()
     result = scan(root, store)
     assert (result.new, result.rescanned, result.head) == (1, False, newest)
-    assert git_calls() == ["rev-parse", "rev-parse", "log"]
+    assert git_calls() == ["log"]
 
 
-def test_a_scan_with_nothing_new_reads_no_log(root: Path, store: SQLiteStore, git_calls):
+def test_a_scan_with_nothing_new_runs_no_git(root: Path, store: SQLiteStore, git_calls):
     scan(root, store)
     git_calls()
     result = scan(root, store)
     assert (result.new, result.rescanned) == (0, False)
-    assert git_calls() == ["rev-parse", "rev-parse"]
+    assert git_calls() == []
 
 
 def test_a_cached_head_git_no_longer_has_is_rescanned(root: Path, store: SQLiteStore):
@@ -142,9 +143,9 @@ def test_the_one_question_says_head_branch_and_shallowness(tmp_path: Path, root:
     assert HistoryReader(tmp_path / "shallow").state().shallow
 
 
-def test_an_incremental_drift_report_asks_git_for_head_only_in_the_scan(repo: Path, git_calls):
-    """Past the scan, the report knows HEAD: the memory folder's last commits are asked of
-    the scanned head, not after another ``rev-parse``."""
+def test_an_incremental_drift_report_never_asks_git_for_head(repo: Path, git_calls):
+    """The scan reads HEAD from the ``.git`` files, and past it the report knows HEAD: the
+    memory folder's last commits are asked of the scanned head, not after a ``rev-parse``."""
     from archmem.workspace import Workspace
 
     from .conftest import FrozenClock, lines
@@ -166,4 +167,4 @@ def test_an_incremental_drift_report_asks_git_for_head_only_in_the_scan(repo: Pa
         report = ws.drift_report().to_dict()
     assert report["stale_memories"]
     calls = git_calls()
-    assert calls.count("rev-parse") == 2 and "merge-base" not in calls and "symbolic-ref" not in calls, calls
+    assert "rev-parse" not in calls and "merge-base" not in calls and "symbolic-ref" not in calls, calls

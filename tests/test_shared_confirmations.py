@@ -4,6 +4,7 @@ a pull; ``confirm`` without a terminal and without ``--yes`` refuses."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from datetime import timedelta
@@ -155,7 +156,7 @@ def test_a_secret_in_a_reason_is_refused_even_behind_a_yaml_escape():
 ])
 def test_a_who_or_why_that_is_not_one_line_of_text_is_refused_at_its_line(value: str, words: str):
     for key in ("confirmed_by", "confirm_reason"):
-        text = render_memory(MEMORY.model_copy(update={key: "placeholder"})).replace(
+        text = render_memory(dataclasses.replace(MEMORY, **{key: "placeholder"})).replace(
             f"{key}: placeholder", f"{key}: {value}")
         with pytest.raises(MemoryFileError) as refused:
             parse_memory(text)
@@ -164,8 +165,8 @@ def test_a_who_or_why_that_is_not_one_line_of_text_is_refused_at_its_line(value:
 
 
 def test_who_and_why_without_a_confirmation_are_ignored_with_a_warning():
-    text = render_memory(MEMORY.model_copy(update={"confirmed_at": None, "confirmations": 0,
-                                                   "confirmed_by": None, "confirm_reason": None}))
+    text = render_memory(dataclasses.replace(MEMORY, confirmed_at=None, confirmations=0,
+                                                confirmed_by=None, confirm_reason=None))
     text = text.replace("created:", "confirmed_by: cli/ana\ncreated:")
     parsed = parse_memory(text)
     assert parsed.memory.confirmed_by is None
@@ -178,12 +179,12 @@ def test_who_and_why_without_a_confirmation_are_ignored_with_a_warning():
 
 def test_the_merge_driver_keeps_who_and_why_of_the_later_confirmation():
     base = render_memory(MEMORY)
-    ours = render_memory(MEMORY.model_copy(update={
-        "confirmed_at": WHEN + timedelta(days=3), "confirmations": 2, "confirmed_by": "cli/bo",
-        "confirm_reason": "still 8KB after the proxy change"}))
-    theirs = render_memory(MEMORY.model_copy(update={
-        "confirmed_at": WHEN + timedelta(days=5), "confirmations": 2, "confirmed_by": "codex/kim",
-        "confirm_reason": None}))
+    ours = render_memory(dataclasses.replace(
+        MEMORY, confirmed_at=WHEN + timedelta(days=3), confirmations=2, confirmed_by="cli/bo",
+        confirm_reason="still 8KB after the proxy change"))
+    theirs = render_memory(dataclasses.replace(
+        MEMORY, confirmed_at=WHEN + timedelta(days=5), confirmations=2, confirmed_by="codex/kim",
+        confirm_reason=None))
     for one, other in ((ours, theirs), (theirs, ours)):
         result = merge_memory_file(base, one, other, merge_texts)
         assert (result.conflicted, result.method) == (False, "fields")

@@ -9,13 +9,16 @@ does use joins its budget here, on purpose. ``bench/startup_speed.py`` times the
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import git, write
+from .conftest import commit, git, write
 
 RUN = """\
 import json, sys
@@ -50,14 +53,18 @@ RECALL_MODULES = {
     # the memory files: read, checked for secrets, linked
     "archmem.memory", "archmem.memory.types", "archmem.memory.fields", "archmem.memory.file_format",
     "archmem.memory.kinds", "archmem.memory.lifecycle", "archmem.memory.linking", "archmem.memory.links",
-    "archmem.memory.secrets", "archmem.memory.sync", "archmem.memory.text", "archmem.memory.files",
-    "archmem.memory.restatement",
+    "archmem.memory.sync", "archmem.memory.text", "archmem.memory.files", "archmem.memory.restatement",
 }
+"""Not the secret patterns: they are compiled when a memory is written or a file read."""
 
-RECALL_THIRD_PARTY = {"click", "pydantic", "pydantic_core", "annotated_types", "typing_extensions",
-                      "typing_inspection"}
-"""Installed packages recall may import: never numpy, yaml, GitPython, jinja2, networkx,
-an embedding client or the MCP SDK."""
+RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "difflib"}
+"""Standard modules recall leaves alone on a repository without settings: the shipped
+thesaurus is a plain file, TOML is read only from a settings file, close names only for
+a name that is not found."""
+
+RECALL_THIRD_PARTY = {"click"}
+"""Installed packages recall may import: never pydantic, numpy, yaml, GitPython, jinja2,
+networkx, an embedding client or the MCP SDK."""
 
 MODEL = """\
 workspace "Shop" {
@@ -153,6 +160,7 @@ def test_recall_on_a_small_repository_stays_in_its_budget(tmp_path: Path):
     assert "archmem.workspace" in modules and "archmem.recall.engine" in modules
     extra = outside(modules, bare(tmp_path), ALWAYS | RECALL_MODULES, RECALL_PACKAGES, RECALL_THIRD_PARTY)
     assert extra == [], f"recall imports modules outside its budget: {extra}"
+    assert sorted(modules & RECALL_SPARES) == []
 
 
 @pytest.mark.parametrize("module", ["archmem.config", "archmem.cli"])
@@ -172,3 +180,122 @@ def test_every_lazy_command_is_registered_by_the_module_named_for_it():
         importlib.import_module(module)
     registered = {name: command.callback.__module__ for name, command in cli.commands.items()}
     assert {name: module for name, module in registered.items() if module != "archmem.cli"} == COMMAND_MODULES
+
+
+ANCHORED = """\
+---
+id: m-anchored
+kind: pitfall
+elements: [shop.orders]
+anchors: [orders/tax.py]
+created: 2026-01-05T10:00:00Z
+---
+The tax function floors: never round a line on its own.
+"""
+
+
+def git_calls(root: Path, tmp_path: Path, *args: str) -> list[str]:
+    """The git commands one ``archmem ARGS`` ran (through a logging ``git`` first on PATH)."""
+    real = shutil.which("git")
+    assert real is not None
+    folder = tmp_path / "logging-git"
+    folder.mkdir(exist_ok=True)
+    log = folder / "calls.log"
+    log.write_text("")
+    wrapper = folder / "git"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {shlex.quote(str(log))}\nexec {shlex.quote(real)} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run([sys.executable, "-m", "archmem", *args], cwd=root, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return log.read_text().splitlines()
+
+
+def test_a_recall_in_an_unchanged_repository_runs_at_most_two_git_processes(tmp_path: Path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": MODEL, "orders/tax.py": "def tax(cents):\n    return cents // 5\n",
+                 ".archmem/memories/m-tax.md": MEMORY, ".archmem/memories/m-anchored.md": ANCHORED})
+    commit(root, "initial", "2026-01-01T10:00:00Z")
+    write(root, {"orders/tax.py": "".join(f"def tax{n}(cents):\n    return cents * {n} // 100\n" for n in range(40))})
+    commit(root, "tax by rate", "2026-02-01T10:00:00Z")
+    first = git_calls(root, tmp_path, "recall", "tax rounding")  # builds the index, reads history and diffs
+    assert any("diff" in call.split() for call in first), first
+    again = git_calls(root, tmp_path, "recall", "tax rounding")
+    assert len(again) <= 2, f"one recall ran {len(again)} git processes: {again}"
+
+
+def test_what_recall_remembers_of_git_follows_head(tmp_path: Path):
+    """The memory files' last commits and the anchored diffs are kept per HEAD: after a
+    new commit recall says what a fresh index says."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": MODEL, "orders/tax.py": "def tax(cents):\n    return cents // 5\n",
+                 ".archmem/memories/m-anchored.md": ANCHORED})
+    commit(root, "initial", "2026-01-01T10:00:00Z")
+
+    def recall() -> list[tuple[object, ...]]:
+        done = subprocess.run([sys.executable, "-m", "archmem", "recall", "--json", "tax floors"], cwd=root,
+                              capture_output=True, text=True, check=True)
+        return [(item["id"], item["verify"], item["verify_reason"]) for item in json.loads(done.stdout)["results"]]
+
+    assert recall() == [("m-anchored", False, None)]
+    write(root, {"orders/tax.py": "".join(f"def tax{n}(cents):\n    return cents * {n} // 100\n" for n in range(40))})
+    commit(root, "tax by rate", "2026-02-01T10:00:00Z")
+    assert recall()[0][1] is True  # the anchored file's diff is kept for this HEAD
+    write(root, {"orders/tax.py": "def tax(cents):\n    return cents // 5\n"})
+    commit(root, "back to one rate", "2026-03-01T10:00:00Z")
+    moved = recall()
+    (root / ".archmem" / "archmem.db").unlink()
+    assert recall() == moved
+
+
+OPENED = """\
+import json, sys
+opened = []
+sys.addaudithook(lambda event, args: opened.append(args[0]) if event == "open" and isinstance(args[0], str) else None)
+sys.argv = ["archmem", *json.loads(sys.argv[1])]
+from archmem.entry import main
+try:
+    main()
+except SystemExit:
+    pass
+with open(OUT, "w") as handle:
+    json.dump(opened, handle)
+"""
+
+TWO_PARTS = MODEL.replace('''      }
+    }
+  }
+}''', '''      }
+      billing = container "Billing" "Sends invoices." "Python" {
+        properties {
+          "archmem.paths" "billing/**"
+        }
+      }
+    }
+  }
+}''')
+
+
+def test_a_recall_reads_the_code_of_the_elements_it_asks_about_only(tmp_path: Path):
+    """Staleness weighs change against an element's size in lines: only the elements of
+    the memories it checks are counted, not every file of the repository."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    billing = {f"billing/invoice_{n}.py": f"def invoice_{n}():\n    return {n}\n" for n in range(20)}
+    write(root, {"workspace.dsl": TWO_PARTS, "orders/tax.py": "def tax(cents):\n    return cents // 5\n",
+                 ".archmem/memories/m-tax.md": MEMORY, **billing})
+    commit(root, "initial", "2026-01-01T10:00:00Z")
+    subprocess.run([sys.executable, "-m", "archmem", "recall", "tax rounding"], cwd=root, check=True,
+                   capture_output=True)
+    out = tmp_path / "opened.json"
+    code = OPENED.replace("OUT", repr(str(out)))
+    done = subprocess.run([sys.executable, "-c", code, json.dumps(["recall", "tax rounding"])], cwd=root,
+                          capture_output=True, text=True, check=True)
+    assert "Tax is rounded" in done.stdout
+    opened = [Path(path).resolve() for path in json.loads(out.read_text())]
+    assert not [path for path in opened if (root / "billing") in path.parents]

@@ -530,7 +530,7 @@ def _store_from_before_files(path: Path) -> None:
 
 
 def _snapshot(ws: Workspace) -> dict[str, dict[str, Any]]:
-    return {m.id: m.model_dump(mode="json") for m in ws.store.list_memories(status=None)}
+    return {m.id: m.to_json() for m in ws.store.list_memories(status=None)}
 
 
 def test_a_store_from_before_files_moves_to_files_once_keeping_everything(shop: Path):
@@ -549,7 +549,7 @@ def test_a_store_from_before_files_moves_to_files_once_keeping_everything(shop: 
          reason, exposures, citations, author, session) in OLD_MEMORIES:
         in_file = parse_memory(files[memory_id].read_text(encoding="utf-8")).memory
         indexed = moved[memory_id]
-        for memory in (in_file.model_dump(mode="json"), indexed):
+        for memory in (in_file.to_json(), indexed):
             assert (memory["kind"], memory["title"], memory["content"], memory["author"], memory["session_id"]) == (
                 kind, title, content, author, session)
             assert memory["supersedes"] == supersedes and memory["confirmations"] == confirmations

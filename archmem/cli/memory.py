@@ -241,7 +241,7 @@ def confirm(workspace: Workspace, memory: str, yes: bool, reason: str | None, as
         click.confirm("Is it still true? Confirm it", abort=True, err=as_json)
     confirmed = workspace.confirm(found.id, reason=reason, seen=changes)
     if as_json:
-        emit_json({**confirmed.model_dump(mode="json"),
+        emit_json({**confirmed.to_json(),
                    "changes_since_confirmed": changes.to_dict() if changes else None})
         return
     by = f" by {confirmed.confirmed_by}" if confirmed.confirmed_by else ""
@@ -257,7 +257,7 @@ def history(workspace: Workspace, memory: str, as_json: bool) -> None:
     """Show the supersede chain of MEMORY (id or title), oldest first."""
     chain = workspace.history(memory)
     if as_json:
-        emit_json([m.model_dump(mode="json") for m in chain])
+        emit_json([m.to_json() for m in chain])
         return
     from archmem.cli.output import print_memories
 
@@ -273,7 +273,7 @@ def archive(workspace: Workspace, memory: str, reason: str, as_json: bool) -> No
     """Archive MEMORY (id or title): out of recall, kept in history and export."""
     archived = workspace.archive(memory, reason)
     if as_json:
-        emit_json(archived.model_dump(mode="json"))
+        emit_json(archived.to_json())
         return
     click.echo(f"archived {archived.label!r} ({archived.id})")
 
@@ -286,7 +286,7 @@ def unarchive(workspace: Workspace, memory: str, as_json: bool) -> None:
     """Bring the archived MEMORY (id or title) back into recall."""
     restored = workspace.unarchive(memory)
     if as_json:
-        emit_json(restored.model_dump(mode="json"))
+        emit_json(restored.to_json())
         return
     click.echo(f"unarchived {restored.label!r} ({restored.id}): back in recall")
 
@@ -358,7 +358,7 @@ def list_command(
         element=element, kind=kind, status=None if status == "all" else status, limit=limit
     )
     if as_json:
-        emit_json([m.model_dump(mode="json") for m in memories])
+        emit_json([m.to_json() for m in memories])
         return
     from archmem.cli.output import print_memories
 
@@ -383,7 +383,7 @@ def session_start(workspace: Workspace, task: str, elements: tuple[str, ...], ag
     """Open a session for TASK and print its id."""
     started = workspace.start_session(task, elements=elements, agent=agent)
     if as_json:
-        emit_json(started.model_dump(mode="json"))
+        emit_json(started.to_json())
         return
     click.echo(started.id)
 

@@ -3,6 +3,7 @@ they are computed from are ``archmem.git.types``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -22,6 +23,31 @@ class Baseline:
 class ElementSize:
     files: int
     lines: int
+
+
+class ElementSizes(Mapping[str, ElementSize]):
+    """Each element's size, counted the first time it is asked for: a recall checks the
+    memories of a few elements, and counting every element read every file of the
+    repository on every call."""
+
+    def __init__(self, ids: Iterable[str], count: Callable[[str], ElementSize]) -> None:
+        self._ids = list(dict.fromkeys(ids))
+        self._known = set(self._ids)
+        self._count = count
+        self._sizes: dict[str, ElementSize] = {}
+
+    def __getitem__(self, element_id: str) -> ElementSize:
+        if element_id not in self._known:
+            raise KeyError(element_id)
+        if element_id not in self._sizes:
+            self._sizes[element_id] = self._count(element_id)
+        return self._sizes[element_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
 
 
 @dataclass(frozen=True)

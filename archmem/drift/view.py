@@ -36,8 +36,9 @@ from archmem.drift.scan import (
     scan_history,
 )
 from archmem.drift.staleness import Staleness, StalenessChecker
-from archmem.drift.symbols import Hunk, parse_unified_zero
-from archmem.drift.types import Baseline, ElementSize
+from archmem.drift.head_cache import ByPath, HeadCache
+from archmem.drift.symbols import Hunk
+from archmem.drift.types import Baseline, ElementSize, ElementSizes
 from archmem.errors import RepositoryError
 from archmem.git.blame import LineHistory
 from archmem.git.revisions import Revisions
@@ -76,12 +77,13 @@ class DriftView:
         )
 
     @cached_property
-    def sizes(self) -> dict[str, ElementSize]:
-        sizes = {}
-        for element in self.context.model.elements:
-            size = self.context.ownership.size(element.id)
-            sizes[element.id] = ElementSize(size.files, size.lines)
-        return sizes
+    def sizes(self) -> ElementSizes:
+        """Each element's files and lines, counted when first asked for."""
+        return ElementSizes([e.id for e in self.context.model.elements], self._size_of)
+
+    def _size_of(self, element_id: str) -> ElementSize:
+        size = self.context.ownership.size(element_id)
+        return ElementSize(size.files, size.lines)
 
     @cached_property
     def missing(self) -> set[str]:
@@ -262,16 +264,17 @@ class DriftView:
         return by_time, "this clone does not have it" if descendants is None else "it is not in the history of HEAD"
 
     @cached_property
-    def _accept_file_commits(self) -> dict[str, int]:
+    def _accept_file_commits(self) -> Mapping[str, int]:
         """Committed accept file → the place in history of the commit that last changed it."""
         if self.context.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
             return {}
-        found = {}
-        for path, sha in self.revisions.last_commits(self.context.accept_folder.folder, head=self.scan.head).items():
+        found: dict[str, int] = {}
+        for path, sha in self.head_cache.last_commits(self.context.accept_folder.folder, self.revisions).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
-        return found
+        self.head_cache.save()
+        return ByPath(found)
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None, reasons: bool = True) -> DriftReport:
         """Each element's drift and the memories to VERIFY with their reasons; without
@@ -308,7 +311,9 @@ class DriftView:
 
     def stale_ids(self) -> list[str]:
         """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``)."""
-        return self.checker.stale_ids(self.context.store.memory_scopes(), self._memory_file_commits)
+        found = self.checker.stale_ids(self.context.store.memory_scopes(), self._memory_file_commits)
+        self.head_cache.save()
+        return found
 
     def accept_warnings(self) -> list[str]:
         """The accept problems, one line each (after ``described`` placed the accepts)."""
@@ -324,17 +329,17 @@ class DriftView:
         )
 
     @cached_property
-    def _memory_file_commits(self) -> dict[str, int]:
+    def _memory_file_commits(self) -> Mapping[str, int]:
         """Committed memory file → the index in history of the commit that last changed
         it (asked of git: the history cache keeps no change to archmem's own files)."""
         if self.context.memory_folder is None or self.scan.head is None:
             return {}
-        found = {}
-        for path, sha in self.revisions.last_commits(self.context.memory_folder, head=self.scan.head).items():
+        found: dict[str, int] = {}
+        for path, sha in self.head_cache.last_commits(self.context.memory_folder, self.revisions).items():
             ci = self.index.ordinal(sha)
             if ci is not None:
                 found[path] = ci
-        return found
+        return ByPath(found)
 
     def _memory_commit(self, memory: Memory) -> int | None:
         if not self._memory_file_commits:
@@ -356,24 +361,31 @@ class DriftView:
 
     def stale(self, memories: list[Memory]) -> dict[str, Staleness]:
         self._read_memory_paths(memories)
-        return self.checker.stale(memories)
+        found = self.checker.stale(memories)
+        self.head_cache.save()
+        return found
 
     def verify_reason(self, memory: Memory) -> str | None:
-        return self.checker.reason(memory)
+        found = self.checker.reason(memory)
+        self.head_cache.save()
+        return found
 
     def verify_reasons(self, memories: Sequence[Memory]) -> dict[str, str | None]:
         """{memory id: its VERIFY reason, or None} for many memories, their files read at once."""
         self._read_memory_paths(memories)
-        return {memory.id: self.checker.reason(memory) for memory in memories}
+        found = {memory.id: self.checker.reason(memory) for memory in memories}
+        self.head_cache.save()
+        return found
 
     def _anchor_hunks(self, path: str, base: str) -> list[Hunk]:
         key = (path, base)
         if key not in self._hunks:
-            parsed = parse_unified_zero(self.revisions.unified_zero_diff(base, "HEAD", path))
-            hunks = parsed.get(path, [])
-            # changed without text to judge (binary, mode, rename): one hunk that is never cosmetic
-            self._hunks[key] = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
+            self._hunks[key] = self.head_cache.anchor_hunks(path, base, self.revisions)
         return self._hunks[key]
+
+    @cached_property
+    def head_cache(self) -> HeadCache:
+        return HeadCache(self.context.store, self.scan.head)
 
     def _file_text(self, path: str) -> str | None:
         try:

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 import weakref
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
@@ -59,6 +58,7 @@ from pathlib import Path
 from typing import IO
 
 from archmem.errors import RepositoryError
+from archmem.git.checkout import read as read_checkout
 from archmem.git.types import ChangeStatus, Commit, FileChange, HeadState
 
 HISTORY_FORMAT = "1"
@@ -99,9 +99,13 @@ class HistoryReader:
         if not self.root.is_dir():
             raise RepositoryError(f"{self.root} is not a git repository: drift needs its history",
                                   hint="run archmem in a git checkout (or git init and commit)")
-        status, out, _ = self._status("rev-parse", "--is-bare-repository", "--show-toplevel", cwd=self.root)
-        lines = out.splitlines()
-        if status != 0 or len(lines) < 2:
+        checkout = read_checkout(self.root)
+        if checkout is not None:
+            lines = ["false", str(checkout.top)]
+        else:
+            status, out, _ = self._status("rev-parse", "--is-bare-repository", "--show-toplevel", cwd=self.root)
+            lines = out.splitlines() if status == 0 else out.splitlines()[:1]
+        if len(lines) < 2:
             if lines[:1] == ["true"]:
                 raise RepositoryError(f"{self.root} is a bare git repository: drift needs a checkout")
             raise RepositoryError(
@@ -149,8 +153,12 @@ class HistoryReader:
     # ---- questions ------------------------------------------------------------------
 
     def state(self) -> HeadState:
-        """HEAD's commit and branch and whether the clone is shallow, in one process: what
-        a scan asks before anything else."""
+        """HEAD's commit and branch and whether the clone is shallow, in one process (none
+        when the ``.git`` files say it, ``archmem.git.checkout``): what a scan asks before
+        anything else."""
+        checkout = read_checkout(self.top)
+        if checkout is not None:
+            return HeadState(checkout.head, checkout.branch if checkout.head else None, checkout.shallow)
         status, out, err = self._status("rev-parse", "--is-shallow-repository", "HEAD", "--symbolic-full-name",
                                         "HEAD")
         lines = out.splitlines()
@@ -163,10 +171,16 @@ class HistoryReader:
         return HeadState(lines[1], branch, lines[0] == "true")
 
     def is_shallow(self) -> bool:
+        checkout = read_checkout(self.top)
+        if checkout is not None:
+            return checkout.shallow
         return self._run("rev-parse", "--is-shallow-repository").strip() == "true"
 
     def head(self) -> str | None:
         """The sha HEAD points at, or None in a repository without commits."""
+        checkout = read_checkout(self.top)
+        if checkout is not None:
+            return checkout.head
         status, out, _ = self._status("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
         return out.strip() if status == 0 and out.strip() else None
 
@@ -208,6 +222,8 @@ class HistoryReader:
         tip = until or self.head()
         if tip is None:
             return _nothing()
+        import tempfile  # only when git log runs: a recall on a cached history needs none
+
         errors = tempfile.TemporaryFile()  # a file, not a pipe: git never blocks on what it says there
         try:
             process = subprocess.Popen(self.log_command(since_sha, tip), cwd=self.top, stdin=subprocess.DEVNULL,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,6 +44,10 @@ def find_root(start: Path) -> tuple[Path, bool]:
     return start, False
 
 
+_STAGED = re.compile(r"[0-7]{6} [0-9a-f]{40}(?:[0-9a-f]{24})? [0-3]\t.")
+"""A tracked file's line of ``git ls-files -s``: mode, blob id, stage, a tab, the path."""
+
+
 @dataclass(frozen=True)
 class FolderState:
     """A folder as one ``git status`` sees it: a digest that changes whenever a file below
@@ -63,6 +68,7 @@ class Repository:
     is_git: bool
     _files: list[str] | None = field(default=None, repr=False)
     _lines: dict[str, int] = field(default_factory=dict, repr=False)
+    _listed: subprocess.CompletedProcess[bytes] | None = field(default=None, repr=False)
 
     @classmethod
     def at(cls, start: Path, *, exact: bool = False) -> Repository:
@@ -167,15 +173,14 @@ class Repository:
         per-file fact is cached under."""
         if not self.is_git:
             return {}
-        result = self._git("ls-files", "-s", "-z", *_NOT_STATE, check=False)
+        result = self._listing()
         if result.returncode != 0:
             return {}
         found = {}
         for entry in result.stdout.decode("utf-8", "surrogateescape").split("\0"):
-            head, _, path = entry.partition("\t")
-            parts = head.split()
-            if len(parts) == 3 and path:
-                found[path] = parts[1]
+            if _STAGED.match(entry):
+                head, _, path = entry.partition("\t")
+                found[path] = head.split()[1]
         return found
 
     def read_head(self, path: str, size: int = 1024) -> str | None:
@@ -307,9 +312,22 @@ class Repository:
     def _git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
         return run_git(self.root, *args, check=check, cwd=cwd)
 
+    def _listing(self) -> subprocess.CompletedProcess[bytes]:
+        """One ``git ls-files -s`` of the tracked files (with their blob ids) and the
+        untracked ones git does not ignore (bare paths): the file list and the blob ids
+        each cost a process before."""
+        if self._listed is None:
+            self._listed = self._git("ls-files", "-s", "-z", "--cached", "--others", "--exclude-standard",
+                                     *_NOT_STATE, check=False)
+        return self._listed
+
     def _git_files(self) -> list[str]:
-        result = self._git("ls-files", "-z", "--cached", "--others", "--exclude-standard", *_NOT_STATE)
-        paths = [p for p in result.stdout.decode("utf-8", errors="surrogateescape").split("\0") if p]
+        result = self._listing()
+        if result.returncode != 0:
+            message = result.stderr.decode(errors="replace").strip()
+            raise RepositoryError(f"git ls-files failed in {self.root}: {message}")
+        entries = result.stdout.decode("utf-8", errors="surrogateescape").split("\0")
+        paths = [entry.partition("\t")[2] if _STAGED.match(entry) else entry for entry in entries if entry]
         # a tracked file deleted in the working tree is not there "now"
         return [p for p in dict.fromkeys(paths) if not _is_state(p) and (self.root / p).is_file()]
 

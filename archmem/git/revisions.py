@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from archmem.errors import RepositoryError
+from archmem.git.checkout import read as read_checkout
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree: the base to diff from when a moment precedes the whole history."""
@@ -84,6 +85,9 @@ class Revisions:
         return sha
 
     def head(self) -> str | None:
+        checkout = read_checkout(self.root)
+        if checkout is not None:
+            return checkout.head
         result = self._git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False)
         return result.stdout.decode().strip() or None if result.returncode == 0 else None
 

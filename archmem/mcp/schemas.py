@@ -9,11 +9,12 @@ content (clients would check it against these), and the error as data in ``_meta
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from archmem.memory.types import Memory, MemoryKind, MemoryStatus
+from archmem.memory.types import MemoryKind, MemoryStatus
 
 ElementStatus = Literal["in_sync", "drifted", "missing", "no_paths"]
 
@@ -224,7 +225,32 @@ class Archived(BaseModel):
     status_reason: str | None
 
 
-class ShownMemory(Memory):
+class MemoryRecord(BaseModel):
+    """Every field of a memory, as ``Memory.to_json()`` writes it."""
+
+    id: str
+    title: str | None = None
+    kind: MemoryKind
+    content: str
+    elements: list[str] = Field(default_factory=list)
+    anchors: list[str] = Field(default_factory=list)
+    author: str | None = None
+    session_id: str | None = None
+    created_at: datetime
+    confirmed_at: datetime | None = None
+    confirmed_by: str | None = None
+    confirm_reason: str | None = None
+    confirmations: int = 0
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    status: MemoryStatus = "active"
+    status_reason: str | None = None
+    exposures: int = 0
+    citations: int = 0
+    private: bool = False
+
+
+class ShownMemory(MemoryRecord):
     path: str | None = Field(description="Its file: commit it to share it.")
     verify: bool
     verify_reason: str | None
@@ -233,7 +259,7 @@ class ShownMemory(Memory):
 
 class History(BaseModel):
     current: str | None = Field(description="Id of the chain's active memory.")
-    history: list[Memory]
+    history: list[MemoryRecord]
 
 
 OUTPUTS: dict[str, type[BaseModel]] = {

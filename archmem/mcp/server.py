@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Any
 from archmem import __version__
 from archmem.errors import ArchmemError, ConfigError, ModelError, UnknownNameError
 from archmem.escape import printable
-from archmem.git.head import git_head
+from archmem.git.checkout import current_head
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
@@ -132,7 +132,7 @@ class WorkspaceHost:
                 model.append((stat.st_mtime_ns, stat.st_size))
             except OSError:
                 model.append("gone")
-        return (tuple(model), git_head(self.workspace.root))
+        return (tuple(model), current_head(self.workspace.root))
 
     def _refresh_if_moved(self) -> None:
         if self._seen is None:

@@ -132,7 +132,7 @@ def archive(
     (else supersede it). It stays in history and its file; a person can unarchive it.
     """
     archived = ws.archive(memory, reason)
-    return Answer(archived.model_dump(mode="json"), f"archived {archived.label!r} ({archived.id})")
+    return Answer(archived.to_json(), f"archived {archived.label!r} ({archived.id})")
 
 
 def confirm_memory(
@@ -146,7 +146,7 @@ def confirm_memory(
     """
     found, changes = ws.memory_changes(memory)
     confirmed = ws.confirm(found.id, reason=reason, seen=changes, by=signed_by)
-    data = confirmed.model_dump(mode="json")
+    data = confirmed.to_json()
     data["changes_since_confirmed"] = changes.to_dict() if changes else None
     text = f"confirmed {confirmed.label!r} ({confirmed.id}), {plural(confirmed.confirmations, 'confirmation')}"
     return Answer(data, text + ("\n" + changes.text() if changes else ""))
@@ -169,7 +169,7 @@ def start_session(
     briefing = ws.brief(session.task, elements=session.elements, session_id=session.id, client="mcp")
     if not briefing.memory_ids:  # the first contact still gets what holds for every task
         briefing = ws.overview(session_id=session.id, for_task=session.task, client="mcp")
-    data = {"session_id": session.id, "session": session.model_dump(mode="json"), "briefing": briefing_data(briefing)}
+    data = {"session_id": session.id, "session": session.to_json(), "briefing": briefing_data(briefing)}
     text = (f"session_id: {session.id} (pass it to recall and remember; finish with end_session)\n\n"
             + note + briefing.markdown)
     return Answer(data, text)
@@ -409,7 +409,7 @@ def history(ws: Workspace, memory: MemoryRef) -> Answer:
     current = next((m.id for m in chain if m.status == "active"), None)
     lines = [f"{i}. {m.label} ({m.id}, {m.status}): " + " ".join(m.content.split())[:300]
              for i, m in enumerate(chain, start=1)]
-    return Answer({"current": current, "history": [m.model_dump(mode="json") for m in chain]}, "\n".join(lines))
+    return Answer({"current": current, "history": [m.to_json() for m in chain]}, "\n".join(lines))
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from typing import Any
 from archmem.clock import TimeRangeError, format_time, parse_time
 from archmem.errors import InvalidInputError, closest
 from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
-from archmem.memory.secrets import find_secret
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
@@ -155,6 +154,8 @@ def parse_memory(text: str) -> ParsedFile:
     if "\x00" in text:
         raise MemoryFileError("the file holds a NUL byte: it is not text", rule="unreadable")
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    from archmem.memory.secrets import find_secret  # only when a file is read: its patterns cost each import
+
     found = find_secret("\n".join(lines))
     if found is not None:
         raise MemoryFileError(f"looks like a credential ({found.kind}); {SECRET_ADVICE}", found.line, found.column,
@@ -289,10 +290,8 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
             status=status,  # type: ignore[arg-type]
             status_reason=_optional_text(front, "reason", fail) if status == "archived" else None,
         )
-    except ValueError as exc:  # pydantic's ValidationError; its text would show the values
-        errors = getattr(exc, "errors", lambda: [])()
-        where = ".".join(str(part) for part in errors[0]["loc"]) + ": " + errors[0]["msg"] if errors else "a bad value"
-        raise MemoryFileError(f"invalid memory ({where})", 2) from None
+    except ValueError as exc:  # a kind or status the checks above let through: a bug, said as a file error
+        raise MemoryFileError(f"invalid memory ({exc})", 2) from None
     return ParsedFile(memory, warnings, key_lines)
 
 

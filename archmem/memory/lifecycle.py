@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets as _random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,6 @@ from archmem.memory.files import revised
 from archmem.memory.kinds import parse_kind
 from archmem.memory.linking import current_of, write_links
 from archmem.memory.restatement import Embedding, find_restatement
-from archmem.memory.secrets import check_fields
 from archmem.memory.types import MAX_COUNT, Memory
 from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
@@ -37,6 +36,14 @@ __all__ = [
     "new_id", "normalize_anchor", "purge", "remember", "resolve_elements", "resolve_memory", "search_fields",
     "unarchive",
 ]
+
+
+def check_fields(fields: Mapping[str, object]) -> None:
+    """Refuse a secret in any field (``archmem.memory.secrets``, imported when a memory
+    is written: compiling its patterns cost every reading command)."""
+    from archmem.memory.secrets import check_fields as refuse_secrets
+
+    refuse_secrets(fields)
 
 
 @dataclass

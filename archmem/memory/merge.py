@@ -119,7 +119,7 @@ def merge_memories(
     else:
         update["confirmations"] = min(max(0, ours.confirmations + theirs.confirmations - base.confirmations),
                                       MAX_COUNT)  # what the index holds
-    return ours.model_copy(update=update), ()
+    return replace(ours, **update), ()
 
 
 def merge_lists(base: Sequence[str] | None, ours: Sequence[str], theirs: Sequence[str]) -> list[str]:

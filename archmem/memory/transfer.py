@@ -14,7 +14,7 @@ import json
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any, NamedTuple
 
 from archmem.clock import TimeRangeError, format_time, parse_time
@@ -156,8 +156,8 @@ def _parse_line(ctx: MemoryContext, text: str) -> Memory:
         raise InvalidInputError(f"'private' must be true or false, not {private!r}")
     data["private"] = private
     try:
-        return Memory.model_validate(data)
-    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        return Memory(**data)
+    except ValueError as exc:
         raise InvalidInputError(f"invalid memory: {exc}") from None
 
 
@@ -214,7 +214,7 @@ def _import(ctx: MemoryContext, lines: Iterable[str], *, partial: bool, source: 
             if number in failed:
                 continue
             if number in supersedes:
-                memory.supersedes = supersedes[number]
+                memory = replace(memory, supersedes=supersedes[number])
             outcome = _merge_one(ctx, memory)
             if outcome.startswith("error: "):
                 report.errors.append({"line": number, "message": outcome[len("error: "):]})
@@ -381,6 +381,6 @@ def _merge_one(ctx: MemoryContext, memory: Memory) -> str:
 def _same_version(a: Memory, b: Memory) -> bool:
     fields = {"id", "title", "kind", "content", "elements", "anchors", "author", "created_at", "confirmed_at",
               "confirmed_by", "confirm_reason", "confirmations", "supersedes", "status_reason"}
-    return a.model_dump(include=fields) == b.model_dump(include=fields) and (
+    return all(getattr(a, name) == getattr(b, name) for name in fields) and (
         (a.status == "archived") == (b.status == "archived")
     )

@@ -1,11 +1,16 @@
-"""Memories, sessions and links as values: what the store keeps and the API returns."""
+"""Memories, sessions and links as values: what the store keeps and the API returns.
+
+Plain dataclasses (keyword arguments only; ``dataclasses.replace`` makes a changed
+copy): the memory files, the store and the import check every field before one is
+built, and every command builds them, so they cost nothing at import.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
-
-from pydantic import BaseModel, Field
+from typing import Any, Literal
 
 MemoryKind = Literal["pitfall", "convention", "note", "session_outcome"]
 MEMORY_KINDS: tuple[str, ...] = ("pitfall", "convention", "note", "session_outcome")
@@ -19,7 +24,8 @@ MAX_COUNT = 2**63 - 1
 """The largest count (confirmations, exposures, citations) the index holds: SQLite's int64."""
 
 
-class Memory(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Memory:
     """One thing a team learned, attached to zero (project-wide) or more elements.
 
     Timestamps are timezone-aware UTC. ``exposures`` and ``citations`` count distinct
@@ -30,8 +36,8 @@ class Memory(BaseModel):
     title: str | None = None
     kind: MemoryKind
     content: str
-    elements: list[str] = Field(default_factory=list)
-    anchors: list[str] = Field(default_factory=list)
+    elements: list[str] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
     author: str | None = None
     session_id: str | None = None
     created_at: datetime
@@ -50,6 +56,16 @@ class Memory(BaseModel):
     private: bool = False
     """Kept in the git-ignored folder: this clone's note, never committed."""
 
+    def __post_init__(self) -> None:
+        if self.kind not in MEMORY_KINDS:
+            raise ValueError(f"unknown memory kind {self.kind!r}; one of {', '.join(MEMORY_KINDS)}")
+        if self.status not in MEMORY_STATUSES:
+            raise ValueError(f"unknown memory status {self.status!r}; one of {', '.join(MEMORY_STATUSES)}")
+
+    def to_json(self) -> dict[str, Any]:
+        """Every field as JSON values (times as ISO 8601, ``Z`` for UTC): what ``--json`` prints."""
+        return as_json(self)
+
     @property
     def last_confirmed(self) -> datetime:
         """When someone last vouched for it: the confirmation, else the creation."""
@@ -60,7 +76,8 @@ class Memory(BaseModel):
         return self.title or self.id
 
 
-class Link(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Link:
     """A ``[[wikilink]]`` written in a memory; ``target_id`` is None while pending.
 
     ``target_kind`` is ``memory``, ``element`` or ``decision`` once resolved.
@@ -77,13 +94,31 @@ class Link(BaseModel):
         return self.target_id is None
 
 
-class Session(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Session:
     """A unit of agent work: a task, its elements, what it was shown and what it used."""
 
     id: str
     task: str
     agent: str | None = None
-    elements: list[str] = Field(default_factory=list)
+    elements: list[str] = field(default_factory=list)
     started_at: datetime
     ended_at: datetime | None = None
     outcome_memory_id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return as_json(self)
+
+
+def as_json(value: Any) -> dict[str, Any]:
+    """A dataclass's fields as JSON values: times in ISO 8601 with ``Z`` for UTC."""
+    return {item.name: _json_value(getattr(value, item.name)) for item in dataclasses.fields(value)}
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        text = value.isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    if isinstance(value, list):
+        return [_json_value(item) for item in value]
+    return value

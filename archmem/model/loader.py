@@ -10,6 +10,7 @@ else a LikeC4 workspace (``archmem.model.likec4.discovery``).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -171,8 +172,8 @@ def load_model(
 
         for folder in find_decision_folders(root):
             decisions = decisions + read_decisions(folder, within=root, warn=warnings.append)
-    decisions = [d.model_copy(update={"path": _relative(d.path, root)}) for d in decisions]
-    return model.model_copy(update={"decisions": decisions, "warnings": warnings})
+    decisions = [dataclasses.replace(d, path=_relative(d.path, root)) for d in decisions]
+    return dataclasses.replace(model, decisions=decisions, warnings=warnings)
 
 
 def _relative(path: str, root: Path) -> str:

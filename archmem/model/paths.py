@@ -12,6 +12,7 @@ management commands, and a later positive glob can give a file back.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -131,24 +132,40 @@ def compile_globs(globs: Iterable[str]) -> Callable[[str], bool]:
         negated = is_negated(glob)
         if not runs or runs[-1][0] != negated:
             runs.append((negated, []))
-        runs[-1][1].append(glob_to_regex(positive(glob)))
+        runs[-1][1].append(positive(glob))
     while runs and runs[0][0]:
         runs.pop(0)  # nothing before a leading negation to take away
     if not runs:
         return lambda path: False
-    compiled = [(negated, re.compile("(?:" + "|".join(patterns) + r")\Z")) for negated, patterns in runs]
+    compiled = [(negated, _run_matcher(run)) for negated, run in runs]
     if len(compiled) == 1:
-        regex = compiled[0][1]
-        return lambda path: regex.match(path) is not None
+        return compiled[0][1]
     checks = list(reversed(compiled))
 
     def matches(path: str) -> bool:
-        for negated, regex in checks:
-            if regex.match(path) is not None:
+        for negated, match in checks:
+            if match(path):
                 return not negated
         return False
 
     return matches
+
+
+def _run_matcher(globs: list[str]) -> Callable[[str], bool]:
+    """One test for globs that all add (or all take away). Plain paths and ``prefix/**``
+    (most elements' globs) are decided by string comparison, with no regular expression
+    to compile on every command; any other glob makes the whole run one expression."""
+    plain: list[str] = []
+    under: list[str] = []
+    for glob in globs:
+        body = glob[: -len("/**")] if glob.endswith("/**") else glob
+        if not body or has_wildcard(body):
+            regex = re.compile("(?:" + "|".join(glob_to_regex(g) for g in globs) + r")\Z")
+            return lambda path: regex.match(path) is not None
+        (under if glob.endswith("/**") else plain).append(body)
+    exact = frozenset(plain)
+    prefixes = tuple(body + "/" for body in plain + under)
+    return lambda path: path in exact or path.startswith(prefixes)
 
 
 def path_from_url(url: str, exists: Callable[[str], bool] | None = None) -> str | None:
@@ -237,8 +254,8 @@ def resolve_code_paths(
     elements = []
     for element in model.elements:
         globs, anchors = derive_code_paths(element, exists=exists, model_file=model.source)
-        elements.append(element.model_copy(update={"paths": globs, "anchors": anchors}))
-    return model.model_copy(update={"elements": elements})
+        elements.append(dataclasses.replace(element, paths=globs, anchors=anchors))
+    return dataclasses.replace(model, elements=elements)
 
 
 def add_configured_paths(
@@ -278,8 +295,8 @@ def add_configured_paths(
     elements = []
     for element in model.elements:
         extra = [g for g in added.get(element.id, []) if g not in element.paths]
-        elements.append(element.model_copy(update={"paths": [*element.paths, *extra]}) if extra else element)
-    return model.model_copy(update={"elements": elements, "warnings": warnings})
+        elements.append(dataclasses.replace(element, paths=[*element.paths, *extra]) if extra else element)
+    return dataclasses.replace(model, elements=elements, warnings=warnings)
 
 
 def is_under(path: str, folder: str) -> bool:

@@ -1,17 +1,17 @@
 """The architecture model as values: elements, relationships, decisions, deployment.
 
 Every model format (Structurizr DSL, archmem YAML, Structurizr JSON) is parsed into
-these types, and everything else in archmem reads only these.
+these types, and everything else in archmem reads only these. They are plain dataclasses
+(keyword arguments only; copy one with ``dataclasses.replace``): every reader has checked
+what it puts in them, and every command builds them, so they cost nothing at import.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 import datetime as dt
 from functools import cached_property
-from typing import Any, ClassVar
-
-from pydantic import BaseModel, ConfigDict, Field
 
 from archmem.errors import UnknownNameError, closest
 
@@ -19,10 +19,9 @@ C4_KINDS = ("person", "softwareSystem", "container", "component")
 """The C4 kinds; any other ``kind`` is a custom element (Structurizr's ``element``)."""
 
 
-class Location(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Location:
     """Where a definition sits in a model file (1-based lines; ``end_line`` closes its block)."""
-
-    model_config = ConfigDict(frozen=True)
 
     file: str
     line: int
@@ -30,7 +29,8 @@ class Location(BaseModel):
     end_line: int | None = None
 
 
-class Element(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Element:
     """A C4 element: person, software system, container, component or a custom kind.
 
     ``id`` is what a user writes (the DSL identifier, hierarchical ``a.b.c`` where the
@@ -44,13 +44,13 @@ class Element(BaseModel):
     kind: str
     description: str = ""
     technology: str = ""
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
     parent: str | None = None
-    paths: list[str] = Field(default_factory=list)
-    anchors: list[str] = Field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    anchors: list[str] = field(default_factory=list)
     url: str | None = None
-    properties: dict[str, str] = Field(default_factory=dict)
-    perspectives: dict[str, str] = Field(default_factory=dict)
+    properties: dict[str, str] = field(default_factory=dict)
+    perspectives: dict[str, str] = field(default_factory=dict)
     group: str | None = None
     canonical_name: str = ""
     location: Location | None = None
@@ -60,21 +60,23 @@ class Element(BaseModel):
         return self.kind not in C4_KINDS
 
 
-class Relationship(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Relationship:
     """A directed relationship between two elements (by element ``id``)."""
 
     source: str
     destination: str
     description: str = ""
     technology: str = ""
-    tags: list[str] = Field(default_factory=list)
-    properties: dict[str, str] = Field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
     url: str | None = None
     id: str | None = None
     location: Location | None = None
 
 
-class Decision(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
     """An architecture decision record, from ``!adrs``/``!decisions`` or ``docs/adr``."""
 
     id: str
@@ -87,7 +89,8 @@ class Decision(BaseModel):
     """The element the decision was attached to, ``None`` for workspace-wide ones."""
 
 
-class DeploymentNode(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeploymentNode:
     """Anything inside a ``deploymentEnvironment``: kept apart from the C4 elements.
 
     ``kind`` is ``deploymentNode``, ``infrastructureNode``, ``softwareSystemInstance``
@@ -101,42 +104,38 @@ class DeploymentNode(BaseModel):
     parent: str | None = None
     description: str = ""
     technology: str = ""
-    tags: list[str] = Field(default_factory=list)
-    properties: dict[str, str] = Field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
     instances: int | str = 1
     instance_of: str | None = None
     location: Location | None = None
 
 
-class ArchitectureModel(BaseModel):
-    """A whole parsed model, with look-ups by id and name and the element tree."""
+@dataclass(frozen=True, kw_only=True)
+class ArchitectureModel:
+    """A whole parsed model, with look-ups by id and name and the element tree.
+
+    Not slotted: the look-ups are cached on the instance (a copy made with
+    ``dataclasses.replace`` builds its own).
+    """
 
     name: str = ""
     description: str = ""
     source: str | None = None
     """The model file it came from (absolute path), if any."""
     format: str = ""
-    files: list[str] = Field(default_factory=list)
+    files: list[str] = field(default_factory=list)
     """Every file read to build the model (the model file, includes, the extended base)."""
-    elements: list[Element] = Field(default_factory=list)
-    relationships: list[Relationship] = Field(default_factory=list)
-    decisions: list[Decision] = Field(default_factory=list)
-    deployment: list[DeploymentNode] = Field(default_factory=list)
-    properties: dict[str, str] = Field(default_factory=dict)
-    views: list[str] = Field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
+    relationships: list[Relationship] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+    deployment: list[DeploymentNode] = field(default_factory=list)
+    properties: dict[str, str] = field(default_factory=dict)
+    views: list[str] = field(default_factory=list)
     """Keys of the views defined (for reference; archmem does not render views)."""
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     # ---- look-ups -----------------------------------------------------------------
-
-    _CACHES: ClassVar[tuple[str, ...]] = ("_by_id", "_children")
-
-    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> ArchitectureModel:
-        """A copy whose look-up caches are rebuilt from the copied lists."""
-        copied = super().model_copy(update=update, deep=deep)
-        for key in self._CACHES:
-            copied.__dict__.pop(key, None)
-        return copied
 
     @cached_property
     def _by_id(self) -> dict[str, Element]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 
 from archmem.memory import text as textrules
 
@@ -35,7 +35,14 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def shipped_groups() -> list[list[str]]:
-    """The thesaurus archmem ships, as written."""
+    """The thesaurus archmem ships, as written (read beside this module, or through
+    ``importlib.resources`` from a zipped install; the latter costs every recall its
+    import where a plain file does)."""
+    beside = Path(__file__).with_name(SHIPPED)
+    if beside.is_file():
+        return parse_groups(beside.read_text(encoding="utf-8"))
+    from importlib import resources
+
     text = resources.files("archmem.recall").joinpath(SHIPPED).read_text(encoding="utf-8")
     return parse_groups(text)
 

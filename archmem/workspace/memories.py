@@ -222,7 +222,7 @@ class MemoryOps:
         reason = self.staleness(memory) if memory.status == "active" else None
         chain = self.history(memory.id)
         return {
-            **memory.model_dump(mode="json"), "path": self.store.path_of(memory.id),
+            **memory.to_json(), "path": self.store.path_of(memory.id),
             "verify": reason is not None, "verify_reason": reason,
             "history": [{"id": m.id, "title": m.title, "status": m.status} for m in chain],
         }

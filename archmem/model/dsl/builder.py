@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from archmem.errors import ModelSyntaxError, SourceLocation
-from archmem.model.types import ArchitectureModel, Decision
+from archmem.model.types import ArchitectureModel, Decision, DeploymentNode, Element, Location, Relationship
 
 STATIC_KINDS = frozenset({"person", "softwareSystem", "container", "component", "element"})
 DEPLOYMENT_KINDS = frozenset({"deploymentNode", "infrastructureNode", "softwareSystemInstance", "containerInstance"})
@@ -314,75 +314,69 @@ class Builder:
     # ---- the result -------------------------------------------------------------
 
     def to_model(self, *, source: str, files: list[str], fmt: str = "structurizr-dsl") -> ArchitectureModel:
-        """The finished ``ArchitectureModel`` (implied relationships left out).
-
-        Built from plain dicts in one validation call: much faster than one pydantic
-        constructor per element for models with thousands of elements.
-        """
+        """The finished ``ArchitectureModel`` (implied relationships left out)."""
         elements = [
-            {
-                "id": e.id,
-                "name": e.name,
-                "kind": e.kind,
-                "description": e.description,
-                "technology": e.technology,
-                "tags": list(e.tags),
-                "parent": e.parent.id if e.parent is not None else None,
-                "url": e.url,
-                "properties": dict(e.properties),
-                "perspectives": dict(e.perspectives),
-                "group": e.group,
-                "canonical_name": e.canonical,
-                "location": _location(e.file, e.line, e.column, e.end_line),
-            }
+            Element(
+                id=e.id,
+                name=e.name,
+                kind=e.kind,
+                description=e.description,
+                technology=e.technology,
+                tags=list(e.tags),
+                parent=e.parent.id if e.parent is not None else None,
+                url=e.url,
+                properties=dict(e.properties),
+                perspectives=dict(e.perspectives),
+                group=e.group,
+                canonical_name=e.canonical,
+                location=_location(e.file, e.line, e.column, e.end_line),
+            )
             for e in self.entities
         ]
         relationships = [
-            {
-                "source": r.source.id,
-                "destination": r.destination.id,
-                "description": r.description,
-                "technology": r.technology,
-                "tags": list(r.tags),
-                "properties": dict(r.properties),
-                "url": r.url,
-                "id": r.id,
-                "location": _location(r.file, r.line, r.column, r.end_line),
-            }
+            Relationship(
+                source=r.source.id,
+                destination=r.destination.id,
+                description=r.description,
+                technology=r.technology,
+                tags=list(r.tags),
+                properties=dict(r.properties),
+                url=r.url,
+                id=r.id,
+                location=_location(r.file, r.line, r.column, r.end_line),
+            )
             for r in self.relationships
         ]
         deployment = [
-            {
-                "id": d.id,
-                "name": d.name,
-                "kind": d.kind,
-                "environment": d.env.name if d.env is not None else "",
-                "parent": d.parent.id if d.parent is not None else None,
-                "description": d.description,
-                "technology": d.technology,
-                "tags": list(d.tags),
-                "properties": dict(d.properties),
-                "instances": _instances(d.instances),
-                "instance_of": d.instance_of.id if d.instance_of is not None else None,
-                "location": _location(d.file, d.line, d.column, d.end_line),
-            }
+            DeploymentNode(
+                id=d.id,
+                name=d.name,
+                kind=d.kind,
+                environment=d.env.name if d.env is not None else "",
+                parent=d.parent.id if d.parent is not None else None,
+                description=d.description,
+                technology=d.technology,
+                tags=list(d.tags),
+                properties=dict(d.properties),
+                instances=_instances(d.instances),
+                instance_of=d.instance_of.id if d.instance_of is not None else None,
+                location=_location(d.file, d.line, d.column, d.end_line),
+            )
             for d in self.deployment
         ]
-        return ArchitectureModel.model_validate(
-            {
-                "name": self.name,
-                "description": self.description,
-                "source": source,
-                "format": fmt,
-                "files": list(files),
-                "elements": elements,
-                "relationships": relationships,
-                "decisions": list(self.decisions),
-                "deployment": deployment,
-                "properties": dict(self.workspace_properties),
-                "views": list(self.views),
-                "warnings": list(self.warnings),
-            }
+        return ArchitectureModel(
+            name=self.name,
+            description=self.description,
+            source=source,
+            format=fmt,
+            files=list(files),
+            elements=elements,
+            relationships=relationships,
+            decisions=list(self.decisions),
+            deployment=deployment,
+            properties=dict(self.workspace_properties),
+            views=list(self.views),
+            warnings=list(self.warnings),
         )
 
 
@@ -449,10 +443,10 @@ def lineage(entity: Entity) -> tuple[Entity, ...]:
     return entity.lineage
 
 
-def _location(file: str, line: int, column: int, end_line: int) -> dict[str, object] | None:
+def _location(file: str, line: int, column: int, end_line: int) -> Location | None:
     if not file:
         return None
-    return {"file": file, "line": line, "column": column, "end_line": max(end_line, line)}
+    return Location(file=file, line=line, column=column, end_line=max(end_line, line))
 
 
 def _instances(value: str | None) -> int | str:

@@ -10,6 +10,7 @@ relationship is left out: never a guess.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from archmem.model.likec4.kinds import c4_level
@@ -147,7 +148,7 @@ def _element(decl: ElementDecl, parent: str | None, level: str, decls: Declarati
         url=next((link for link in decl.links if "://" in link), None),
         properties=properties,
         canonical_name=decl.fqn,
-        location=decl.location.model_copy(update={"end_line": decl.end_line or decl.location.line}),
+        location=dataclasses.replace(decl.location, end_line=decl.end_line or decl.location.line),
     )
 
 

@@ -1,0 +1,111 @@
+"""What drift asks git that depends only on HEAD, kept in the index per HEAD sha.
+
+A recall asked git for the commit that last changed each memory (and accept) file and
+for each anchored file's diff since a memory's baseline: a ``git log`` and a ``git diff``
+per anchor, every time, for answers that change only when HEAD does. They are kept in
+``store_meta`` under the HEAD sha they were read at; a new HEAD asks git again. Paths are
+kept as digests, never as text: a purged memory's file name (its title) must leave no byte
+in the index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, Protocol
+
+from archmem.drift.symbols import Hunk, parse_unified_zero
+from archmem.git.revisions import Revisions
+
+KEY = "drift_head_cache"
+"""The one ``store_meta`` row that holds it all: one read per command, one write per batch."""
+KEPT_CHARS = 8 << 20
+"""At most this much is written back (the diffs are dropped first); beyond it git is asked each time."""
+
+
+class Meta(Protocol):
+    def meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str | None) -> None: ...
+
+
+def path_key(path: str) -> str:
+    """What a path is kept under: a digest, so no file name is written to the index."""
+    return hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=8).hexdigest()
+
+
+class ByPath(Mapping[str, int]):
+    """Values kept under ``path_key`` digests, looked up by the path itself."""
+
+    def __init__(self, by_key: dict[str, int]) -> None:
+        self._by_key = by_key
+
+    def __getitem__(self, path: str) -> int:
+        return self._by_key[path_key(path)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_key)  # the digests: the paths themselves are not kept
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+
+class HeadCache:
+    """Last commits per file of a folder, and anchored diffs, for one HEAD; ``save``
+    writes what was learnt (``DriftView`` calls it after each batch of questions)."""
+
+    def __init__(self, store: Meta, head: str | None) -> None:
+        self.store, self.head = store, head
+        self._state: dict[str, Any] | None = None
+        self._changed = False
+
+    def last_commits(self, folder: str, revisions: Revisions) -> dict[str, str]:
+        """``path_key(file)`` → the newest first-parent commit of HEAD that changed the
+        file below ``folder`` (``Revisions.last_commits``)."""
+        if self.head is None:
+            return {}
+        folders = self._kept()["folders"]
+        if folder not in folders:
+            found = revisions.last_commits(folder, head=self.head)
+            folders[folder] = {path_key(path): sha for path, sha in found.items()}
+            self._changed = True
+        return dict(folders[folder])
+
+    def anchor_hunks(self, path: str, base: str, revisions: Revisions) -> list[Hunk]:
+        """The zero-context, whitespace-blind diff of ``path`` from ``base`` to HEAD; a file
+        changed without text to judge (binary, mode, rename) is one hunk that is never cosmetic."""
+        key = f"{base}:{path_key(path)}"
+        diffs = self._kept()["diffs"]
+        if key in diffs:
+            return [Hunk(old_start, old_count, new_start, new_count, removed=removed, added=added)
+                    for old_start, old_count, new_start, new_count, removed, added in diffs[key]]
+        parsed = parse_unified_zero(revisions.unified_zero_diff(base, self.head or "HEAD", path))
+        hunks = parsed.get(path, [])
+        found = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
+        if self.head is not None:
+            diffs[key] = [[h.old_start, h.old_count, h.new_start, h.new_count, h.removed, h.added] for h in found]
+            self._changed = True
+        return found
+
+    def save(self) -> None:
+        """Write back what was learnt since the last save (nothing when nothing was)."""
+        if not self._changed or self._state is None:
+            return
+        self._changed = False
+        text = json.dumps(self._state, separators=(",", ":"))
+        if len(text) > KEPT_CHARS:
+            text = json.dumps({**self._state, "diffs": {}}, separators=(",", ":"))
+        if len(text) <= KEPT_CHARS:
+            self.store.set_meta(KEY, text)
+
+    def _kept(self) -> dict[str, Any]:
+        if self._state is None:
+            try:
+                kept = json.loads(self.store.meta(KEY) or "{}")
+            except ValueError:
+                kept = {}
+            fresh = isinstance(kept, dict) and kept.get("head") == self.head and all(
+                isinstance(kept.get(part), dict) for part in ("folders", "diffs"))
+            self._state = kept if fresh else {"head": self.head, "folders": {}, "diffs": {}}
+        return self._state
