@@ -42,14 +42,12 @@ RECALL_MODULES = {
     "archmem.cli.memory", "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.errors",
     "archmem.confinement", "archmem.initialize", "archmem.json_input",
     "archmem.atomic_write", "archmem.yaml_text",
-    # the model, read from a Structurizr DSL file (no YAML, no Structurizr JSON reader)
+    # the model, parsed from a Structurizr DSL file once and kept in the index (no parser on the
+    # every-day path, no YAML, no Structurizr JSON reader)
     "archmem.model", "archmem.model.types", "archmem.model.loader", "archmem.model.paths", "archmem.model.limits",
     "archmem.model.confine", "archmem.model.ownership", "archmem.model.generated", "archmem.model.adrs",
     "archmem.model.description_lines",  # drift's baselines: which model-file lines only map code
-    "archmem.model.dsl", "archmem.model.dsl.archetypes", "archmem.model.dsl.blocks", "archmem.model.dsl.builder",
-    "archmem.model.dsl.context", "archmem.model.dsl.deployment", "archmem.model.dsl.directives",
-    "archmem.model.dsl.expressions", "archmem.model.dsl.handlers", "archmem.model.dsl.lexer",
-    "archmem.model.dsl.parser", "archmem.model.dsl.views",
+    "archmem.model.dsl_cache",
     # the memory files: read, checked for secrets, linked
     "archmem.memory", "archmem.memory.types", "archmem.memory.fields", "archmem.memory.file_format",
     "archmem.memory.kinds", "archmem.memory.lifecycle", "archmem.memory.linking", "archmem.memory.links",
