@@ -297,3 +297,25 @@ def test_a_recall_reads_the_code_of_the_elements_it_asks_about_only(tmp_path: Pa
     assert "Tax is rounded" in done.stdout
     opened = [Path(path).resolve() for path in json.loads(out.read_text())]
     assert not [path for path in opened if (root / "billing") in path.parents]
+
+
+def test_every_dataclass_says_what_it_is():
+    """A dataclass without a docstring gets one built at import from ``inspect.signature``
+    (Python 3.11), a cost every command paid per class; and a reader wants one anyway."""
+    import ast
+
+    from .conftest import REPO_ROOT
+
+    def is_dataclass(decorator: ast.expr) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return (isinstance(target, ast.Name) and target.id == "dataclass") or (
+            isinstance(target, ast.Attribute) and target.attr == "dataclass")
+
+    bare_classes = [
+        f"{path.relative_to(REPO_ROOT)}:{node.lineno} {node.name}"
+        for path in sorted((REPO_ROOT / "archmem").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and any(map(is_dataclass, node.decorator_list))
+        and ast.get_docstring(node) is None
+    ]
+    assert bare_classes == []
