@@ -60,6 +60,8 @@ class FileProblem:
 
 @dataclass
 class SyncReport:
+    """What one sync changed in the index, and the files it could not read."""
+
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
