@@ -119,6 +119,9 @@ _PRIVATE = "files_private"
 
 @dataclass(frozen=True)
 class _Signature:
+    """Both folders as an open found them: what the index keeps to know the next open's
+    folders unchanged, or moved only by commits."""
+
     digest: str
     tree: str | None
     """The committed folder's tree, when it holds every file there (git lists no other)."""
