@@ -97,9 +97,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/loader.py, archmem/model/__init__.py"
                     }
                 }
-                dsl = component "Structurizr parser" "Lexer and context-stack parser for workspace.dsl, and Structurizr JSON (which workspace extends may name)." {
+                dsl = component "Structurizr parser" "Lexer and context-stack parser for workspace.dsl, and Structurizr JSON (which workspace extends may name); the parsed model kept in the index until a file it read changes." {
                     properties {
-                        "archmem.paths" "archmem/model/dsl/**, archmem/model/structurizr_json.py"
+                        "archmem.paths" "archmem/model/dsl/**, archmem/model/dsl_cache.py, archmem/model/structurizr_json.py"
                     }
                 }
                 likec4 = component "LikeC4 reader" "Lexer and parser for LikeC4 .c4 files, likec4.config.json projects, FQN resolution, kinds mapped to C4 levels." {

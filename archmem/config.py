@@ -41,6 +41,8 @@ TEST_GLOBS = (
 
 @dataclass
 class StoreConfig(Section):
+    """``[store]``: where the memory files, the accepts and the index live."""
+
     memories: str = ".archmem/memories"
     """The committed folder of memory files (the truth a team shares through git)."""
     private_memories: str = ".archmem/private"
@@ -56,6 +58,8 @@ class StoreConfig(Section):
 
 @dataclass
 class EmbeddingsConfig(Section):
+    """``[embeddings]``: the provider that embeds memories, and how vectors weigh in recall."""
+
     provider: Literal["none", "openai", "ollama", "local"] = "none"
     model: str = ""
     base_url: str = ""
@@ -67,6 +71,8 @@ class EmbeddingsConfig(Section):
 
 @dataclass
 class DriftConfig(Section):
+    """``[drift]``: how much history drift reads, and when a memory needs verifying."""
+
     scan_budget: int = setting(500, ge=0)
     """Commits of unread history the start-up hook (``brief``), an agent's ``recall`` and
     MCP answers read on the way; with more, they say drift is not computed yet (and that
@@ -191,6 +197,8 @@ class RecallConfig(Section):
 
 @dataclass
 class CodeConfig(Section):
+    """``[code]``: code left out of ownership."""
+
     ignore: list[str] = setting(factory=list)
     """Globs left out of ownership and of the "code no element owns" list."""
 
@@ -317,6 +325,8 @@ class GitLabConfig(Section):
 
 @dataclass
 class Config(Section):
+    """Every setting, by section, with where it came from."""
+
     model: str | None = None
     """The model file, relative to the repository root; else it is discovered."""
     store: StoreConfig = setting(factory=StoreConfig)

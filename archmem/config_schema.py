@@ -81,6 +81,8 @@ class Section:
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """One setting of a section: its attribute, its key in files, its type and bounds."""
+
     name: str
     key: str
     annotation: Any

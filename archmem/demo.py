@@ -49,6 +49,8 @@ def example_source() -> Path:
 
 @dataclass
 class DemoResult:
+    """What ``archmem demo`` built: the repository, its briefing and map, and what they hold."""
+
     root: Path
     briefing: Path
     knowledge_map: Path

@@ -38,6 +38,8 @@ def ignore_local_state(state: Path) -> bool:
 
 @dataclass
 class InitResult:
+    """What ``archmem init`` wrote and found."""
+
     root: Path
     config_path: Path
     config_written: bool

@@ -88,7 +88,7 @@ def _files(ws: Workspace, stored: bool) -> dict[str, Any]:
         total, private = len(stats), sum(1 for stat in stats.values() if stat.private)
     found: dict[str, Any] = {
         "folder": _relative(ws, folder.shared), "files": total - private, "private": private,
-        "uncommitted": ws.repository.uncommitted(_relative(ws, folder.shared)) if ws.repository.is_git else [],
+        "uncommitted": _uncommitted(ws, _relative(ws, folder.shared)),
         "indexed": stored,
     }
     if stored:
@@ -100,6 +100,16 @@ def _files(ws: Workspace, stored: bool) -> dict[str, Any]:
         "uncommitted": ws.repository.uncommitted(accepts.folder) if ws.repository.is_git else [],
     }
     return found
+
+
+def _uncommitted(ws: Workspace, folder: str) -> list[str]:
+    """The memory files not committed yet: what the open's sync heard from git when it
+    asked (one ``git status`` of the folder, not two), else asked now."""
+    if not ws.repository.is_git:
+        return []
+    if ws.last_sync is not None and ws.last_sync.uncommitted is not None:
+        return ws.last_sync.uncommitted
+    return ws.repository.uncommitted(folder)
 
 
 def _relative(ws: Workspace, path: Any) -> str:

@@ -63,14 +63,7 @@ class YamlTextError(Exception):
 def yaml_scalar(value: str) -> str:
     """A YAML scalar for a string: plain where YAML reads it back as the same string,
     else double-quoted (JSON's escapes are YAML's)."""
-    if (
-        _PLAIN.fullmatch(value)
-        and value.lower() not in _YAML_WORDS
-        and not _YAML_FLOAT.match(value)
-        and not value.endswith(":")
-        and ": " not in value
-        and " #" not in value
-    ):
+    if yaml_scalar_is_plain(value):
         return value
     surrogate = _SURROGATE.search(value)
     if surrogate:
@@ -86,11 +79,14 @@ def load_mapping(text: str, *, first_line: int = 1) -> dict[str, Any]:
     """The ``key: value`` mapping ``text`` holds (empty text: an empty one), keys as
     strings and times as text; ``YamlTextError`` at the file's line and column, counting
     ``text`` as starting on line ``first_line``."""
+    if not text.strip():
+        return {}
+    written = _as_written(text)
+    if written is not None:
+        return written  # archmem's own shape: read without YAML (not even imported)
     import yaml
 
     offset = first_line - 1
-    if not text.strip():
-        return {}
     try:
         if _NEEDS_EVENTS.search(text) or not _PLAIN_SHAPE.fullmatch(text):
             _check_events(text, first_line)
@@ -111,6 +107,70 @@ def load_mapping(text: str, *, first_line: int = 1) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise YamlTextError("must be 'key: value' lines", first_line)
     return {str(key): value for key, value in data.items()}
+
+
+_KEY_LINE = re.compile(r"([a-z_][a-z0-9_]*):(?: (.*))?")
+_ITEM_LINE = re.compile(r"  - (.*)")
+_TIME_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})")
+_WHOLE = re.compile(r"0|[1-9][0-9]{0,17}")
+_QUOTED = re.compile(r'"([^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*)"')
+_NOT_KEYS = _YAML_WORDS | {"yes", "no", "on", "off"}
+
+
+def _as_written(text: str) -> dict[str, Any] | None:
+    """The mapping of text in the shape archmem writes, read without YAML: ``key: value``
+    lines (``key:`` then ``  - item`` lines for a list), each value plain as
+    ``yaml_scalar`` writes one, a time, a whole number, or double-quoted without an
+    escape. None for anything else, which the YAML loader reads (what YAML would read
+    differently, a key like ``on``, a number like ``012``, never takes this path)."""
+    found: dict[str, Any] = {}
+    items: list[Any] | None = None
+    for line in text.split("\n"):
+        if not line:
+            continue
+        item = _ITEM_LINE.fullmatch(line)
+        if item is not None:
+            if items is None:
+                return None
+            value = _written_value(item[1])
+            if value is None:
+                return None
+            items.append(value)
+            continue
+        key = _KEY_LINE.fullmatch(line)
+        if key is None or key[1] in _NOT_KEYS:
+            return None
+        if key[2] is None:
+            items = found[key[1]] = []
+            continue
+        items = None
+        value = _written_value(key[2])
+        if value is None:
+            return None
+        found[key[1]] = value
+    return {key: value if value != [] else None for key, value in found.items()}
+
+
+def _written_value(text: str) -> str | int | None:
+    """A scalar as archmem writes one (see ``_as_written``), None for any other."""
+    if yaml_scalar_is_plain(text) or _TIME_TEXT.fullmatch(text):
+        return text
+    if _WHOLE.fullmatch(text):
+        return int(text)
+    quoted = _QUOTED.fullmatch(text)
+    return quoted[1] if quoted is not None else None
+
+
+def yaml_scalar_is_plain(value: str) -> bool:
+    """Whether ``yaml_scalar`` writes ``value`` as it is: YAML reads it back as the same string."""
+    return bool(
+        _PLAIN.fullmatch(value)
+        and value.lower() not in _YAML_WORDS
+        and not _YAML_FLOAT.match(value)
+        and not value.endswith(":")
+        and ": " not in value
+        and " #" not in value
+    )
 
 
 def _check_events(text: str, first_line: int) -> None:

@@ -287,3 +287,56 @@ def test_check_fields_names_the_field_and_never_the_value() -> None:
     assert "the author looks like it holds a secret" in str(error)
     assert key not in str(error) and key not in json.dumps(error.to_dict())
     check_fields({"content": "fine", "count": 3, "none": None})
+
+
+def every_pattern_run(text: str) -> list:
+    """``find_secrets`` with every pattern run over the text (no needle looked for first)."""
+    from archmem.memory import secrets
+
+    needles = secrets._holds_any
+    secrets._holds_any = lambda *args: True  # type: ignore[assignment]
+    try:
+        return find_secrets(text)
+    finally:
+        secrets._holds_any = needles
+
+
+NEEDLE_FRAGMENTS = st.sampled_from(
+    ["ghp_", "gho_", "github_pat_", "sk-", "sk-ant-", "sk_live_", "rk_live_", "AKIA", "ASIA", "A3T", "AIza", "xoxb-",
+     "xoxp-", "xapp-1-", "https://hooks.slack.com/services/", "eyJ", ".", "-----BEGIN ", "RSA ", "PRIVATE KEY-----",
+     '"private_key"', '"type": "service_account"', "\\n", "\n", "password", "PassWord", "PASSWD", "paſsword",
+     "pwd", "Passphrase", "secret", "SECRET", "ſecret", "token", "TOKEN", "tokEn", "api_key", "apı-key", "APIKEY",
+     "access_key", "Access-Key", "auth_key", "AUTHKEY", "credentials", "CREDENTİAL", "aws", "AWS_", "Bearer ",
+     "bEARER ", "postgres://", "redis://", "://", "?password=", "&pwd=", "@db", "@", "=", ":=", "=>", ":", '"', "'",
+     " ", "\t", "a1B2c3D4e5F6g7H8", "Zq9Xw8Vu7Ts6Rq5P", "4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e", "guest", "_",
+     "-", "/", "+", "0123456789"]
+)  # fmt: skip
+
+
+@given(st.lists(NEEDLE_FRAGMENTS, max_size=30).map("".join) | st.text(max_size=200))
+@settings(max_examples=600, deadline=None)
+def test_looking_for_needles_first_finds_what_every_pattern_finds(text: str) -> None:
+    """A pattern is skipped only when the text holds none of the texts every match of it
+    holds, so the reader refuses exactly what running every pattern refuses."""
+    assert find_secrets(text) == every_pattern_run(text)
+
+
+@pytest.mark.parametrize("case", [str, str.upper, str.lower, str.swapcase])
+def test_the_needles_skip_no_known_credential(case) -> None:
+    for _, text, *_ in DETECTED + STRUCTURAL:
+        for variant in (text, case(text), text.replace("s", "ſ"), text.replace("i", "ı")):
+            assert find_secrets(variant) == every_pattern_run(variant)
+
+
+def test_a_plain_memory_file_runs_no_pattern() -> None:
+    """What every memory file holds (an author, times, elements, prose) names no needle:
+    reading it looks for the needles and runs none of the patterns."""
+    from archmem.memory import secrets
+
+    text = ("---\nid: m-0123456789\nkind: decision\ntitle: Retry budget\nelements:\n  - c1\nauthor: claude-code/sarah\n"
+            "created: 2026-01-01T00:00:00Z\n---\n\nThe gateway authenticates each call and retries twice; see "
+            "`services/s1/handler_2.py` and [[Timeouts]].\n")
+    folded = text.translate(secrets._FOLD).lower()
+    ran = [kind for kind, _, needles, without_case in secrets._PATTERNS
+           if secrets._holds_any(needles, without_case, text, folded)]
+    assert ran == [] and not secrets._holds_any(secrets._ASSIGNMENT_WORDS, True, text, folded)

@@ -42,14 +42,12 @@ RECALL_MODULES = {
     "archmem.cli.memory", "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.errors",
     "archmem.confinement", "archmem.initialize", "archmem.json_input",
     "archmem.atomic_write", "archmem.yaml_text",
-    # the model, read from a Structurizr DSL file (no YAML, no Structurizr JSON reader)
+    # the model, parsed from a Structurizr DSL file once and kept in the index (no parser on the
+    # every-day path, no YAML, no Structurizr JSON reader)
     "archmem.model", "archmem.model.types", "archmem.model.loader", "archmem.model.paths", "archmem.model.limits",
     "archmem.model.confine", "archmem.model.ownership", "archmem.model.generated", "archmem.model.adrs",
     "archmem.model.description_lines",  # drift's baselines: which model-file lines only map code
-    "archmem.model.dsl", "archmem.model.dsl.archetypes", "archmem.model.dsl.blocks", "archmem.model.dsl.builder",
-    "archmem.model.dsl.context", "archmem.model.dsl.deployment", "archmem.model.dsl.directives",
-    "archmem.model.dsl.expressions", "archmem.model.dsl.handlers", "archmem.model.dsl.lexer",
-    "archmem.model.dsl.parser", "archmem.model.dsl.views",
+    "archmem.model.dsl_cache",
     # the memory files: read, checked for secrets, linked
     "archmem.memory", "archmem.memory.types", "archmem.memory.fields", "archmem.memory.file_format",
     "archmem.memory.kinds", "archmem.memory.lifecycle", "archmem.memory.linking", "archmem.memory.links",
@@ -61,6 +59,11 @@ RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "diffl
 """Standard modules recall leaves alone on a repository without settings: the shipped
 thesaurus is a plain file, TOML is read only from a settings file, close names only for
 a name that is not found."""
+
+RECALL_LEAVES = {"archmem.model.dsl", "archmem.model.dsl.parser", "archmem.drift.report", "archmem.git.blame"}
+"""Modules of recall's packages an every-day recall leaves alone: the DSL parser (the
+parsed model is kept in the index), drift's report and git blame (a recall asks drift
+only for what to verify)."""
 
 RECALL_THIRD_PARTY = {"click"}
 """Installed packages recall may import: never pydantic, numpy, yaml, GitPython, jinja2,
@@ -161,6 +164,7 @@ def test_recall_on_a_small_repository_stays_in_its_budget(tmp_path: Path):
     extra = outside(modules, bare(tmp_path), ALWAYS | RECALL_MODULES, RECALL_PACKAGES, RECALL_THIRD_PARTY)
     assert extra == [], f"recall imports modules outside its budget: {extra}"
     assert sorted(modules & RECALL_SPARES) == []
+    assert sorted(modules & RECALL_LEAVES) == []
 
 
 @pytest.mark.parametrize("module", ["archmem.config", "archmem.cli"])
@@ -299,3 +303,25 @@ def test_a_recall_reads_the_code_of_the_elements_it_asks_about_only(tmp_path: Pa
     assert "Tax is rounded" in done.stdout
     opened = [Path(path).resolve() for path in json.loads(out.read_text())]
     assert not [path for path in opened if (root / "billing") in path.parents]
+
+
+def test_every_dataclass_says_what_it_is():
+    """A dataclass without a docstring gets one built at import from ``inspect.signature``
+    (Python 3.11), a cost every command paid per class; and a reader wants one anyway."""
+    import ast
+
+    from .conftest import REPO_ROOT
+
+    def is_dataclass(decorator: ast.expr) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return (isinstance(target, ast.Name) and target.id == "dataclass") or (
+            isinstance(target, ast.Attribute) and target.attr == "dataclass")
+
+    bare_classes = [
+        f"{path.relative_to(REPO_ROOT)}:{node.lineno} {node.name}"
+        for path in sorted((REPO_ROOT / "archmem").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ClassDef) and any(map(is_dataclass, node.decorator_list))
+        and ast.get_docstring(node) is None
+    ]
+    assert bare_classes == []

@@ -151,3 +151,92 @@ def test_pulled_files_are_indexed_as_a_rebuild_indexes_them(shop: Path, monkeypa
             ("memory", "Retries"), ("memory", "Pulled 4"), ("element", "ApiGateway")}
         assert not ws.store.links(pending=True)
     assert made == 1
+
+
+def git_commands(trace: Path) -> list[str]:
+    """The git commands a ``GIT_TRACE`` file records (one line each, as git ran them)."""
+    return [line.partition("trace: built-in: ")[2] for line in trace.read_text().splitlines()
+            if "trace: built-in: " in line]
+
+
+def test_status_asks_git_of_the_memory_folder_once(shop: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """The open's signature and status's list of files not committed yet come from one
+    ``git status`` of the memory folder."""
+    from archmem.status import workspace_status
+
+    contents(shop)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.remember("Caches live for a minute.", kind="convention", title="Caches", elements=["ApiGateway"])
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        files = workspace_status(ws)["files"]
+    runs = [command for command in git_commands(trace) if " status " in f" {command} " and ".archmem/memories" in command]
+    assert len(runs) == 1, runs
+    [new] = files["uncommitted"]
+    assert new.startswith(".archmem/memories/") and "caches" in new
+
+
+def test_a_commit_that_does_not_touch_the_memories_lists_no_memory_file(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    contents(shop)
+    write(shop, {"services/api/router.go": lines(12)})
+    commit(shop, "code only", "2026-01-03T00:00:00Z")
+    seen = scanned_folders(monkeypatch)
+    assert len(contents(shop)) == 3
+    assert ".archmem/memories/" not in seen
+
+
+def test_a_pull_looks_only_at_the_files_it_brought(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    """git says which files a pull changed (the folder's trees before and after): the
+    open reads those, lists no folder and compares no other file."""
+    from archmem.memory.file_format import file_name, render_memory
+    from archmem.memory.types import Memory
+    from archmem.store.files import MemoryFolder
+
+    contents(shop)
+    git(shop, "checkout", "-q", "-b", "teammate")
+    folder = shop / ".archmem" / "memories"
+    for number in range(4):
+        memory = Memory(id=f"m-pulled{number:02d}", kind="note", title=f"Pulled {number}",
+                        content=f"Pulled {number}: see [[Retries]].", elements=["ApiGateway"],
+                        created_at=FrozenClock()())
+        (folder / file_name(memory)).write_text(render_memory(memory), encoding="utf-8")
+    memory_file(shop, "Timeouts").unlink()
+    path = memory_file(shop, "Retries")
+    path.write_text(path.read_text().replace("Retries are set", "Retries are capped"))
+    commit(shop, "a teammate's memories", "2026-01-03T00:00:00Z")
+    git(shop, "checkout", "-q", "main")
+    contents(shop)
+    git(shop, "merge", "-q", "--ff-only", "teammate")  # a pull, as far as the folder can tell
+    seen = scanned_folders(monkeypatch)
+    read: list[str] = []
+    real = MemoryFolder.read
+
+    def watched(self: MemoryFolder, rel: str) -> bytes:
+        read.append(rel)
+        return real(self, rel)
+
+    monkeypatch.setattr(MemoryFolder, "read", watched)
+    found = contents(shop)
+    assert found["Retries"] == "Retries are capped in the gateway." and "Timeouts" not in found
+    assert {f"Pulled {n}" for n in range(4)} <= set(found) and len(found) == 6
+    assert len(read) == 5 and ".archmem/memories/" not in seen
+
+
+def test_a_pulled_copy_of_a_memory_is_reported_as_a_full_compare_reports_it(shop: Path):
+    """A pull that brings a second file with an id the folder holds: the file it did not
+    bring is looked up to choose the holder, as when every file is compared."""
+    contents(shop)
+    original = memory_file(shop, "Retries")
+    copy = original.with_name("copy-of-retries.md")
+    copy.write_text(original.read_text().replace("Retries are set", "Retries are copied"))
+    commit(shop, "a copy", "2026-01-03T00:00:00Z")
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        assert ws.store.list_memories()  # the open's sync
+        problems = [str(problem) for problem in ws.last_sync.problems] if ws.last_sync else []
+    assert contents(shop)["Retries"] == "Retries are set in the gateway."
+    assert len(problems) == 1 and "copy-of-retries.md" in problems[0] and "duplicate id" in problems[0]
+    copy.unlink()
+    commit(shop, "the copy goes", "2026-01-04T00:00:00Z")
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        assert ws.store.list_memories() and ws.last_sync is not None and not ws.last_sync.problems

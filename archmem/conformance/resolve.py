@@ -34,6 +34,8 @@ Reader = Callable[[str], "str | None"]
 
 @dataclass(frozen=True)
 class Resolution:
+    """Where an import leads: its status, the files it resolves to, and why."""
+
     status: str
     """``internal``, ``external`` or ``unresolved``."""
     targets: tuple[str, ...] = ()
@@ -194,6 +196,8 @@ def load_jsonc(text: str) -> object:
 
 @dataclass
 class _TsConfig:
+    """What a tsconfig.json says about resolving imports: ``baseUrl`` and ``paths``."""
+
     base_url: str | None
     paths: list[tuple[str, list[str]]]
     """(pattern, targets) with targets already repo-relative, longest prefix first."""

@@ -125,6 +125,8 @@ class Violation:
 
 @dataclass
 class Unresolved:
+    """An import that resolved to no file, where it is and why."""
+
     file: str
     line: int
     spec: str

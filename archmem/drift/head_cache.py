@@ -44,6 +44,11 @@ class ByPath(Mapping[str, int]):
     def __getitem__(self, path: str) -> int:
         return self._by_key[path_key(path)]
 
+    def get(self, path: str, default: Any = None) -> Any:
+        """One dict look-up (``Mapping.get`` goes through ``__getitem__`` and an exception
+        for every missing path; the VERIFY count asks once per memory)."""
+        return self._by_key.get(path_key(path), default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_key)  # the digests: the paths themselves are not kept
 

@@ -44,6 +44,8 @@ class _Shared(TypedDict):
 
 @dataclass
 class ElementDrift:
+    """One element's drift: its status, since when, its stamp and its size."""
+
     id: str
     name: str
     status: str
@@ -90,6 +92,8 @@ NO_COMMITS = (
 
 @dataclass
 class DriftReport:
+    """Drift over the whole model: each element, the stale memories, what is documented."""
+
     elements: list[ElementDrift] = field(default_factory=list)
     stale: list[tuple[Memory, Staleness]] = field(default_factory=list)
     documented: int = 0

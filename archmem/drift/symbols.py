@@ -313,6 +313,8 @@ def parse_unified_zero(diff_text: str) -> dict[str, list[Hunk]]:
 
 @dataclass
 class _Section:
+    """One hunk's header and its old and new text."""
+
     header: str | None = None
     old: str | None = None
     new: str | None = None

@@ -21,6 +21,8 @@ class Baseline:
 
 @dataclass(frozen=True)
 class ElementSize:
+    """An element's code now, in files and lines (drift weighs change against it)."""
+
     files: int
     lines: int
 

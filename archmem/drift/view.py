@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from archmem.clock import format_time
 from archmem.drift.accepts import (
@@ -28,7 +29,6 @@ from archmem.drift.changes import (
 from archmem.drift.context import DriftContext, HistoryReading
 from archmem.drift.head_cache import ByPath, HeadCache
 from archmem.drift.index import DriftIndex
-from archmem.drift.report import DriftReport, element_drift
 from archmem.drift.scan import (
     ScanResult,
     history_exclusions,
@@ -40,11 +40,14 @@ from archmem.drift.staleness import Staleness, StalenessChecker
 from archmem.drift.symbols import Hunk
 from archmem.drift.types import Baseline, ElementSize, ElementSizes
 from archmem.errors import RepositoryError
-from archmem.git.blame import LineHistory
 from archmem.git.revisions import Revisions
 from archmem.git.types import BlamedCommit
 from archmem.memory.types import Memory
 from archmem.model.description_lines import described_text, mapping_lines
+
+if TYPE_CHECKING:  # a report and blame are imported where they are made: a recall needs neither
+    from archmem.drift.report import DriftReport
+    from archmem.git.blame import LineHistory
 
 
 class DriftView:
@@ -280,6 +283,8 @@ class DriftView:
         """Each element's drift and the memories to VERIFY with their reasons; without
         ``reasons``, only which ones (``verify_ids``), from what their staleness depends on
         (``stale_ids``): what ``status`` and the map need, at any size."""
+        from archmem.drift.report import DriftReport, element_drift
+
         if self.scan.head is None:  # no commits: every element would read as missing or in sync
             return DriftReport.without_history()
         from archmem.model.external import external_elements
@@ -400,6 +405,8 @@ class DriftView:
     @cached_property
     def lines(self) -> LineHistory:
         """The model files' line histories (blame), in a git checkout."""
+        from archmem.git.blame import LineHistory
+
         return LineHistory(self.context.repository.root)
 
     def _base(self, since: Baseline | datetime | None) -> str | None:

@@ -48,6 +48,18 @@ _STAGED = re.compile(r"[0-7]{6} [0-9a-f]{40}(?:[0-9a-f]{24})? [0-3]\t.")
 """A tracked file's line of ``git ls-files -s``: mode, blob id, stage, a tab, the path."""
 
 
+@dataclass(frozen=True)
+class FolderState:
+    """A folder as one ``git status`` sees it: a digest that changes whenever a file below
+    it may have, its tree in HEAD, and its files not committed yet (top-level relative)."""
+
+    digest: str
+    tree: str | None
+    uncommitted: list[str]
+    clean: bool
+    """git lists nothing below the folder: every file there is as the tree holds it."""
+
+
 @dataclass
 class Repository:
     """A working tree on disk; ``is_git`` says whether history can be read."""
@@ -225,29 +237,53 @@ class Repository:
         entries = result.stdout.decode("utf-8", errors="surrogateescape").split("\0")
         return [entry[3:] for entry in entries if len(entry) > 3]
 
-    def folder_signature(self, folder: str) -> str | None:
-        """A digest that changes whenever a file below ``folder`` may have: HEAD's commit,
-        and each path git lists as differing from it there (staged, changed, deleted,
-        untracked, ignored) with its size and mtime. git tells the other files unchanged
-        from its index's stat cache, in C (and its fsmonitor where one is set up), so
-        nothing here stats them; None outside git or when git fails."""
+    def folder_state(self, folder: str) -> FolderState | None:
+        """What changed below ``folder``, from one ``git status`` (see ``FolderState``);
+        None outside git or when git fails.
+
+        The digest holds the folder's tree in HEAD (a commit that does not touch the
+        folder leaves it as it was) and each path git lists as differing from it there
+        (staged, changed, deleted, untracked, ignored) with its size and mtime. git tells
+        the other files unchanged from its index's stat cache, in C (and its fsmonitor
+        where one is set up), so nothing here stats them."""
         if not self.is_git:
             return None
         result = self._git(
-            "--no-optional-locks", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z", "--branch",
+            "--no-optional-locks", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z",
             "--untracked-files=all", "--ignored=traditional", "--", folder, check=False,
         )
         if result.returncode != 0:
             return None
+        tree = self.folder_tree(folder)
         top = os.fsencode(_top_level(self.root))
-        digest = hashlib.sha256(result.stdout)
-        for path in _status_paths(result.stdout):
+        digest = hashlib.sha256(b"%s\0" % (tree or "-").encode())
+        digest.update(result.stdout)
+        uncommitted: list[str] = []
+        for kind, path in _status_paths(result.stdout):
             try:
                 info = os.lstat(top + b"/" + path)
                 digest.update(b"%d %d\0" % (info.st_size, info.st_mtime_ns))
             except OSError:
                 digest.update(b"-\0")
-        return digest.hexdigest()
+            if kind is not None:
+                uncommitted.append(path.decode("utf-8", errors="surrogateescape"))
+        return FolderState(digest.hexdigest(), tree, uncommitted, not result.stdout)
+
+    def folder_tree(self, folder: str) -> str | None:
+        """The id of ``folder``'s tree in HEAD (None without commits, or when HEAD has no
+        such folder): what every committed file below it holds, in one value."""
+        result = self._git("rev-parse", "--verify", "--quiet", f"HEAD:./{folder}", check=False)
+        return result.stdout.decode().strip() or None if result.returncode == 0 else None
+
+    def tree_changes(self, old: str, new: str) -> list[str] | None:
+        """The paths (inside the trees) that differ between two trees, e.g. a folder's
+        before and after a pull (one ``git diff-tree``); None when git cannot say."""
+        if not self.is_git:
+            return None
+        result = self._git("diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new, check=False)
+        if result.returncode != 0:
+            return None
+        return [path for path in result.stdout.decode("utf-8", errors="surrogateescape").split("\0") if path]
 
     def user_name(self) -> str | None:
         """Who works in this clone: ``git config user.name``, else the local part of
@@ -350,17 +386,20 @@ def _top_level(root: Path) -> Path:
 _FIELDS_BEFORE_PATH = {b"1": 8, b"2": 9, b"u": 10}
 
 
-def _status_paths(output: bytes) -> list[bytes]:
-    """The paths of ``git status --porcelain=v2 -z`` records (top-level relative; a
-    rename's old path too)."""
-    paths: list[bytes] = []
+def _status_paths(output: bytes) -> list[tuple[str | None, bytes]]:
+    """(kind, path) of the records of ``git status --porcelain=v2 -z`` (top-level
+    relative): the kind for a file not committed as it is (changed, renamed, unmerged,
+    untracked), None for an ignored file and a rename's old path."""
+    paths: list[tuple[str | None, bytes]] = []
     records = iter(output.split(b"\0"))
     for record in records:
         kind = record[:1]
         if kind in _FIELDS_BEFORE_PATH:
-            paths.append(record.split(b" ", _FIELDS_BEFORE_PATH[kind])[-1])
+            paths.append((kind.decode(), record.split(b" ", _FIELDS_BEFORE_PATH[kind])[-1]))
             if kind == b"2":
-                paths.append(next(records, b""))
-        elif kind in (b"?", b"!"):
-            paths.append(record[2:])
+                paths.append((None, next(records, b"")))
+        elif kind == b"?":
+            paths.append(("?", record[2:]))
+        elif kind == b"!":
+            paths.append((None, record[2:]))
     return paths

@@ -60,6 +60,8 @@ class MemoryContext:
 
 @dataclass
 class RememberResult:
+    """What ``remember`` did: the memory stored, or the one it confirmed instead."""
+
     id: str
     title: str | None
     deduplicated: bool = False

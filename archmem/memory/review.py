@@ -23,6 +23,8 @@ from archmem.memory.types import Memory
 
 @dataclass
 class ReviewQueue:
+    """What needs a person's look: ignored and near-duplicate memories, pending links, verifications, forks."""
+
     ignored: list[dict[str, Any]] = field(default_factory=list)
     near_duplicates: list[dict[str, Any]] = field(default_factory=list)
     pending_links: list[dict[str, Any]] = field(default_factory=list)

@@ -21,6 +21,8 @@ from archmem.memory.types import Memory, Session
 
 @dataclass
 class SessionEnd:
+    """What ending a session recorded: the memories cited and the outcome."""
+
     session_id: str
     cited: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)

@@ -1,11 +1,13 @@
 """Bring the local index up to date with the memory files (the truth, shared through git).
 
-Runs on every open. A large folder in git is known unchanged by its signature: git says
-which files differ from HEAD (it compares the others with its index's stat cache), and
-only those are stat-ed (``Repository.folder_signature``); the signature the last sync
-saw is kept in the index. Otherwise, or when the signature moved, unchanged files are
-recognized by size and mtime without being read;
-a changed one is hashed, and parsed only when its bytes changed (a checkout that touched
+Runs on every open. A large folder in git is known unchanged by its signature: its tree
+in HEAD, and the files git says differ from it (git compares the others with its index's
+stat cache), only those stat-ed (``Repository.folder_state``); the signature the last
+sync saw is kept in the index, so a commit that does not touch the folder costs nothing.
+When only commits moved the folder (a pull, a checkout: git listed nothing else there
+before or now), git names the files that differ between its trees, and only those are
+stat-ed, read and compared with their rows. Otherwise, unchanged files are recognized
+by size and mtime without being read; a changed one is hashed, and parsed only when its bytes changed (a checkout that touched
 it without changing it costs a read). A file that cannot be read as a memory is reported
 with its path and line and skipped: the rest of the memories work, and what the index
 already held for that file stays until the file is fixed. Nothing here writes a memory
@@ -18,7 +20,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from archmem.clock import system_clock
 from archmem.errors import ArchmemError
@@ -58,11 +60,16 @@ class FileProblem:
 
 @dataclass
 class SyncReport:
+    """What one sync changed in the index, and the files it could not read."""
+
     added: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     exported: int = 0
     problems: list[FileProblem] = field(default_factory=list)
+    uncommitted: list[str] | None = None
+    """The committed folder's files not committed yet, when git's signature listed them
+    (``status`` shows them without asking git again)."""
 
     @property
     def changed(self) -> bool:
@@ -81,22 +88,64 @@ _SIGNATURE = "files_signature"
 _CHUNK = 500
 """Memories read back at once to store their links."""
 
-FolderSignature = Callable[[str], "str | None"]
-"""A repository folder → a digest that changes when any file below it may have."""
+class FolderState(Protocol):
+    """What git says of the committed folder (``Repository.folder_state``)."""
+
+    @property
+    def digest(self) -> str:
+        """Changes whenever a file below the folder may have."""
+
+    @property
+    def tree(self) -> str | None:
+        """The folder's tree in HEAD."""
+
+    @property
+    def uncommitted(self) -> list[str]:
+        """Its files that are new or changed against HEAD."""
+
+    @property
+    def clean(self) -> bool:
+        """Every file below it is as its tree holds it."""
+
+
+FolderSignature = Callable[[str], "FolderState | None"]
+"""A repository folder → its state, None when git cannot say."""
+TreeChanges = Callable[[str, str], "list[str] | None"]
+"""Two trees → the paths inside them that differ, None when git cannot say."""
+_TREE = "files_tree"
+"""The committed folder's tree at the last sync, when git listed nothing else there."""
+_PRIVATE = "files_private"
+
+
+@dataclass(frozen=True)
+class _Signature:
+    """Both folders as an open found them: what the index keeps to know the next open's
+    folders unchanged, or moved only by commits."""
+
+    digest: str
+    tree: str | None
+    """The committed folder's tree, when it holds every file there (git lists no other)."""
+    private: str
 
 
 def sync_from_files(
     store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel],
-    *, signature: FolderSignature | None = None,
+    *, signature: FolderSignature | None = None, tree_changes: TreeChanges | None = None,
 ) -> SyncReport:
     """Index what changed in the memory folders since the last open; see the module doc."""
     report = SyncReport()
-    seen = _files_signature(store, folder, signature)
+    seen = _files_signature(store, folder, signature, report)
     kept = store.meta(_SIGNATURE)
-    if seen is None or kept != seen:
-        _index_changed_files(store, folder, model, report)
-        if seen != kept:
-            store.set_meta(_SIGNATURE, seen)
+    if seen is None or kept != seen.digest:
+        paths = _pulled_paths(store, folder, seen, tree_changes) if seen is not None else None
+        _index_changed_files(store, folder, model, report, paths)
+        if seen is None:
+            if kept is not None:
+                store.set_meta(_SIGNATURE, None)
+        else:
+            store.set_meta(_SIGNATURE, seen.digest)
+            store.set_meta(_TREE, seen.tree)
+            store.set_meta(_PRIVATE, seen.private)
     if store.meta("files_export") == "pending":
         # after indexing: files an export killed before its COMMIT left are taken as they are,
         # not written again under a second name
@@ -107,25 +156,54 @@ def sync_from_files(
     return report
 
 
-def _files_signature(store: Store, folder: MemoryFolder, signature: FolderSignature | None) -> str | None:
+def _files_signature(
+    store: Store, folder: MemoryFolder, signature: FolderSignature | None, report: SyncReport
+) -> _Signature | None:
     """Both folders' signature: git's for the committed one, the stamps of the private
-    one (git ignores it); None when the folder is small or git cannot say."""
+    one (git ignores it); None when the folder is small or git cannot say. The files
+    git lists as not committed go into ``report``."""
     if signature is None or store.file_count() < SIGNATURE_FROM:
         return None
     shared = signature(folder.relative(folder.shared))
     if shared is None:
         return None
-    private = sorted(folder.private_stamps().items())
-    return hashlib.sha256(f"{shared}\0{private!r}".encode("utf-8", "surrogateescape")).hexdigest()
+    report.uncommitted = shared.uncommitted
+    private = hashlib.sha256(repr(sorted(folder.private_stamps().items())).encode("utf-8", "surrogateescape"))
+    digest = hashlib.sha256(f"{shared.digest}\0{private.hexdigest()}".encode())
+    return _Signature(digest.hexdigest(), shared.tree if shared.clean else None, private.hexdigest())
+
+
+def _pulled_paths(
+    store: Store, folder: MemoryFolder, seen: _Signature, tree_changes: TreeChanges | None
+) -> set[str] | None:
+    """The files to look at when only commits moved the committed folder (a pull, a
+    checkout): what git says differs between its tree then and now, and the files that
+    failed before (their duplicate may be gone); None when anything else may have
+    changed (then every file is compared)."""
+    then = store.meta(_TREE)
+    if tree_changes is None or then is None or seen.tree is None or store.meta(_PRIVATE) != seen.private:
+        return None
+    changed = tree_changes(then, seen.tree)
+    if changed is None:
+        return None
+    prefix = folder.relative(folder.shared).rstrip("/") + "/"
+    return {prefix + path for path in changed} | {row.path for row in store.file_problems()}
 
 
 def _index_changed_files(
-    store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport
+    store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel], report: SyncReport,
+    paths: set[str] | None = None,
 ) -> None:
-    if folder.stamps() == store.file_stamps():
+    """Index the files that changed: of every file, or of ``paths`` when git named them."""
+    if paths is None and folder.stamps() == store.file_stamps():
         return  # nothing added, removed, or with another size or mtime than indexed
+    if paths is not None and not paths:
+        return
     with store.transaction():
-        stats, rows = folder.scan(), store.file_rows()  # again, under the write lock
+        # again, under the write lock
+        stats = folder.scan() if paths is None else folder.scan_paths(paths)
+        rows = store.file_rows(paths)
+        on_disk = _OnDisk(folder, stats, rows, store, every=paths is None)
         changed: list[_ReadFile] = []
         for path in sorted(stats):
             stat, row = stats[path], rows.get(path)
@@ -144,7 +222,7 @@ def _index_changed_files(
         touched: list[str] = []
         for read in changed:
             assert ctx is not None
-            memory_id = _index_file(ctx, read, stats, rows, known, report)
+            memory_id = _index_file(ctx, read, on_disk, known, report)
             if memory_id is not None:
                 touched.append(memory_id)
         for path in sorted(set(rows) - set(stats)):
@@ -164,6 +242,30 @@ def _index_changed_files(
                     write_links(ctx, memory.id, memory.content, targets)
             _resolve_pending(ctx, targets)
             store.retarget_links_to_heads()
+
+
+@dataclass
+class _OnDisk:
+    """The files a sync looked at (all, or the few git named), and any other file it
+    needs (the one that holds the same id), looked up when asked."""
+
+    folder: MemoryFolder
+    stats: dict[str, FileStat]
+    rows: dict[str, FileRow]
+    store: Store
+    every: bool
+
+    def stat(self, path: str) -> FileStat | None:
+        if path not in self.stats and not self.every:
+            self.stats.update(self.folder.scan_paths([path]))
+        return self.stats.get(path)
+
+    def row(self, path: str) -> FileRow | None:
+        if path not in self.rows and not self.every:
+            found = self.store.file_row(path)
+            if found is not None:
+                self.rows[path] = found
+        return self.rows.get(path)
 
 
 EXPORT_CHUNK = 500
@@ -234,22 +336,22 @@ def _read_file(
 
 
 def _index_file(
-    ctx: MemoryContext, read: _ReadFile, stats: dict[str, FileStat], rows: dict[str, FileRow], known: set[str],
-    report: SyncReport,
+    ctx: MemoryContext, read: _ReadFile, on_disk: _OnDisk, known: set[str], report: SyncReport,
 ) -> str | None:
     """Index one new or changed file; returns the memory id it now holds, if it changed."""
     store = ctx.store
     path, stat, row, sha, memory = read.path, read.stat, read.row, read.sha, read.memory
     holder = store.path_of(memory.id)
-    if holder is not None and holder != path and holder in stats:
+    holder_stat = on_disk.stat(holder) if holder is not None and holder != path else None
+    if holder is not None and holder_stat is not None:
         held = store.get_memory(memory.id)
         kept = row.memory_id if row and row.memory_id != memory.id else None
         if held is None or holder_rank(holder, held) < holder_rank(path, memory):
             store.record_file(path, kept, stat, sha, _duplicate(memory.id, holder), 2)
             return None
         # this file comes first (``holder_rank``), as on a clone that reads both at once
-        earlier = rows.get(holder)
-        store.record_file(holder, None, stats[holder], earlier.sha256 if earlier else "",
+        earlier = on_disk.row(holder)
+        store.record_file(holder, None, holder_stat, earlier.sha256 if earlier else "",
                           _duplicate(memory.id, path), 2)
     if row is not None and row.memory_id and row.memory_id != memory.id:
         store.forget_memory(row.memory_id)  # the file's id was edited

@@ -63,6 +63,8 @@ def export_lines(ctx: MemoryContext) -> Iterator[str]:
 
 @dataclass
 class ImportReport:
+    """What an import did, memory by memory, and the errors it met."""
+
     imported: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     """Memories the store had, replaced by the line's later-confirmed version."""
@@ -269,6 +271,8 @@ def _spooled(lines: Iterable[str]) -> Iterator[Iterable[str]]:
 
 @dataclass
 class _SpooledLines:
+    """Lines spooled to a temporary file, read back in order."""
+
     spool: IO[str]
 
     def __iter__(self) -> Iterator[str]:

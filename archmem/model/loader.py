@@ -15,11 +15,15 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from archmem.errors import ModelError, ModelNotFoundError, NoModelError
 from archmem.model.confine import confine
 from archmem.model.paths import resolve_code_paths
 from archmem.model.types import ArchitectureModel
+
+if TYPE_CHECKING:
+    from archmem.model.dsl_cache import Meta
 
 DISCOVERY = (
     "workspace.dsl", "architecture.dsl", "architecture/workspace.dsl", "c4/workspace.dsl", "docs/**/workspace.dsl",
@@ -115,9 +119,11 @@ def parse_model_file(
     root: Path | None = None,
     *,
     kinds: Mapping[str, str] | None = None,
+    kept: Meta | None = None,
 ) -> ArchitectureModel:
     """Parse one model file (or LikeC4 folder) by its format (from the name), without
-    deriving paths; ``kinds`` maps LikeC4 element kinds to C4 levels.
+    deriving paths; ``kinds`` maps LikeC4 element kinds to C4 levels. A DSL model is kept
+    in ``kept`` (the index, when open) until a file it read changes.
 
     What the file names (includes, a base workspace, decision folders) must stay inside
     ``root`` (``archmem.model.confine.boundary``).
@@ -132,9 +138,9 @@ def parse_model_file(
         if is_likec4(path):
             return parse_likec4(path, root=root, kinds=kinds)
     if name.endswith(".dsl"):
-        from archmem.model.dsl import parse_dsl
+        from archmem.model.dsl_cache import parse_dsl_cached
 
-        return parse_dsl(path, env=env, root=root)
+        return parse_dsl_cached(path, env=os.environ if env is None else env, root=root, store=kept)
     if name.endswith((".yaml", ".yml")):
         from archmem.model.yaml_model import parse_yaml_model
 
@@ -157,13 +163,15 @@ def load_model(
     exists: Callable[[str], bool] | None = None,
     env: Mapping[str, str] | None = None,
     kinds: Mapping[str, str] | None = None,
+    kept: Meta | None = None,
 ) -> ArchitectureModel:
-    """The model at ``path`` with code paths derived and file names relative to ``root``.
+    """The model at ``path`` with code paths derived and file names relative to ``root``
+    (a DSL model's parse kept in ``kept``, the index, when one is open).
 
     Decisions come from the model (``!adrs``); when it names none, the conventional
     folders (``docs/adr`` and friends) are read.
     """
-    model = parse_model_file(path, env=env, root=root, kinds=kinds)
+    model = parse_model_file(path, env=env, root=root, kinds=kinds, kept=kept)
     model = resolve_code_paths(model, exists=exists)
     decisions = model.decisions
     warnings = list(model.warnings)

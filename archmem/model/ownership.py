@@ -26,6 +26,8 @@ def is_code(path: str) -> bool:
 
 @dataclass(frozen=True)
 class CodeSize:
+    """How much code an element owns: files and lines."""
+
     files: int = 0
     lines: int = 0
 

@@ -53,6 +53,8 @@ _ASIDE = frozenset({"docs", "doc", "examples", "example", "samples", "fixtures",
 
 @dataclass
 class Declared:
+    """Globs a project's own files declare for a place, with the evidence and confidence."""
+
     globs: list[str]
     evidence: str
     confidence: float

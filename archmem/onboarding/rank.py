@@ -58,6 +58,8 @@ def runs_as_is(technology: str) -> bool:
 
 @dataclass
 class Scored:
+    """A candidate place for an element's code, with its score and evidence."""
+
     place: Place
     score: float
     """May pass 1 while places are ranked (a bonus must still tell two perfect names

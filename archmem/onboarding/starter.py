@@ -35,6 +35,8 @@ MAX_CONTAINERS = 40
 
 @dataclass
 class DraftContainer:
+    """A container the starter model proposes, with its paths and why."""
+
     identifier: str
     name: str
     technology: str

@@ -35,6 +35,8 @@ STRONG = 0.9
 """A parent's own match at least this good is kept over the folder holding its parts."""
 @dataclass
 class Suggestion:
+    """Paths suggested for one element, with the confidence and evidence."""
+
     element: str
     name: str
     paths: list[str]
@@ -60,6 +62,8 @@ class Skipped:
 
 @dataclass
 class PathSuggestions:
+    """The suggestions for a whole model, and the elements left unmatched."""
+
     suggestions: list[Suggestion] = field(default_factory=list)
     external: list[Skipped] = field(default_factory=list)
     """Elements outside the code (people, External, managed services): no paths, by design."""

@@ -39,6 +39,8 @@ from archmem.recall.synonyms import Forms, Thesaurus
 
 @dataclass
 class ElementMatch:
+    """An element a query is about, with its score and the reasons."""
+
     id: str
     name: str
     kind: str

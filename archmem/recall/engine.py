@@ -63,6 +63,8 @@ def nothing_is_stale(memories: Sequence[Memory]) -> dict[str, str | None]:
 
 @dataclass
 class RecallContext:
+    """What a recall reads from outside: the index, the model, drift and the settings."""
+
     store: Store
     model: ArchitectureModel
     config: RecallConfig
@@ -77,6 +79,8 @@ class RecallContext:
 
 @dataclass
 class RecallResult:
+    """A recall's answer: the ranked memories, their linked neighbours, the elements and the warnings."""
+
     mode: str
     results: list[dict[str, Any]] = field(default_factory=list)
     """Ranked memories only, best first, at most the limit."""

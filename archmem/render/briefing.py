@@ -80,6 +80,8 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass
 class Briefing:
+    """A briefing for a task: its Markdown, the memories it shows and the gaps it names."""
+
     task: str
     markdown: str
     memory_ids: list[str] = field(default_factory=list)

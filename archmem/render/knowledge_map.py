@@ -29,6 +29,8 @@ FRESH_DAYS = 45
 
 @dataclass
 class Cell:
+    """One element on the knowledge map, with what is known of it."""
+
     id: str
     name: str
     kind: str
@@ -69,6 +71,8 @@ class Cell:
 
 @dataclass
 class KnowledgeMap:
+    """The knowledge map: one cell per element, and what no element owns."""
+
     title: str
     now: datetime
     cells: list[Cell] = field(default_factory=list)

@@ -32,6 +32,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Location:
+    """Where a finding points: a file, and a line and column when known."""
+
     path: str
     """From the repository root, POSIX."""
     line: int = 1
@@ -40,6 +42,8 @@ class Location:
 
 @dataclass(frozen=True)
 class Finding:
+    """One finding for a report format: its rule, message, place and stable key."""
+
     rule: Rule
     message: str
     location: Location

@@ -111,6 +111,8 @@ class VerifyItem:
 
 @dataclass
 class PullRequestReview:
+    """What a pull request touches: its files and elements, what to verify, and its memory and accept changes."""
+
     ref: PullRequestRef
     merge_base: str
     files: list[ChangedFile] = field(default_factory=list)

@@ -222,8 +222,8 @@ class Store(Protocol):
     def file_row(self, path: str) -> FileRow | None:
         """What the index knows of one file."""
 
-    def file_rows(self) -> dict[str, FileRow]:
-        """What the index knows of every file."""
+    def file_rows(self, paths: Iterable[str] | None = None) -> dict[str, FileRow]:
+        """What the index knows of every file (of those of ``paths`` it knows, when given)."""
 
     def file_stamps(self) -> dict[str, tuple[int, int]]:
         """{path: (size, mtime_ns)} of every file the index knows."""

@@ -51,10 +51,11 @@ class MemoryFileIndex:
         ).fetchall()
         return [row[0] for row in rows]
 
-    def file_rows(self) -> dict[str, FileRow]:
-        rows = self._execute(
-            "SELECT path, memory_id, size, mtime_ns, sha256, error, error_line FROM memory_files"
-        ).fetchall()
+    def file_rows(self, paths: Iterable[str] | None = None) -> dict[str, FileRow]:
+        select = "SELECT path, memory_id, size, mtime_ns, sha256, error, error_line FROM memory_files"
+        if paths is None:
+            return {row[0]: FileRow(*row) for row in self._execute(select).fetchall()}
+        rows = self._select_in(select + " WHERE path IN ({ids})", sorted(set(paths)))  # the few a pull brought
         return {row[0]: FileRow(*row) for row in rows}
 
     def file_stamps(self) -> dict[str, tuple[int, int]]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -84,6 +85,23 @@ class MemoryFolder:
     def private_stamps(self) -> dict[str, tuple[int, int]]:
         """``stamps`` of the git-ignored private folder alone (git knows nothing of it)."""
         return self._stamps(self.private)
+
+    def scan_paths(self, paths: Iterable[str]) -> dict[str, FileStat]:
+        """``scan`` of just these paths (the files a pull changed): those that are memory
+        files there now, as the full scan would find them."""
+        found: dict[str, FileStat] = {}
+        for rel in paths:
+            private = self.is_private(rel)
+            folder = self.private if private else self.shared
+            try:
+                below = self.absolute(rel).relative_to(folder).parts
+                info = os.lstat(self.absolute(rel))
+            except (ValueError, OSError):
+                continue  # outside both folders, or gone
+            if (below and below[-1].endswith(SUFFIX) and not any(part.startswith(".") for part in below)
+                    and stat.S_ISREG(info.st_mode)):
+                found[rel] = FileStat(info.st_size, info.st_mtime_ns, private)
+        return found
 
     def _stamps(self, folder: Path) -> dict[str, tuple[int, int]]:
         prefix = self.relative(folder)

@@ -66,7 +66,7 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
     def __init__(self, path: Path, *, busy_timeout_ms: int = 30_000, now: str | None = None) -> None:
         self._stats_version: tuple[int, int] | None = None
         self._stats: dict[str, int] = {}
-        self._forms = IndexForms()
+        self._forms = IndexForms(kept=self)
         super().__init__(path, busy_timeout_ms=busy_timeout_ms)
         try:
             migrate(self.db, str(self.path), now=now or format_time_now())

@@ -88,8 +88,14 @@ class WorkspaceCore:
         from archmem.model.paths import add_configured_paths
 
         model = load_model(self.model_path, self.root, exists=self.repository.exists, env=self.env,
-                           kinds=self.config.likec4.kinds)
+                           kinds=self.config.likec4.kinds, kept=self._index_if_open())
         return add_configured_paths(model, self.config.paths, source=self.config.source)
+
+    def _index_if_open(self) -> Store | None:
+        """The index when it is open (or being opened), never opening it: the model is
+        read by ``store``'s own sync, and by commands that need no index."""
+        opened = self.__dict__.get("store")
+        return opened if opened is not None else self._opening
 
     @cached_property
     def ownership(self) -> Ownership:
@@ -266,14 +272,19 @@ class WorkspaceCore:
             self.store_path if persistent else Path(IN_MEMORY), busy_timeout_ms=self.config.store.busy_timeout_ms,
             now=format_time(self.clock()),
         )
+        self._opening = store  # what sync reads of the model is kept in it too
         try:
             self.last_sync = self._sync(store)
         except BaseException:
             store.close()
             raise
+        finally:
+            self._opening = None
         return store
 
     _writing = False
+    _opening: Store | None = None
+    """The index while ``store`` brings it up to date (its sync may read the model)."""
 
     def reads_keep_index(self) -> bool:
         """Whether a read opens (or builds) the index file rather than one in memory:
@@ -335,7 +346,8 @@ class WorkspaceCore:
         from archmem.memory.sync import sync_from_files
 
         report = sync_from_files(store, self.memory_folder, lambda: self.model_or_empty,
-                                 signature=self.repository.folder_signature)
+                                 signature=self.repository.folder_state,
+                                 tree_changes=self.repository.tree_changes)
         self._export_index_accepts(store)
         return report
 

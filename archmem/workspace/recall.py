@@ -98,10 +98,11 @@ class RecallOps(DriftOps):
             from archmem.memory.sessions import get_session
 
             get_session(self.memory_context, session_id)
+        store = self.store  # opened before the model is read: the index keeps the parsed model
         model = self.model_or_empty
         drift = self.drift  # computed first: its warning belongs to this answer
         ctx = RecallContext(
-            store=self.store,
+            store=store,
             model=model,
             config=self.config.recall,
             now=self.clock(),

@@ -83,9 +83,11 @@ def resolve_local(p: Parser, target: str, token: Token, what: str, within: Path 
     if "\x00" in target or not target.strip():
         raise p.error(f"{what}: {target!r} is not a path", token)
     label = None if within is None else f"{within}, the folder of the including file"
-    return confine(
+    path = confine(
         target, base=Path(p.st.file).parent, within=within or p.root, what=what, location=p.loc(token), label=label
     )
+    p.named.append(str(path))
+    return path
 
 
 @contextmanager

@@ -73,11 +73,35 @@ GRAMMARS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+class AskedEnvironment(dict[str, str]):
+    """The environment, remembering every name a ``${NAME}`` asked it for (found or not)."""
+
+    def __init__(self, env: Mapping[str, str]) -> None:
+        super().__init__(env)
+        self.asked: set[str] = set()
+
+    def __contains__(self, name: object) -> bool:
+        if isinstance(name, str):
+            self.asked.add(name)
+        return super().__contains__(name)
+
+
+class ParseInputs:
+    """Everything a parse depended on: the files it read, the environment variables it
+    asked for (``None``: unset), and the paths the model named (folders, images, decision
+    records: whatever it looked at that is not a file read)."""
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.env: dict[str, str | None] = {}
+        self.named: list[str] = []
+
+
 class Parser:
     """Parses one workspace (and what it includes or extends) into a ``Builder``."""
 
     def __init__(self, env: Mapping[str, str], encoding: str | None = None, root: Path | None = None) -> None:
-        self.env = dict(env)
+        self.env = AskedEnvironment(env)
         self.encoding = encoding
         self.root = (root or Path.cwd()).resolve()
         """What the model names must stay in (``archmem.model.confine``)."""
@@ -87,6 +111,8 @@ class Parser:
         self.fixed: set[str] = set()
         self.stack: list[Ctx] = []
         self.files: list[str] = []
+        self.named: list[str] = []
+        """Every path the model names (``resolve_local``), read as a file or not."""
         self.active: list[Path] = []
         self.session = Session()
         self.st = Statement("", 0, 0, [])
@@ -463,6 +489,7 @@ def parse_dsl(
     env: Mapping[str, str] | None = None,
     encoding: str | None = None,
     root: Path | None = None,
+    inputs: ParseInputs | None = None,
 ) -> ArchitectureModel:
     """Parse a Structurizr DSL workspace file into an ``ArchitectureModel``.
 
@@ -470,7 +497,8 @@ def parse_dsl(
     ``encoding`` forces a character encoding (default: UTF-8, falling back to
     ISO-8859-1 with a warning); every file or folder the model names must stay inside
     ``root``, the repository (default, and for a model outside it: the model's folder).
-    Raises ``ModelError`` (or a subclass) for anything wrong.
+    Raises ``ModelError`` (or a subclass) for anything wrong. ``inputs``, when given, is
+    filled with what the parse depended on (``archmem.model.dsl_cache`` keys on it).
     """
     path = Path(path)
     if not path.is_file():
@@ -480,7 +508,12 @@ def parse_dsl(
     try:
         with paused_gc():
             parser.parse_file(root)
-            return parser.b.to_model(source=str(root), files=parser.files)
+            model = parser.b.to_model(source=str(root), files=parser.files)
+            if inputs is not None:
+                inputs.files = list(parser.files)
+                inputs.env = {name: parser.env.get(name) for name in sorted(parser.env.asked)}
+                inputs.named = list(parser.named)
+            return model
     except ArchmemError:
         raise
     except RecursionError:
