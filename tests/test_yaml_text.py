@@ -64,9 +64,9 @@ def test_text_read_without_yaml_reads_as_yaml_reads_it(text: str) -> None:
 
 
 def test_the_front_matter_archmem_writes_is_read_without_yaml(monkeypatch: pytest.MonkeyPatch) -> None:
+    from archmem.clock import parse_time
     from archmem.memory.file_format import render_memory
     from archmem.memory.types import Memory
-    from archmem.clock import parse_time
 
     memory = Memory(id="m-0123456789", kind="convention", title="Retries: at most 3 # per call",
                     content="Body.", elements=["c1", "ApiGateway"], anchors=["services/api/x.py#Handler"],
