@@ -46,7 +46,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             foundation = container "Foundation" "What every layer may use: errors, the clock, settings, value types, small words." "Python" {
                 config = component "Config" "archmem.toml, [tool.archmem] and ARCHMEM_* settings with their defaults." {
                     properties {
-                        "archmem.paths" "archmem/config.py, archmem/config_schema.py"
+                        "archmem.paths" "archmem/config.py, archmem/config_schema.py, archmem/config_template.py"
                     }
                 }
                 clock = component "Clock" "The injected clock and the one timestamp format." {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from archmem.config import CONFIG_FILE, CONFIG_TEMPLATE
+from archmem.config import CONFIG_FILE
 from archmem.confinement import repository_path
 
 GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*", ".archmem/private/")
@@ -58,6 +58,8 @@ def init_repository(root: Path, *, model: str | None, memories_folder: str = ".a
     gitignore = repository_path(root, ".gitignore")
     written = False
     if not config_path.exists():
+        from archmem.config_template import CONFIG_TEMPLATE  # text only init needs, not every command
+
         text = CONFIG_TEMPLATE
         if model:
             text = text.replace('# model = "workspace.dsl"', f'model = "{model}"')

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from archmem.cli import cli
-from archmem.config import CONFIG_TEMPLATE
+from archmem.config_template import CONFIG_TEMPLATE
 from archmem.workspace import Workspace
 
 from .conftest import ADR, MODEL, cli_commands, git, write

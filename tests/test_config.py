@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from archmem.config import CONFIG_TEMPLATE, Config, load_config
+from archmem.config import Config, load_config
+from archmem.config_template import CONFIG_TEMPLATE
 from archmem.errors import ConfigError
 
 

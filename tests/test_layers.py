@@ -15,7 +15,7 @@ from .conftest import REPO_ROOT
 PACKAGE = REPO_ROOT / "archmem"
 FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.json_input",
               "archmem.confinement",
-              "archmem.clock", "archmem.config", "archmem.config_schema",
+              "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.config_template",
               "archmem.words", "archmem.yaml_text", "archmem.atomic_write"}
 LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.embeddings", "archmem.embeddings_local",

@@ -256,7 +256,7 @@ def init(workspace: Workspace, print_only: bool, starter_model: bool, as_json: b
     """Write a commented archmem.toml, create the memory folder, and keep the local index
     and private memories out of git."""
     if print_only:
-        from archmem.config import CONFIG_TEMPLATE
+        from archmem.config_template import CONFIG_TEMPLATE
 
         click.echo(CONFIG_TEMPLATE, nl=False)
         return
