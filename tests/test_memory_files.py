@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from archmem.cli import cli
+from archmem.errors import InvalidInputError
 from archmem.memory.file_format import parse_memory
 from archmem.workspace import Workspace
 
@@ -267,10 +268,11 @@ def test_a_write_never_overwrites_a_hand_edit_it_has_not_read(repo: Path):
 import unicodedata  # noqa: E402
 from datetime import UTC, datetime  # noqa: E402
 
-from hypothesis import given, settings  # noqa: E402
+from hypothesis import assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from archmem.memory.file_format import render_memory  # noqa: E402
+from archmem.memory.links import CONFLICT_MARKER  # noqa: E402
 from archmem.memory.types import Memory  # noqa: E402
 
 _text = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Cf")), min_size=1, max_size=40).map(
@@ -285,9 +287,23 @@ _text = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp", "Cf"
        author=st.one_of(st.none(), _text), elements=st.lists(_text, max_size=3, unique=True),
        content=_text, confirmations=st.integers(0, 5))
 def test_render_then_parse_gives_back_the_memory(title, author, elements, content, confirmations):
+    assume(not CONFLICT_MARKER.search(content))  # refused when written: see the test below
     memory = Memory(id="m-0123456789", kind="note", title=title, author=author, elements=elements, content=content,
                     created_at=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC), confirmations=confirmations)
     assert parse_memory(render_memory(memory)).memory == memory
+
+
+@pytest.mark.parametrize("marker", ["<<<<<<<", ">>>>>>> theirs"])
+def test_content_with_a_line_git_reads_as_a_conflict_marker_is_refused_before_any_file(repo: Path, marker: str):
+    """Such a file could not be read back (it is refused as an unresolved merge), so the
+    content is refused when written, naming the line; indented, the same text is taken."""
+    with Workspace.open(repo, env={}) as ws:
+        with pytest.raises(InvalidInputError, match=r"the content's line 2 reads as a git conflict marker"):
+            ws.remember(f"Merges of the lock file leave\n{marker}\nin it.", kind="pitfall")
+        assert ws.list_memories() == []
+        kept = ws.remember(f"Merges of the lock file leave\n    {marker}\nin it.", kind="pitfall")
+    with Workspace.open(repo, env={}) as again:
+        assert again.get_memory(kept.id).content == f"Merges of the lock file leave\n    {marker}\nin it."
 
 
 def test_a_link_to_a_superseded_title_resolves_the_same_after_a_rebuild(repo: Path):

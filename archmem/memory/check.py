@@ -43,7 +43,6 @@ from typing import Any, NamedTuple
 from archmem.errors import ArchmemError, closest
 from archmem.memory import links as linkrules
 from archmem.memory.file_format import (
-    CONFLICT_MARKER,
     FRONT_MATTER,
     MemoryFileError,
     holder_rank,
@@ -264,7 +263,7 @@ def _read_one(
             problem(exc.line, exc.column, "error", exc.rule, exc.message)
             return None
         markers = [(n, m[1][0]) for n, line in enumerate(_lines(file.data), start=1)
-                   if (m := CONFLICT_MARKER.match(line))]
+                   if (m := linkrules.CONFLICT_MARKER.match(line))]
         for number in [n for n, char in markers if char == "<"] or [markers[0][0]]:
             problem(number, 1, "error", "conflict-markers",
                     "git conflict markers: resolve the merge (keep one version, or both confirmations) and save; "

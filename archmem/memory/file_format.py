@@ -20,6 +20,7 @@ from typing import Any
 from archmem.clock import TimeRangeError, format_time, parse_time
 from archmem.errors import InvalidInputError, closest
 from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
+from archmem.memory.links import CONFLICT_MARKER
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
@@ -31,7 +32,6 @@ FIELDS: tuple[str, ...] = (
 """The front matter's keys, in the order they are written."""
 FILE_STATUSES = ("active", "archived")
 """What a file may say of itself; "superseded" follows from another file's ``supersedes``."""
-CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)")
 MAX_SLUG_CHARS = 48
 MAX_FILE_BYTES = 256 * 1024
 """Content is capped at 20,000 characters; a file far over that is not a memory."""

@@ -198,6 +198,11 @@ def validate_title(title: str) -> str:
     return cleaned
 
 
+CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
+"""A line git writes around a merge conflict: a memory file holding one is refused, so no
+content may hold one either (it could not be read back)."""
+
+
 def validate_content(content: str) -> str:
     """The cleaned content (``\\r\\n`` and ``\\r`` → ``\\n``, trailing whitespace off every
     line, blank lines at both ends off), or ``InvalidInputError`` saying what and where."""
@@ -211,6 +216,13 @@ def validate_content(content: str) -> str:
         raise InvalidInputError(
             f"the content is {len(cleaned):,} characters long; the limit is {MAX_CONTENT_CHARS:,}",
             hint="a memory is a note, not a document: keep the lesson and link to the rest",
+        )
+    marker = CONFLICT_MARKER.search(cleaned)
+    if marker is not None:
+        line_no = cleaned.count("\n", 0, marker.start()) + 1
+        raise InvalidInputError(
+            f"the content's line {line_no} reads as a git conflict marker ({marker.group(1)})",
+            hint="indent the line: a memory file with such a line is refused as an unresolved merge",
         )
     if not _CONTROL.search(cleaned):
         return cleaned  # the common case, without the walk below that says where
