@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 TOKEN = "ghs_loopbacktoken"
@@ -33,8 +33,25 @@ class Seen:
     tls: bool = False
 
 
+class ServedOnLoopback:
+    """A fake API served on 127.0.0.1 from a thread while the ``with`` block runs."""
+
+    def serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
 @dataclass
-class FakeGitHub:
+class FakeGitHub(ServedOnLoopback):
     """``url`` is the API root; ``comments`` per pull request number; ``fail`` an
     (status, headers, message) every request answers with instead."""
 
@@ -51,9 +68,7 @@ class FakeGitHub:
     """Answers a request itself (True) or leaves it to the fake (False)."""
 
     def __post_init__(self) -> None:
-        handler = type("Handler", (_Handler,), {"github": self})
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.serve(type("Handler", (_Handler,), {"github": self}))
 
     @property
     def url(self) -> str:
@@ -64,14 +79,6 @@ class FakeGitHub:
         host, port = self.server.server_address[:2]
         return f"{host}:{port}"
 
-    def __enter__(self) -> FakeGitHub:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
 
     def add_comment(self, number: int, body: str, user: str = "someone", user_type: str | None = None) -> dict[str, Any]:
         """A comment by ``user``: a ``Bot`` when the login ends in ``[bot]``, as on GitHub."""

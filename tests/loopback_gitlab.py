@@ -5,12 +5,10 @@ can be told to answer with an error. Modelled on ``loopback_github.py``."""
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
 from typing import Any
 
-from .loopback_github import JsonHandler, Seen
+from .loopback_github import JsonHandler, Seen, ServedOnLoopback
 
 TOKEN = "glpat-loopbacktoken"
 PROJECT = "4242"
@@ -19,7 +17,7 @@ BOT = {"id": 77, "username": "project_4242_bot_archmem", "name": "archmem"}
 
 
 @dataclass
-class FakeGitLab:
+class FakeGitLab(ServedOnLoopback):
     """``url`` is the API root (``CI_API_V4_URL``); ``notes`` per merge request iid;
     ``fail`` a (status, headers, message) every request answers with instead."""
 
@@ -32,23 +30,13 @@ class FakeGitLab:
     user: dict[str, Any] = field(default_factory=lambda: dict(BOT))
 
     def __post_init__(self) -> None:
-        handler = type("Handler", (_Handler,), {"gitlab": self})
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.serve(type("Handler", (_Handler,), {"gitlab": self}))
 
     @property
     def url(self) -> str:
         host, port = self.server.server_address[:2]
         return f"http://{host}:{port}/api/v4"
 
-    def __enter__(self) -> FakeGitLab:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
 
     def add_note(self, iid: int, body: str, author: dict[str, Any] | None = None, *,
                  system: bool = False) -> dict[str, Any]:
