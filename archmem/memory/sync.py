@@ -36,7 +36,7 @@ from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
 from archmem.memory.linking import LinkTargets, link_targets, resolve_link_target, write_links
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
-from archmem.store.base import FileRow, Store
+from archmem.store.base import FiledMemory, FileRow, Store
 from archmem.store.files import FileStat, MemoryFolder, content_sha
 
 
@@ -220,11 +220,13 @@ def _index_changed_files(
         ctx = MemoryContext(store=store, model=model(), clock=system_clock) if changed else None
         known = store.indexed_ids() if changed else set()
         touched: list[str] = []
+        pending = _Upserts(store)
         for read in changed:
             assert ctx is not None
-            memory_id = _index_file(ctx, read, on_disk, known, report)
+            memory_id = _index_file(ctx, read, on_disk, known, report, pending)
             if memory_id is not None:
                 touched.append(memory_id)
+        pending.flush()
         for path in sorted(set(rows) - set(stats)):
             store.forget_file(path)
             memory_id = rows[path].memory_id
@@ -335,8 +337,28 @@ def _read_file(
     return _ReadFile(path, stat, row, sha, parsed.memory)
 
 
+@dataclass
+class _Upserts:
+    """Memories read from files, written to the index a chunk at a time (one statement
+    per table for the chunk); flushed before anything reads them back."""
+
+    store: Store
+    waiting: list[FiledMemory] = field(default_factory=list)
+
+    def add(self, filed: FiledMemory) -> None:
+        self.waiting.append(filed)
+        if len(self.waiting) >= _CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.waiting:
+            self.store.upsert_from_files(self.waiting)
+            self.waiting = []
+
+
 def _index_file(
     ctx: MemoryContext, read: _ReadFile, on_disk: _OnDisk, known: set[str], report: SyncReport,
+    pending: _Upserts,
 ) -> str | None:
     """Index one new or changed file; returns the memory id it now holds, if it changed."""
     store = ctx.store
@@ -344,6 +366,7 @@ def _index_file(
     holder = store.path_of(memory.id)
     holder_stat = on_disk.stat(holder) if holder is not None and holder != path else None
     if holder is not None and holder_stat is not None:
+        pending.flush()
         held = store.get_memory(memory.id)
         kept = row.memory_id if row and row.memory_id != memory.id else None
         if held is None or holder_rank(holder, held) < holder_rank(path, memory):
@@ -354,13 +377,14 @@ def _index_file(
         store.record_file(holder, None, holder_stat, earlier.sha256 if earlier else "",
                           _duplicate(memory.id, path), 2)
     if row is not None and row.memory_id and row.memory_id != memory.id:
+        pending.flush()
         store.forget_memory(row.memory_id)  # the file's id was edited
         known.discard(row.memory_id)
         report.removed.append(row.memory_id)
     memory = revised(memory, private=stat.private, elements=_element_ids(ctx.model, memory.elements))
     (report.updated if memory.id in known else report.added).append(memory.id)
     known.add(memory.id)
-    _upsert(ctx, memory)
+    pending.add(_filed(ctx.model, memory))
     store.record_file(path, memory.id, stat, sha)
     return memory.id
 
@@ -369,13 +393,12 @@ def _duplicate(memory_id: str, other: str) -> str:
     return f"duplicate id {memory_id!r}: {other} holds it too (give one of them a new id)"
 
 
-def _upsert(ctx: MemoryContext, memory: Memory) -> None:
-    store = ctx.store
-    store.upsert_from_file(
+def _filed(model: ArchitectureModel, memory: Memory) -> FiledMemory:
+    return FiledMemory(
         memory,
         title_key=linkrules.normalize_title(memory.title) if memory.title else None,
         content_hash=content_hash(memory.content),
-        **search_fields(ctx.model, memory.title, memory.content, memory.elements),
+        **search_fields(model, memory.title, memory.content, memory.elements),
     )
 
 

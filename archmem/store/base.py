@@ -39,6 +39,19 @@ class FileRow:
         return self.size == stat.size and self.mtime_ns == stat.mtime_ns
 
 
+@dataclass(frozen=True)
+class FiledMemory:
+    """A memory as its file states it, with what the index derives from it for search
+    (``upsert_from_files`` takes many at once)."""
+
+    memory: Memory
+    title_key: str | None
+    content_hash: str
+    search_title: str
+    search_body: str
+    search_parts: str = ""
+
+
 class HistoryCache(Protocol):
     """The first-parent commits a drift scan read, oldest first, for one scope."""
 
@@ -201,11 +214,9 @@ class Store(Protocol):
         how many memories changed."""
 
     # the memory files as the index last read them
-    def upsert_from_file(
-        self, memory: Memory, *, title_key: str | None, content_hash: str, search_title: str, search_body: str,
-        search_parts: str = "",
-    ) -> None:
-        """Index what a file says: its fields replace the index's, usage stays."""
+    def upsert_from_files(self, filed: Sequence[FiledMemory]) -> None:
+        """Index what files say, many at once: their fields replace the index's, usage
+        stays; the same id twice keeps the last."""
 
     def forget_memory(self, memory_id: str) -> None:
         """Drop a memory whose file is gone; links to it become pending again."""
