@@ -100,6 +100,20 @@ def test_every_token_is_one_fts5_term(text: str) -> None:
         assert re.fullmatch(r"[^\W_]+", token), token
 
 
+WORDS = st.text(st.sampled_from("aAbZzé_-./:1İ'ß ") , max_size=30) | st.text(max_size=30)
+
+
+@given(st.lists(WORDS, max_size=8).map(" ".join))
+@FAST
+def test_plain_words_are_split_as_every_word_is(text: str) -> None:
+    """Plain words (ASCII letters, lower or capitalized) skip the splitting: the same
+    tokens come out as when every word is split level by level."""
+    from archmem.memory.text import _CHUNK, _chunk_tokens, _terms
+
+    chunks = _CHUNK.findall(unicodedata.normalize("NFKC", text))
+    assert _terms(text) == [term for chunk in chunks for term in _chunk_tokens.__wrapped__(chunk)]
+
+
 def test_a_separator_at_a_pieces_edge_is_no_term() -> None:
     # found by the property above: "_" came out of "0/_0"
     assert search_tokens("0/_0") == ["00", "0"]

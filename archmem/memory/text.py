@@ -180,7 +180,10 @@ def _terms(text: str) -> list[tuple[str, bool]]:
     """(token, is it a part of a compound) for every token of ``text``, in order."""
     terms: list[tuple[str, bool]] = []
     for chunk in _CHUNK.findall(unicodedata.normalize("NFKC", text)):
-        terms.extend(_chunk_tokens(chunk))
+        if chunk.isascii() and chunk.isalpha() and (chunk.islower() or chunk[1:].islower()):
+            terms.append((chunk.lower(), False))  # a plain word, most of any text: itself, whole
+        else:
+            terms.extend(_chunk_tokens(chunk))
     return terms
 
 
