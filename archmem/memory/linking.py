@@ -98,9 +98,24 @@ def write_links(
     ctx: LinkContext, memory_id: str, content: str, targets: LinkTargets | None = None
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Store the memory's links, resolved where possible; returns (resolved, pending)."""
-    rows: list[tuple[Link, str]] = []
+    rows = resolved_links(ctx, memory_id, content, targets)
     resolved: list[dict[str, Any]] = []
     pending: list[str] = []
+    for link, _key in rows:
+        if link.target_id is not None:
+            resolved.append({"target": link.target_text, "kind": link.target_kind, "id": link.target_id})
+        elif link.target_text not in pending:
+            pending.append(link.target_text)
+    ctx.store.replace_links(memory_id, rows)
+    return resolved, pending
+
+
+def resolved_links(
+    ctx: LinkContext, memory_id: str, content: str, targets: LinkTargets | None = None
+) -> list[tuple[Link, str]]:
+    """The memory's links, each resolved where possible, with its normalized target key
+    (what ``Store.replace_links`` keeps; a sync stores a chunk of memories' at once)."""
+    rows: list[tuple[Link, str]] = []
     parsed_links = linkrules.parse_links(content)
     if parsed_links and targets is None:
         targets = link_targets(ctx.model)
@@ -114,9 +129,4 @@ def write_links(
             target_id=target[1] if target else None,
         )
         rows.append((link, linkrules.normalize_title(parsed.target)))
-        if target:
-            resolved.append({"target": parsed.target, "kind": target[0], "id": target[1]})
-        elif parsed.target not in pending:
-            pending.append(parsed.target)
-    ctx.store.replace_links(memory_id, rows)
-    return resolved, pending
+    return rows

@@ -11,7 +11,7 @@ this layer changes. Writes happen inside ``transaction()``, which must serialize
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -227,6 +227,9 @@ class Store(Protocol):
     ) -> None:
         """Record what a memory file held when read or written (or why it could not be read)."""
 
+    def record_files(self, rows: Iterable[FileRow]) -> None:
+        """``record_file`` for many files at once (a sync's chunk)."""
+
     def forget_file(self, path: str) -> None:
         """A file that is gone."""
 
@@ -263,6 +266,9 @@ class Store(Protocol):
     # links
     def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
         """Set a memory's links (each with its normalized target key)."""
+
+    def replace_many_links(self, by_source: Mapping[str, Sequence[tuple[Link, str]]]) -> None:
+        """Set the links of many memories at once (a sync's chunk of files)."""
 
     def links(self, *, source_ids: Iterable[str] | None = None, pending: bool | None = None) -> list[Link]:
         """Links from some memories, or all pending ones."""

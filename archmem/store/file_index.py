@@ -124,13 +124,18 @@ class MemoryFileIndex:
         self, path: str, memory_id: str | None, stat: FileStat, sha256: str,
         error: str | None = None, error_line: int | None = None,
     ) -> None:
-        self._execute(
-            "INSERT INTO memory_files (path, memory_id, size, mtime_ns, sha256, error, error_line) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET memory_id = excluded.memory_id, "
-            "size = excluded.size, mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, "
-            "error = excluded.error, error_line = excluded.error_line",
-            (path, memory_id, stat.size, stat.mtime_ns, sha256, error, error_line),
-        )
+        self.record_files([FileRow(path, memory_id, stat.size, stat.mtime_ns, sha256, error, error_line)])
+
+    def record_files(self, rows: Iterable[FileRow]) -> None:
+        with self.transaction():
+            self.db.executemany(
+                "INSERT INTO memory_files (path, memory_id, size, mtime_ns, sha256, error, error_line) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET memory_id = excluded.memory_id, "
+                "size = excluded.size, mtime_ns = excluded.mtime_ns, sha256 = excluded.sha256, "
+                "error = excluded.error, error_line = excluded.error_line",
+                [(row.path, row.memory_id, row.size, row.mtime_ns, row.sha256, row.error, row.error_line)
+                 for row in rows],
+            )
 
     def forget_file(self, path: str) -> None:
         self._execute("DELETE FROM memory_files WHERE path = ?", (path,))
