@@ -18,9 +18,9 @@ from datetime import datetime
 from typing import Any
 
 from archmem.clock import TimeRangeError, format_time, parse_time
-from archmem.errors import InvalidInputError, closest
+from archmem.errors import ArchmemError, InvalidInputError, closest
+from archmem.memory import links as linkrules
 from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
-from archmem.memory.links import CONFLICT_MARKER
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
@@ -38,6 +38,8 @@ MAX_FILE_BYTES = 256 * 1024
 SECRET_ADVICE = "remove it, and rotate it if it was ever committed: git history keeps it"
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
+_KEY = re.compile(r"([A-Za-z_][\w-]*)\s*:")
+"""A front-matter line's key, for pointing at the line."""
 
 
 @dataclass
@@ -156,16 +158,17 @@ def parse_memory(text: str) -> ParsedFile:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     from archmem.memory.secrets import find_secret  # only when a file is read: its patterns cost each import
 
-    found = find_secret("\n".join(lines))
+    joined = "\n".join(lines)
+    found = find_secret(joined)
     if found is not None:
         raise MemoryFileError(f"looks like a credential ({found.kind}); {SECRET_ADVICE}", found.line, found.column,
                               rule="secret")
-    for number, line in enumerate(lines, start=1):
-        if CONFLICT_MARKER.match(line):
-            raise MemoryFileError(
-                "git conflict markers: resolve the merge (keep one version, or both confirmations) and save", number,
-                rule="conflict-markers",
-            )
+    marker = linkrules.CONFLICT_MARKER.search(joined)
+    if marker is not None:
+        raise MemoryFileError(
+            "git conflict markers: resolve the merge (keep one version, or both confirmations) and save",
+            joined.count("\n", 0, marker.start()) + 1, rule="conflict-markers",
+        )
     if not lines or lines[0].strip() != FRONT_MATTER:
         raise MemoryFileError("a memory file starts with a '---' line and its front matter")
     try:
@@ -192,7 +195,7 @@ class _FrontSource:
         self.keys = {
             match.group(1): number
             for number, line in enumerate(self.lines[1 : self.end], start=2)
-            if (match := re.match(r"([A-Za-z_][\w-]*)\s*:", line))
+            if (match := _KEY.match(line))
         }
 
     def fail(self, key: str, message: str) -> MemoryFileError:
@@ -226,9 +229,6 @@ def _check_decoded_secrets(front: dict[str, Any], source: _FrontSource) -> None:
 
 
 def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int) -> ParsedFile:
-    from archmem.errors import ArchmemError
-    from archmem.memory import links as linkrules
-
     fail, written, key_lines = source.fail, source.written, source.keys
     warnings: list[tuple[int, str]] = []
     for key in front:

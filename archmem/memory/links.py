@@ -188,6 +188,8 @@ def validate_title(title: str) -> str:
                 f"the title {cleaned!r} contains {what}, which would break [[{cleaned}]] links",
                 hint="remove the brackets or the bar from the title",
             )
+    if cleaned.isprintable():
+        return cleaned  # no control character nor line break: the walk below says where one is
     for index, char in enumerate(cleaned):
         if char in "\n\r\u2028\u2029":
             raise InvalidInputError(
