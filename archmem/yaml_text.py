@@ -79,11 +79,21 @@ def load_mapping(text: str, *, first_line: int = 1) -> dict[str, Any]:
     """The ``key: value`` mapping ``text`` holds (empty text: an empty one), keys as
     strings and times as text; ``YamlTextError`` at the file's line and column, counting
     ``text`` as starting on line ``first_line``."""
+    return read_mapping(text, first_line=first_line)[0]
+
+
+def read_mapping(text: str, *, first_line: int = 1) -> tuple[dict[str, Any], bool]:
+    """``load_mapping``, and whether every text in the mapping stands in ``text`` as it
+    is (archmem's own shape, read without YAML: no escape or fold can hide a character)."""
     if not text.strip():
-        return {}
+        return {}, True
     written = _as_written(text)
     if written is not None:
-        return written  # archmem's own shape: read without YAML (not even imported)
+        return written, True  # archmem's own shape: read without YAML (not even imported)
+    return _load(text, first_line), False
+
+
+def _load(text: str, first_line: int) -> dict[str, Any]:
     import yaml
 
     offset = first_line - 1

@@ -22,7 +22,7 @@ from archmem.errors import ArchmemError, InvalidInputError, closest
 from archmem.memory import links as linkrules
 from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
-from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
+from archmem.yaml_text import YamlTextError, read_mapping, yaml_scalar
 
 FRONT_MATTER = "---"
 FIELDS: tuple[str, ...] = (
@@ -175,9 +175,10 @@ def parse_memory(text: str) -> ParsedFile:
         end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == FRONT_MATTER)
     except StopIteration:
         raise MemoryFileError("the front matter is not closed by a '---' line", len(lines)) from None
-    front = _load_front_matter("\n".join(lines[1:end]))
+    front, verbatim = _load_front_matter("\n".join(lines[1:end]))
     source = _FrontSource(lines, end)
-    _check_decoded_secrets(front, source)
+    if not verbatim:  # every value stands in the text the first scan read: nothing is hidden
+        _check_decoded_secrets(front, source)
     return _read_front(front, source, "\n".join(lines[end + 1 :]), end)
 
 
@@ -295,9 +296,10 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
     return ParsedFile(memory, warnings, key_lines)
 
 
-def _load_front_matter(text: str) -> dict[str, Any]:
+def _load_front_matter(text: str) -> tuple[dict[str, Any], bool]:
+    """The front matter, and whether each of its texts stands in ``text`` as it is."""
     try:
-        return load_mapping(text, first_line=2)
+        return read_mapping(text, first_line=2)
     except YamlTextError as exc:
         raise MemoryFileError(f"the front matter {exc.message}", exc.line, exc.column) from None
 
