@@ -414,3 +414,12 @@ def test_a_backticked_path_with_a_space_and_an_umlaut_becomes_an_anchor(tmp_path
     with Workspace.open(tmp_path, env={}) as ws:
         result = ws.remember("The runbook is `docs/My Notes/ü.md`, not `docs/Other Notes/ö.md`.", kind="note")
     assert result.anchors == ["docs/My Notes/ü.md"]
+
+
+def test_a_short_text_split_once_is_split_the_same_again() -> None:
+    """Short texts (element names) are split once a process; each caller gets its own lists."""
+    from archmem.memory.text import _split, split_tokens
+
+    first = split_tokens("ApiGateway v2")
+    first[0].append("mutated")
+    assert split_tokens("ApiGateway v2") == _split("ApiGateway v2") == (["apigateway", "v2", "v", "2"], ["api", "gateway"])

@@ -120,6 +120,13 @@ def search_tokens(text: str) -> list[str]:
 def split_tokens(text: str) -> tuple[list[str], list[str]]:
     """(whole words, parts of compounds) of ``text``; parts that cannot carry a match
     alone (stop-words, common verbs, single letters) are left out."""
+    if len(text) <= _SHORT_TEXT:
+        wholes, parts = _short_split(text)
+        return list(wholes), list(parts)
+    return _split(text)
+
+
+def _split(text: str) -> tuple[list[str], list[str]]:
     wholes: list[str] = []
     parts: list[str] = []
     for token, is_part in _terms(text):
@@ -128,6 +135,17 @@ def split_tokens(text: str) -> tuple[list[str], list[str]]:
         elif not _weak_part(token):
             parts.append(token)
     return wholes, parts
+
+
+_SHORT_TEXT = 64
+"""Texts up to this long are split once a process: element names, indexed with every
+memory attached to them, are the same few texts again and again."""
+
+
+@lru_cache(maxsize=4096)
+def _short_split(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    wholes, parts = _split(text)
+    return tuple(wholes), tuple(parts)
 
 
 def search_text(*parts: str | None) -> str:
@@ -179,8 +197,9 @@ def _weak_part(token: str) -> bool:
 def _terms(text: str) -> list[tuple[str, bool]]:
     """(token, is it a part of a compound) for every token of ``text``, in order."""
     terms: list[tuple[str, bool]] = []
-    for chunk in _CHUNK.findall(unicodedata.normalize("NFKC", text)):
-        if chunk.isascii() and chunk.isalpha() and (chunk.islower() or chunk[1:].islower()):
+    ascii_text = text.isascii()  # NFKC leaves ASCII as it is
+    for chunk in _CHUNK.findall(text if ascii_text else unicodedata.normalize("NFKC", text)):
+        if (ascii_text or chunk.isascii()) and chunk.isalpha() and (chunk.islower() or chunk[1:].islower()):
             terms.append((chunk.lower(), False))  # a plain word, most of any text: itself, whole
         else:
             terms.extend(_chunk_tokens(chunk))
