@@ -125,3 +125,17 @@ def test_a_rebuilt_index_answers_as_the_index_the_sync_kept(tmp_path: Path):
     again = answers(root)
     rebuild(root)
     assert answers(root) == again
+
+
+def test_a_rebuild_runs_statements_by_the_chunk_not_by_the_file(tmp_path: Path, watch: Watch):
+    """Which file holds an id, the file records, the memories and their links are written
+    a chunk of files at a time: 200 more files ran some 800 more statements (a holder
+    lookup, a file record and a links delete per file); now a handful. The links'
+    targets are still looked up one by one (reads of memory rows by title), not counted."""
+    counts = []
+    for files in (100, 300):
+        root = build(tmp_path / f"repo{files}", files)
+        watch.calls.clear()
+        rebuild(root)
+        counts.append(sum(1 for sql in watch.calls if not sql.lstrip().startswith("SELECT m.id, m.title")))
+    assert counts[1] - counts[0] < 20, counts
