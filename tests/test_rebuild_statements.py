@@ -139,3 +139,17 @@ def test_a_rebuild_runs_statements_by_the_chunk_not_by_the_file(tmp_path: Path, 
         rebuild(root)
         counts.append(sum(1 for sql in watch.calls if not sql.lstrip().startswith("SELECT m.id, m.title")))
     assert counts[1] - counts[0] < 20, counts
+
+
+def test_a_rebuild_asks_for_each_link_title_once(tmp_path: Path, watch: Watch):
+    """Every link looked its title up twice (``in``, then the id), and again when it was
+    still pending: 300 files ran 884 lookups by title for 300 targets. Now a title is
+    asked once a sync (and once more among superseded memories when no active one has it)."""
+    root = build(tmp_path / "repo", 300)
+    watch.calls.clear()
+    rebuild(root)
+    by_title = sum(1 for sql in watch.calls if "WHERE m.title_key = ?" in sql)
+    targets = {f"rule {max(i - 1, 1)}" for i in range(300)}
+    with Workspace.open(root, env={}) as ws:
+        active = {m.title.lower() for m in ws.store.list_memories() if m.title}
+    assert by_title <= len(targets) + len(targets - active), by_title

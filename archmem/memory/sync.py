@@ -18,7 +18,7 @@ else, has them written out once (``archmem.memory.files``, the one writer).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,7 +33,13 @@ from archmem.memory.file_format import (
 )
 from archmem.memory.files import MemoryFiles, revised
 from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
-from archmem.memory.linking import LinkTargets, link_targets, resolve_link_target, resolved_links
+from archmem.memory.linking import (
+    LinkTargets,
+    link_targets,
+    memory_titles,
+    resolve_link_target,
+    resolved_links,
+)
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import FiledMemory, FileRow, Store
@@ -239,11 +245,14 @@ def _index_changed_files(
                 ctx = MemoryContext(store=store, model=model(), clock=system_clock)
             store.derive_chains()
             targets = link_targets(ctx.model)  # once for every link of every file
+            titles = memory_titles(store)  # each title asked once: no memory changes below
             ids = list(touched)
             for start in range(0, len(ids), _CHUNK):  # the files' links a chunk at a time
-                store.replace_many_links({memory_id: resolved_links(ctx, memory_id, touched[memory_id], targets)
-                                          for memory_id in ids[start:start + _CHUNK]})
-            _resolve_pending(ctx, targets)
+                store.replace_many_links({
+                    memory_id: resolved_links(ctx, memory_id, touched[memory_id], targets, titles)
+                    for memory_id in ids[start:start + _CHUNK]
+                })
+            _resolve_pending(ctx, targets, titles)
             store.retarget_links_to_heads()
 
 
@@ -460,11 +469,11 @@ def _element_ids(model: ArchitectureModel, refs: list[str]) -> list[str]:
     return ids
 
 
-def _resolve_pending(ctx: MemoryContext, targets: LinkTargets) -> None:
+def _resolve_pending(ctx: MemoryContext, targets: LinkTargets, titles: Mapping[str, str]) -> None:
     """Attach pending links whose target a changed file now provides."""
     store = ctx.store
     for target in sorted({link.target_text for link in store.links(pending=True)}):
-        found = resolve_link_target(ctx, target, targets)
+        found = resolve_link_target(ctx, target, targets, titles)
         if found is not None:
             store.resolve_pending_links(linkrules.normalize_title(target), found[0], found[1])
 
