@@ -106,9 +106,9 @@ def render_memory(memory: Memory) -> str:
 def file_name(memory: Memory) -> str:
     """A readable, stable name: a slug of the title (or the first words) and the id, so
     two clones never pick the same name for different memories."""
-    source = memory.title or " ".join(memory.content.split()[:8])
+    source = memory.title or " ".join(memory.content.split(maxsplit=8)[:8])
     slug = slugify(source)[:MAX_SLUG_CHARS].rstrip("-") or "memory"
-    ident = re.sub(r"[^A-Za-z0-9_-]+", "-", memory.id).strip("-") or "m"
+    ident = _NOT_IN_NAME.sub("-", memory.id).strip("-") or "m"
     return f"{slug}.{ident}.md"
 
 
@@ -120,8 +120,12 @@ def holder_rank(path: str, memory: Memory) -> tuple[bool, str]:
 
 
 def slugify(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    ascii_text = text if text.isascii() else unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return _NOT_IN_SLUG.sub("-", ascii_text.lower()).strip("-")
+
+
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
+_NOT_IN_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 # ---- reading -------------------------------------------------------------------------
