@@ -434,7 +434,9 @@ def _index_file(
         store.forget_memory(row.memory_id)  # the file's id was edited
         known.discard(row.memory_id)
         report.removed.append(row.memory_id)
-    memory = revised(memory, private=stat.private, elements=_element_ids(ctx.model, memory.elements))
+    elements = _element_ids(ctx.model, memory.elements)
+    if stat.private != memory.private or elements != memory.elements:
+        memory = revised(memory, private=stat.private, elements=elements)
     (report.updated if memory.id in known else report.added).append(memory.id)
     known.add(memory.id)
     writes.upsert(_filed(ctx.model, memory))
