@@ -140,7 +140,7 @@ def find_secret(text: str) -> SecretMatch | None:
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every credential-looking thing in ``text``, in reading order, one per place."""
     hits: dict[int, str] = {}
-    folded = text.translate(_FOLD).lower()
+    folded = (text if text.isascii() else text.translate(_FOLD)).lower()  # _FOLD maps letters past ASCII only
     if not _ANY_NEEDLE.search(text) and not _ANY_FOLDED_NEEDLE.search(folded):
         return []
     for kind, pattern, needles, without_case in _PATTERNS:

@@ -85,7 +85,7 @@ COMMON_VERB_PARTS = frozenset(
 """Parts of identifiers too common to carry a match alone (``add_on``, ``getCart``)."""
 
 _CHUNK = re.compile(r"[^\W_]+(?:['\u2019_./\\:#@-]+[^\W_]+)*")
-_LEVELS = (r"[/\\:#@]+", r"\.+", r"['\u2019-]+", r"_+")
+_LEVELS = tuple(map(re.compile, (r"[/\\:#@]+", r"\.+", r"['\u2019-]+", r"_+")))
 _LETTER_DIGIT = re.compile(r"\d+|[^\W\d_]+")
 _TERM = re.compile(r"[^\W_]+")
 _UNITS = {
@@ -233,7 +233,7 @@ def _chunk_tokens(chunk: str) -> tuple[tuple[str, bool], ...]:
     def emit(piece: str, level: int, is_part: bool) -> None:
         add("".join(_LETTER_DIGIT.findall(piece)).lower(), is_part)
         if level < len(_LEVELS):
-            parts = [p for p in re.split(_LEVELS[level], piece) if p]
+            parts = [p for p in _LEVELS[level].split(piece) if p]
             split_here = len(parts) > 1
             for part in parts if split_here else [piece]:
                 emit(part, level + 1, is_part or (split_here and level >= _PART_LEVEL))
