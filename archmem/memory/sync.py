@@ -239,6 +239,7 @@ def _index_changed_files(
             memory_id = rows[path].memory_id
             if memory_id and store.path_of(memory_id) is None:
                 store.forget_memory(memory_id)
+                known.discard(memory_id)
                 report.removed.append(memory_id)
         if report.changed:
             if ctx is None:
@@ -246,7 +247,7 @@ def _index_changed_files(
             store.derive_chains()
             targets = link_targets(ctx.model)  # once for every link of every file
             titles = memory_titles(store)  # each title asked once: no memory changes below
-            ids = list(touched)
+            ids = [memory_id for memory_id in touched if memory_id in known]  # not one forgotten since
             for start in range(0, len(ids), _CHUNK):  # the files' links a chunk at a time
                 store.replace_many_links({
                     memory_id: resolved_links(ctx, memory_id, touched[memory_id], targets, titles)
