@@ -119,8 +119,8 @@ def _load(text: str, first_line: int) -> dict[str, Any]:
     return {str(key): value for key, value in data.items()}
 
 
-_KEY_LINE = re.compile(r"([a-z_][a-z0-9_]*):(?: (.*))?")
-_ITEM_LINE = re.compile(r"  - (.*)")
+_KEY = re.compile(r"[a-z_][a-z0-9_]*")
+"""A key as archmem writes one, before its colon."""
 _TIME_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})")
 _WHOLE = re.compile(r"0|[1-9][0-9]{0,17}")
 _QUOTED = re.compile(r'"([^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*)"')
@@ -138,26 +138,27 @@ def _as_written(text: str) -> dict[str, Any] | None:
     for line in text.split("\n"):
         if not line:
             continue
-        item = _ITEM_LINE.fullmatch(line)
-        if item is not None:
+        if line.startswith("  - "):  # a list's item
             if items is None:
                 return None
-            value = _written_value(item[1])
+            value = _written_value(line[4:])
             if value is None:
                 return None
             items.append(value)
             continue
-        key = _KEY_LINE.fullmatch(line)
-        if key is None or key[1] in _NOT_KEYS:
+        key, colon, rest = line.partition(":")  # ``key: value`` or ``key:`` (a list follows)
+        if not colon or not _KEY.fullmatch(key) or key in _NOT_KEYS:
             return None
-        if key[2] is None:
-            items = found[key[1]] = []
+        if not rest:
+            items = found[key] = []
             continue
+        if rest[0] != " ":
+            return None
         items = None
-        value = _written_value(key[2])
+        value = _written_value(rest[1:])
         if value is None:
             return None
-        found[key[1]] = value
+        found[key] = value
     return {key: value if value != [] else None for key, value in found.items()}
 
 
@@ -176,7 +177,7 @@ def yaml_scalar_is_plain(value: str) -> bool:
     return bool(
         _PLAIN.fullmatch(value)
         and value.lower() not in _YAML_WORDS
-        and not _YAML_FLOAT.match(value)
+        and (value[0] != "." or not _YAML_FLOAT.match(value))
         and not value.endswith(":")
         and ": " not in value
         and " #" not in value
