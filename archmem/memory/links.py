@@ -95,6 +95,8 @@ def mask_code(text: str, *, inline: bool = True) -> str:
 
 def parse_links(text: str) -> list[WikiLink]:
     """Every wikilink of ``text`` in order (see the module docstring for the grammar)."""
+    if "[[" not in text:
+        return []  # most text: no code to mask (masking only blanks characters)
     masked = mask_code(text)
     links: list[WikiLink] = []
     pos = 0
