@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from archmem.clock import format_time, parse_time
 from archmem.errors import ArchmemError, StoreError, closest
 from archmem.model.types import ArchitectureModel
+from archmem.patterns import lazy
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 if TYPE_CHECKING:
@@ -62,9 +63,9 @@ FIELDS = ("element", "commit", "accepted", "author", "reason")
 MAX_FILE_BYTES = 64 * 1024
 """An accept is five short lines; a file far over that is not one."""
 
-_COMMIT = re.compile(r"[0-9a-fA-F]{4,64}")
-_CONFLICT_MARKER = re.compile(r"^(<{7}|={7}|>{7})(?: |$)")
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+_COMMIT = lazy(r"[0-9a-fA-F]{4,64}")
+_CONFLICT_MARKER = lazy(r"^(<{7}|={7}|>{7})(?: |$)")
+_UNSAFE_NAME = lazy(r"[^A-Za-z0-9_.-]+")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from archmem.patterns import lazy
+
 LineRange = tuple[int, int]
 
 _LANGUAGES = {
@@ -63,7 +65,7 @@ _TEMPLATES: dict[str, tuple[str, ...]] = {
 _NEWLINE_ENDS = {"js": True, "go": True, "java": False, "rust": False}
 """Whether a definition without braces ends with its line (Go, JS) or needs a ``;``."""
 _CONTINUES = set("=>(,+-*/&|?:.")
-_RUST_CHAR = re.compile(r"'(?:\\.[^'\n]{0,8}|[^\\'\n])'")
+_RUST_CHAR = lazy(r"'(?:\\.[^'\n]{0,8}|[^\\'\n])'")
 
 
 def language_of(path: str) -> str | None:
@@ -266,7 +268,7 @@ class Hunk:
     """The text of the lines removed and added (without the ``-``/``+``)."""
 
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_HUNK = lazy(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def parse_unified_zero(diff_text: str) -> dict[str, list[Hunk]]:

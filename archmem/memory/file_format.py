@@ -22,6 +22,7 @@ from archmem.errors import InvalidInputError, closest
 from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
 from archmem.memory.links import CONFLICT_MARKER
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
+from archmem.patterns import lazy
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 FRONT_MATTER = "---"
@@ -37,7 +38,7 @@ MAX_FILE_BYTES = 256 * 1024
 """Content is capped at 20,000 characters; a file far over that is not a memory."""
 SECRET_ADVICE = "remove it, and rotate it if it was ever committed: git history keeps it"
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
+_ID = lazy(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
 
 
 @dataclass

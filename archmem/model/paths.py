@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 
 from archmem.errors import ModelError, SourceLocation
 from archmem.model.types import ArchitectureModel, Element, Location
+from archmem.patterns import lazy
 
 MAPPING_PREFIX = "archmem."
 """Properties under this prefix map an element to code; they never describe it."""
@@ -27,8 +28,8 @@ PATHS_PROPERTY = "archmem.paths"
 SINGLE_PATH_PROPERTIES = ("source", "code", "path")
 NEGATION = "!"
 _WILDCARDS = set("*?[")
-_URL_IN_REPO = re.compile(r"^https?://[^/]+/(?P<slug>[^/]+/[^/]+?)(?:\.git)?/(?:-/)?(?:tree|blob|src)/(?P<rest>.+)$")
-_METHOD_SUFFIX = re.compile(r"^(?P<path>[^:]+\.[A-Za-z0-9]+):(?P<symbol>[A-Za-z_$][\w$.]*)$")
+_URL_IN_REPO = lazy(r"^https?://[^/]+/(?P<slug>[^/]+/[^/]+?)(?:\.git)?/(?:-/)?(?:tree|blob|src)/(?P<rest>.+)$")
+_METHOD_SUFFIX = lazy(r"^(?P<path>[^:]+\.[A-Za-z0-9]+):(?P<symbol>[A-Za-z_$][\w$.]*)$")
 
 
 def split_globs(text: str) -> list[str]:
