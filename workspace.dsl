@@ -64,9 +64,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/recall/types.py, archmem/drift/types.py, archmem/git/types.py, archmem/conformance/types.py, archmem/ci/types.py"
                     }
                 }
-                words = component "Package basics" "The version and the few words every output uses (plurals)." {
+                words = component "Package basics" "The version, the few words every output uses (plurals), patterns compiled at first use." {
                     properties {
-                        "archmem.paths" "archmem/__init__.py, archmem/words.py"
+                        "archmem.paths" "archmem/__init__.py, archmem/words.py, archmem/patterns.py"
                     }
                 }
                 atomicwrite = component "Atomic writes" "One way to replace a file: a hidden temporary file renamed over it." {
@@ -307,6 +307,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.foundation.confinement -> archmem.foundation.errors "Refuses a path outside the repository with"
         archmem.foundation.types -> archmem.foundation.jsoninput "Measures the nesting of a JSON model with"
         archmem.foundation.escaping -> archmem.foundation.errors "Refuses a value YAML cannot hold with"
+        archmem.foundation.escaping -> archmem.foundation.words "Compiles the patterns it rarely runs at first use with"
 
         # the model
         archmem.domain -> archmem.foundation "Builds value types with"

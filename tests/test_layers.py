@@ -16,7 +16,7 @@ PACKAGE = REPO_ROOT / "archmem"
 FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.json_input",
               "archmem.confinement",
               "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.config_template",
-              "archmem.words", "archmem.yaml_text", "archmem.atomic_write"}
+              "archmem.words", "archmem.patterns", "archmem.yaml_text", "archmem.atomic_write"}
 LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.embeddings", "archmem.embeddings_local",
                   "archmem.testing",

@@ -32,7 +32,8 @@ with open(OUT, "w") as handle:
     json.dump(sorted(sys.modules), handle)
 """
 
-ALWAYS = {"archmem", "archmem.entry", "archmem.cli", "archmem.cli.output", "archmem.escape", "archmem.words"}
+ALWAYS = {"archmem", "archmem.entry", "archmem.cli", "archmem.cli.output", "archmem.escape", "archmem.patterns",
+          "archmem.words"}
 """What every command line imports: the entry, the click group, its safe output."""
 
 RECALL_PACKAGES = ("archmem.store", "archmem.drift", "archmem.recall", "archmem.workspace", "archmem.git")
@@ -166,6 +167,51 @@ def test_recall_on_a_small_repository_stays_in_its_budget(tmp_path: Path):
     assert extra == [], f"recall imports modules outside its budget: {extra}"
     assert sorted((modules - baseline) & RECALL_SPARES) == []
     assert sorted(modules & RECALL_LEAVES) == []
+
+
+RECALL_IMPORTS = ("archmem.cli.memory", "archmem.workspace", "archmem.recall.engine", "archmem.memory.sync",
+                  "archmem.drift.view", "archmem.drift.accepts", "archmem.yaml_text")
+
+COMPILED = """\
+import re, sys
+compiled = []
+real = re.compile
+def counting(pattern, flags=0):
+    if sys._getframe(1).f_globals.get("__name__", "").startswith("archmem"):
+        compiled.append(pattern)
+    return real(pattern, flags)
+re.compile = counting
+import importlib
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print(len(compiled))
+"""
+
+RECALL_PATTERNS = 15
+"""The patterns a recall runs on every call (words of the task, escapes, git's files):
+compiled at import. Every other module-level pattern is ``archmem.patterns.lazy``."""
+
+
+def test_importing_what_recall_uses_compiles_only_the_patterns_recall_runs():
+    done = subprocess.run([sys.executable, "-c", COMPILED, *RECALL_IMPORTS], capture_output=True, text=True,
+                          check=True)
+    assert int(done.stdout) <= RECALL_PATTERNS
+
+
+def test_a_lazy_pattern_compiles_at_first_use_and_then_is_the_pattern():
+    import re
+
+    from archmem.patterns import lazy
+
+    broken = lazy("(")  # nothing compiled yet: no error
+    with pytest.raises(re.error):
+        broken.match("(")
+    words = lazy(r"(\w+)-(\w+)", re.IGNORECASE)
+    assert words.fullmatch("Tax-Rate")[2] == "Rate"  # type: ignore[index]
+    assert words.pattern == r"(\w+)-(\w+)" and words.flags == re.compile(r"(\w+)-(\w+)", re.IGNORECASE).flags
+    assert words.sub(r"\2 \1", "a-b c-d") == "b a d c"
+    assert words.match == words.match  # kept: the pattern's own method from then on
+    assert lazy(rb"\d+").findall(b"1 22") == [b"1", b"22"]
 
 
 @pytest.mark.parametrize("module", ["archmem.config", "archmem.cli"])

@@ -10,6 +10,7 @@ change (colours, external diff, textconv, path quoting, rename detection) are pi
 
 from __future__ import annotations
 
+import re
 import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +18,6 @@ from pathlib import Path
 
 from archmem.errors import RepositoryError
 from archmem.git.checkout import read as read_checkout
-from archmem.patterns import lazy
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree: the base to diff from when a moment precedes the whole history."""
@@ -241,7 +241,7 @@ class Revisions:
 
 
 _MAX_PATHSPECS = 1000
-_HUNK = lazy(rb"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+_HUNK = re.compile(rb"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 _ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
 
 
