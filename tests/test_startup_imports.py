@@ -56,10 +56,10 @@ RECALL_MODULES = {
 }
 """Not the secret patterns: they are compiled when a memory is written or a file read."""
 
-RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "difflib"}
+RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "difflib", "secrets", "random"}
 """Standard modules recall leaves alone on a repository without settings: the shipped
 thesaurus is a plain file, TOML is read only from a settings file, close names only for
-a name that is not found."""
+a name that is not found, random names only for a file written or a memory made."""
 
 RECALL_LEAVES = {"archmem.model.dsl", "archmem.model.dsl.parser", "archmem.drift.report", "archmem.git.blame"}
 """Modules of recall's packages an every-day recall leaves alone: the DSL parser (the

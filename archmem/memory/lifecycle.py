@@ -8,7 +8,6 @@ here is erased by a heuristic: only ``purge`` deletes, and it is logged.
 from __future__ import annotations
 
 import hashlib
-import secrets as _random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -107,7 +106,9 @@ def search_fields(model: ArchitectureModel, title: str | None, content: str, ele
 
 
 def new_id(prefix: str = "m") -> str:
-    return f"{prefix}-{_random.token_hex(5)}"
+    import secrets  # here, not at import: only a new memory needs it
+
+    return f"{prefix}-{secrets.token_hex(5)}"
 
 
 def content_hash(text: str) -> str:
