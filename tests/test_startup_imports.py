@@ -40,7 +40,7 @@ RECALL_PACKAGES = ("archmem.store", "archmem.drift", "archmem.recall", "archmem.
 """Packages ``recall`` uses as a whole: the index, drift for what to verify, the ranking."""
 
 RECALL_MODULES = {
-    "archmem.cli.memory", "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.errors",
+    "archmem.cli.recall", "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.errors",
     "archmem.confinement", "archmem.initialize", "archmem.json_input",
     "archmem.atomic_write", "archmem.yaml_text",
     # the model, parsed from a Structurizr DSL file once and kept in the index (no parser on the
@@ -145,7 +145,7 @@ def test_the_fast_version_says_what_the_command_line_says(tmp_path: Path):
 def test_help_imports_no_domain_module(tmp_path: Path):
     modules = imported(["--help"], tmp_path, tmp_path)
     commands = {f"archmem.cli.{name}" for name in ("check", "conformance", "demo", "drift", "hook", "install",
-                                                     "mcp", "memory", "merge", "paths", "pr", "reports")}
+                                                     "mcp", "memory", "merge", "paths", "pr", "recall", "reports")}
     assert outside(modules, bare(tmp_path), ALWAYS | commands | {"archmem.json_input"}, (), {"click"}) == []
 
 
@@ -169,7 +169,7 @@ def test_recall_on_a_small_repository_stays_in_its_budget(tmp_path: Path):
     assert sorted(modules & RECALL_LEAVES) == []
 
 
-RECALL_IMPORTS = ("archmem.cli.memory", "archmem.workspace", "archmem.recall.engine", "archmem.memory.sync",
+RECALL_IMPORTS = ("archmem.cli.recall", "archmem.workspace", "archmem.recall.engine", "archmem.memory.sync",
                   "archmem.drift.view", "archmem.drift.accepts", "archmem.yaml_text")
 
 COMPILED = """\
