@@ -61,10 +61,11 @@ RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "diffl
 thesaurus is a plain file, TOML is read only from a settings file, close names only for
 a name that is not found, random names only for a file written or a memory made."""
 
-RECALL_LEAVES = {"archmem.model.dsl", "archmem.model.dsl.parser", "archmem.drift.report", "archmem.git.blame"}
+RECALL_LEAVES = {"archmem.model.dsl", "archmem.model.dsl.parser", "archmem.drift.report", "archmem.git.blame",
+                 "archmem.drift.accepts"}
 """Modules of recall's packages an every-day recall leaves alone: the DSL parser (the
 parsed model is kept in the index), drift's report and git blame (a recall asks drift
-only for what to verify)."""
+only for what to verify), the accepts' reader (no accept file here)."""
 
 RECALL_THIRD_PARTY = {"click"}
 """Installed packages recall may import: never pydantic, numpy, yaml, GitPython, jinja2,

@@ -15,7 +15,7 @@ from archmem.drift.types import Thresholds
 
 if TYPE_CHECKING:
     from archmem.clock import Clock
-    from archmem.drift.accepts import AcceptFolder
+    from archmem.drift.accept_folder import AcceptFolder
     from archmem.drift.scan import Progress
     from archmem.git.repository import Repository
     from archmem.model.ownership import Ownership

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archmem.clock import format_time
+from archmem.drift.accept_folder import SUFFIX
 from archmem.drift.accepts import (
-    SUFFIX,
     Accept,
     AcceptProblem,
     read_accept_bytes,
