@@ -64,6 +64,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/recall/types.py, archmem/drift/types.py, archmem/git/types.py, archmem/conformance/types.py, archmem/ci/types.py"
                     }
                 }
+                values = component "Value methods" "Equality, hashing and printing of every dataclass, written once rather than compiled per class." {
+                    properties {
+                        "archmem.paths" "archmem/values.py"
+                    }
+                }
                 words = component "Package basics" "The version, the few words every output uses (plurals), patterns compiled at first use." {
                     properties {
                         "archmem.paths" "archmem/__init__.py, archmem/words.py, archmem/patterns.py"
@@ -307,6 +312,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.foundation.confinement -> archmem.foundation.errors "Refuses a path outside the repository with"
         archmem.foundation.types -> archmem.foundation.jsoninput "Measures the nesting of a JSON model with"
         archmem.foundation.escaping -> archmem.foundation.errors "Refuses a value YAML cannot hold with"
+        archmem.foundation.types -> archmem.foundation.values "Compares and prints its values with"
+        archmem.foundation.errors -> archmem.foundation.values "Prints its source locations with"
+        archmem.foundation.config -> archmem.foundation.values "Compares and prints its sections with"
         archmem.foundation.escaping -> archmem.foundation.words "Compiles the patterns it rarely runs at first use with"
 
         # the model

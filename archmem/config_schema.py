@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard, TypeVar
 
 from archmem.errors import ConfigError
+from archmem.values import Record, Value
 
 T = TypeVar("T")
 
@@ -27,8 +28,8 @@ BOUNDS: dict[str, tuple[str, Callable[[Any, Any], bool]]] = {
 }
 
 
-@dataclass(frozen=True)
-class Problem:
+@dataclass(frozen=True, repr=False, eq=False)
+class Problem(Value):
     """One setting that cannot be taken: where (keys from the top), what, the value given."""
 
     loc: tuple[str, ...]
@@ -64,8 +65,9 @@ def internal(default: Any) -> Any:
     return field(default=default, compare=False, metadata={"internal": True})
 
 
-class Section:
-    """A table of settings; constructing one directly checks it as ``build()`` does."""
+class Section(Record):
+    """A table of settings; constructing one directly checks it as ``build()`` does. A
+    section is ``@dataclass(repr=False, eq=False)``: it compares and prints as ``Record``."""
 
     def __post_init__(self) -> None:
         problems: list[Problem] = []
@@ -79,8 +81,8 @@ class Section:
                 f"{'.'.join(p.loc)}: {p.message} (got {p.value!r})" for p in problems))
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+@dataclass(frozen=True, repr=False, eq=False)
+class FieldSpec(Value):
     """One setting of a section: its attribute, its key in files, its type and bounds."""
 
     name: str

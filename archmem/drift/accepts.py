@@ -52,6 +52,7 @@ from archmem.drift.accept_folder import MAX_FILE_BYTES, SUFFIX
 from archmem.errors import ArchmemError, StoreError, closest
 from archmem.model.types import ArchitectureModel
 from archmem.patterns import lazy
+from archmem.values import Record, Value
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 if TYPE_CHECKING:
@@ -65,8 +66,8 @@ _CONFLICT_MARKER = lazy(r"^(<{7}|={7}|>{7})(?: |$)")
 _UNSAFE_NAME = lazy(r"[^A-Za-z0-9_.-]+")
 
 
-@dataclass(frozen=True)
-class Accept:
+@dataclass(frozen=True, repr=False, eq=False)
+class Accept(Value):
     """One recorded accept: the element, the commit HEAD was at, when, who, why; and,
     once read, the file it came from and the line of each key (for messages)."""
 
@@ -86,8 +87,8 @@ class Accept:
                 "author": self.author, "reason": self.reason, "file": self.path}
 
 
-@dataclass(frozen=True)
-class AcceptProblem:
+@dataclass(frozen=True, repr=False, eq=False)
+class AcceptProblem(Value):
     """Something wrong with one accept file, where it is. ``rule`` names it as
     ``archmem check`` does (``unreadable``, ``conflict-markers``, ``schema``,
     ``unknown-key``, ``unknown-element``, ``commit-not-found``)."""
@@ -107,8 +108,8 @@ class AcceptProblem:
                 "severity": self.severity, "rule": self.rule}
 
 
-@dataclass
-class AcceptFiles:
+@dataclass(repr=False, eq=False)
+class AcceptFiles(Record):
     """What the accept folder holds: the accepts that read, and the problems found."""
 
     accepts: list[Accept] = field(default_factory=list)

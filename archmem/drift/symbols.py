@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from archmem.patterns import lazy
+from archmem.values import Record, Value
 
 LineRange = tuple[int, int]
 
@@ -254,8 +255,8 @@ def _bracket_delta(line: str) -> int:
 # ---- diffs ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Hunk:
+@dataclass(frozen=True, repr=False, eq=False)
+class Hunk(Value):
     """One ``@@ -a,b +c,d @@`` of a zero-context diff: ``b`` old lines from ``a``
     became ``d`` new lines from ``c`` (a count of 0 means "after line a/c")."""
 
@@ -313,8 +314,8 @@ def parse_unified_zero(diff_text: str) -> dict[str, list[Hunk]]:
     return result
 
 
-@dataclass
-class _Section:
+@dataclass(repr=False, eq=False)
+class _Section(Record):
     """One hunk's header and its old and new text."""
 
     header: str | None = None

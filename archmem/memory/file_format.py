@@ -23,6 +23,7 @@ from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
 from archmem.memory.links import CONFLICT_MARKER
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
 from archmem.patterns import lazy
+from archmem.values import Record
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 FRONT_MATTER = "---"
@@ -56,8 +57,8 @@ class MemoryFileError(Exception):
         return f"{self.line}:{self.column}: {self.message}"
 
 
-@dataclass
-class ParsedFile:
+@dataclass(repr=False, eq=False)
+class ParsedFile(Record):
     """A memory read from its file, with the non-fatal remarks (unknown keys, a status
     that is derived)."""
 
@@ -179,8 +180,8 @@ def parse_memory(text: str) -> ParsedFile:
     return _read_front(front, source, "\n".join(lines[end + 1 :]), end)
 
 
-@dataclass
-class _FrontSource:
+@dataclass(repr=False, eq=False)
+class _FrontSource(Record):
     """The file's lines and where each front-matter key stands: what errors point at
     and quote."""
 

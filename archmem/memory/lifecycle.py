@@ -26,6 +26,7 @@ from archmem.memory.types import MAX_COUNT, Memory, MemoryKind
 from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import Store
+from archmem.values import Record
 
 if TYPE_CHECKING:
     from archmem.memory.files import MemoryFiles
@@ -45,8 +46,8 @@ def check_fields(fields: Mapping[str, object]) -> None:
     refuse_secrets(fields)
 
 
-@dataclass
-class MemoryContext:
+@dataclass(repr=False, eq=False)
+class MemoryContext(Record):
     """What the memory rules need from the outside, passed in as values."""
 
     store: Store
@@ -57,8 +58,8 @@ class MemoryContext:
     """The memory files' writer (None: an index without files, written alone)."""
 
 
-@dataclass
-class RememberResult:
+@dataclass(repr=False, eq=False)
+class RememberResult(Record):
     """What ``remember`` did: the memory stored, or the one it confirmed instead."""
 
     id: str
@@ -158,8 +159,8 @@ def normalize_anchor(anchor: str) -> str:
 # ---- remember: validate → deduplicate → write ------------------------------------
 
 
-@dataclass
-class Draft:
+@dataclass(repr=False, eq=False)
+class Draft(Record):
     """A memory that passed every check, not yet written: what ``remember`` was given,
     cleaned and resolved."""
 

@@ -22,6 +22,7 @@ from archmem.errors import InvalidInputError
 from archmem.escape import is_control as _is_control
 from archmem.memory.types import MAX_CONTENT_CHARS, MAX_TITLE_CHARS, Link
 from archmem.patterns import lazy
+from archmem.values import Value
 
 LinkKind = Literal["memory", "element", "decision"]
 _ORDER: tuple[LinkKind, ...] = ("memory", "element", "decision")
@@ -30,8 +31,8 @@ _ADR_NUMBER = lazy(r"^(?:adr)?[\s#_-]*0*(\d+)$")
 _CONTROL_NAMES = {0: "NUL", 7: "BEL", 8: "BACKSPACE", 11: "VT", 12: "FF", 13: "CR", 27: "ESC", 127: "DEL"}
 
 
-@dataclass(frozen=True)
-class WikiLink:
+@dataclass(frozen=True, repr=False, eq=False)
+class WikiLink(Value):
     """One ``[[target|shown]]`` in a text; ``start``/``end`` are offsets of the brackets."""
 
     target: str
