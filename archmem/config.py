@@ -421,6 +421,8 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     """ARCHMEM_STORE_PATH=x → {"store": {"path": "x"}}; unknown names are an error."""
+    if not any(name.upper().startswith(ENV_PREFIX) for name in env):
+        return {}
     sections = {spec.name: spec.annotation for spec in fields_of(Config) if is_section(spec.annotation)}
     known = ["ARCHMEM_MODEL"]
     for name, annotation in sections.items():

@@ -255,6 +255,18 @@ def test_the_configuration_and_the_command_line_build_no_pydantic_model(module: 
     assert out.strip() == "False"
 
 
+def test_settings_left_at_their_defaults_are_not_checked_again(tmp_path: Path):
+    """Every command loads the settings; with none given (no file, no ``ARCHMEM_*``), the
+    defaults are taken as they are: no field's type is resolved from its annotation text
+    (each one a compile at run time), no default checked against its bounds."""
+    code = (f"import sys, pathlib; from archmem.config import load_config; compiled = []; "
+            f"sys.addaudithook(lambda event, args: compiled.append(args) if event == 'compile' else None); "
+            f"config = load_config(pathlib.Path({str(tmp_path)!r}), env={{'HOME': '/nowhere'}}); "
+            f"print(len(compiled), config.recall.candidates, config.store.busy_timeout_ms)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "100", "30000"]
+
+
 def test_every_lazy_command_is_registered_by_the_module_named_for_it():
     import importlib
 
