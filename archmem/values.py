@@ -64,7 +64,7 @@ class Record:
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
-            compared = _compared(self.__class__)
+            compared = _COMPARED.get(self.__class__) or _compared(self.__class__)
             return compared(self) == compared(other)
         return NotImplemented
 
@@ -83,4 +83,4 @@ class Value(Record):
     __slots__ = ()
 
     def __hash__(self) -> int:  # type: ignore[override]
-        return hash(_hashed(self.__class__)(self))
+        return hash((_HASHED.get(self.__class__) or _hashed(self.__class__))(self))
