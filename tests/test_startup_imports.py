@@ -41,11 +41,11 @@ RECALL_PACKAGES = ("archmem.store", "archmem.drift", "archmem.recall", "archmem.
 
 RECALL_MODULES = {
     "archmem.cli.recall", "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.errors",
-    "archmem.confinement", "archmem.initialize", "archmem.json_input",
+    "archmem.confinement", "archmem.initialize",
     "archmem.atomic_write", "archmem.yaml_text", "archmem.values",
     # the model, parsed from a Structurizr DSL file once and kept in the index (no parser on the
     # every-day path, no YAML, no Structurizr JSON reader)
-    "archmem.model", "archmem.model.types", "archmem.model.loader", "archmem.model.paths", "archmem.model.limits",
+    "archmem.model", "archmem.model.types", "archmem.model.loader", "archmem.model.paths",
     "archmem.model.confine", "archmem.model.ownership", "archmem.model.generated", "archmem.model.adrs",
     "archmem.model.description_lines",  # drift's baselines: which model-file lines only map code
     "archmem.model.dsl_cache",
