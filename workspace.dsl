@@ -315,6 +315,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.foundation.types -> archmem.foundation.values "Compares and prints its values with"
         archmem.foundation.errors -> archmem.foundation.values "Prints its source locations with"
         archmem.foundation.config -> archmem.foundation.values "Compares and prints its sections with"
+        archmem.foundation.escaping -> archmem.foundation.values "Compares and prints its errors with"
         archmem.foundation.escaping -> archmem.foundation.words "Compiles the patterns it rarely runs at first use with"
 
         # the model

@@ -21,6 +21,7 @@ from typing import Any
 
 from archmem.errors import InvalidInputError
 from archmem.patterns import lazy
+from archmem.values import Record
 
 MAX_DEPTH = 8
 """Collections inside collections: archmem writes two levels (keys, then a list)."""
@@ -48,8 +49,8 @@ _SURROGATE = lazy("[\ud800-\udfff]")
 way to write one, so a value holding one is refused."""
 
 
-@dataclass
-class YamlTextError(Exception):
+@dataclass(repr=False, eq=False)
+class YamlTextError(Record, Exception):
     """Text that is not a YAML mapping, with where (1-based line and column); the
     message goes after the name of what was read (``the front matter is not valid YAML``)."""
 

@@ -132,8 +132,8 @@ def test_a_record_compares_and_prints_as_a_generated_dataclass_and_is_not_hashab
 
 def test_every_dataclass_takes_its_methods_from_archmem_values():
     """``@dataclass`` writes and compiles ``__repr__``, ``__eq__`` and ``__hash__`` per class
-    at import; ``archmem.values`` has them once (see its module doc). Exceptions, ordered
-    classes and classes compared by identity keep their own."""
+    at import; ``archmem.values`` has them once (see its module doc). Ordered classes and
+    classes compared by identity keep their own."""
     import ast
 
     from .conftest import REPO_ROOT
@@ -153,10 +153,19 @@ def test_every_dataclass_takes_its_methods_from_archmem_values():
                 continue
             for found in filter(None, map(options, node.decorator_list)):
                 bases = {ast.unparse(b) for b in node.bases}
-                keeps_own = "order" in found or (found.get("eq") == "False" and "repr" not in found) or any(
-                    b.endswith(("Error", "Exception")) for b in bases)
+                keeps_own = "order" in found or (found.get("eq") == "False" and "repr" not in found)
                 shared = found.get("repr") == "False" and found.get("eq") == "False" and bases & {
                     "Value" if found.get("frozen") == "True" else "Record", "Section"}
                 if not keeps_own and not shared:
                     own.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno} {node.name}")
     assert own == []
+
+
+def test_an_error_that_is_a_record_still_raises_prints_and_compares_as_before():
+    from archmem.memory.file_format import MemoryFileError
+
+    with pytest.raises(MemoryFileError) as caught:
+        raise MemoryFileError("no front matter", 2, 1, rule="schema")
+    assert str(caught.value) == "2:1: no front matter"
+    assert repr(caught.value) == "MemoryFileError(message='no front matter', line=2, column=1, rule='schema')"
+    assert caught.value == MemoryFileError("no front matter", 2) and caught.value != MemoryFileError("other", 2)

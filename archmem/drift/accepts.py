@@ -122,8 +122,8 @@ class AcceptFiles(Record):
                 for p in self.problems]
 
 
-@dataclass
-class AcceptFileError(Exception):
+@dataclass(repr=False, eq=False)
+class AcceptFileError(Record, Exception):
     """An accept file that cannot be read as one, with where (1-based line, column)."""
 
     message: str

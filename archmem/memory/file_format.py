@@ -42,8 +42,8 @@ SECRET_ADVICE = "remove it, and rotate it if it was ever committed: git history 
 _ID = lazy(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
 
 
-@dataclass
-class MemoryFileError(Exception):
+@dataclass(repr=False, eq=False)
+class MemoryFileError(Record, Exception):
     """A memory file that cannot be read as a memory, with where (1-based line, column)
     and which of ``archmem check``'s rules it breaks (``unreadable``,
     ``conflict-markers``, ``secret``, ``schema``)."""
