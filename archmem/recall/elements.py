@@ -97,9 +97,7 @@ class ElementIndex:
         self.thesaurus = thesaurus
         self.synonym_weight = synonym_weight
         raw = {element.id: element_terms(element) for element in model.elements}
-        broad = self._broad_words()
-        # one batch, the model's words: large enough for the index to keep their forms
-        known = self.forms({term for terms in raw.values() for term in terms} | set(broad))
+        known = self.forms({term for terms in raw.values() for term in terms})
         self.terms: dict[str, dict[str, float]] = {}
         for element_id, terms in raw.items():
             held: dict[str, float] = {}
@@ -117,27 +115,28 @@ class ElementIndex:
                 self.df[term] = self.df.get(term, 0) + 1
         self.vocabulary = frozenset(self.df)
         """Every word some element is known by (its index form)."""
-        self.broad_terms = frozenset(known[word] for word in broad)
+        self.broad_terms = self._broad_terms()
         self.names = Names(model)
         """The identifiers and names a task can point at an element with."""
         self.graph = element_graph(model)
         """The identifiers and names a task can point at an element with."""
 
-    def _broad_words(self) -> list[str]:
-        """Words that say little about *where* a task is (``broad_terms`` holds their
-        forms): the words of the workspace's name and of the software systems that contain
-        elements ("Online Boutique" names everything), the names of the people the system
-        serves ("shoppers" and "customers" are in tasks about every part), the verbs a task
-        says its kind of work with ("add" a badge must not find the component whose
-        description says it adds amounts), and the words a query keeps only because they
-        change a fact ("up" in "looks up")."""
+    def _broad_terms(self) -> frozenset[str]:
+        """Words that say little about *where* a task is: the words of the workspace's
+        name and of the software systems that contain elements ("Online Boutique" names
+        everything), the names of the people the system serves ("shoppers" and
+        "customers" are in tasks about every part), the verbs a task says its kind of
+        work with ("add" a badge must not find the component whose description says it
+        adds amounts), and the words a query keeps only because they change a fact
+        ("up" in "looks up")."""
         names = [self.model.name]
         for element in self.model.elements:
             if (element.kind == "softwareSystem" and self.model.children(element.id)) or element.kind == "person":
                 names += [element.name, element.id.rsplit(".", 1)[-1]]
-        return [
+        terms = [
             *textrules.query_tokens(" ".join(names)), *textrules.COMMON_VERB_PARTS, *TASK_WORDS, *textrules.FACT_WORDS,
         ]
+        return frozenset(self.forms(terms).values())
 
     def idf(self, term: str) -> float:
         """A term no element holds weighs as one that a single element holds: the task's

@@ -28,16 +28,15 @@ class Meta(Protocol):
 class IndexForms:
     """Term → the form the word index stores it under (stemmed, case- and accent-folded).
 
-    A large batch (the thesaurus's ~800 words, the model's words, analysed by every recall) is kept in the
+    A large batch (the thesaurus's ~800 words, analysed by every recall) is kept in the
     index's ``store_meta`` with the tokenizer and the SQLite version that made it, so the
     next process finds the forms instead of asking the tokenizer again.
     """
 
     KEY = "index_forms"
-    KEPT_BATCH = 50
-    """Terms learnt at once from which the known forms are written back: the thesaurus,
-    the model's words (its elements' and the broad ones, asked as one batch); a task's
-    few words are not worth a write."""
+    KEPT_BATCH = 100
+    """Terms learnt at once from which the known forms are written back (a task's few
+    words are not worth a write)."""
 
     def __init__(self, kept: Meta | None = None) -> None:
         self._db: sqlite3.Connection | None = None
