@@ -2,7 +2,7 @@
 
 ``@dataclass`` generates ``__init__``, ``__repr__`` and ``__eq__`` (and, when frozen,
 ``__hash__``) for every class as source text, compiled at import: with some seventy
-classes on the way of every command, that compiling was a fifth of a recall. So a
+classes on the way of every command, that compiling was a quarter of a recall. So a
 dataclass says ``repr=False, eq=False`` and takes these three from its base instead:
 ``Value`` for a frozen one, ``Record`` for one that changes (which, as a dataclass with
 ``eq``, is not hashable). They answer exactly what the generated methods answer: the
