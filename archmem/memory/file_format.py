@@ -11,7 +11,6 @@ touch different memories never conflict and a diff reads well.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,6 +21,8 @@ from archmem.errors import ArchmemError, InvalidInputError, closest
 from archmem.memory import links as linkrules
 from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
+from archmem.patterns import lazy
+from archmem.values import Record
 from archmem.yaml_text import YamlTextError, read_mapping, yaml_scalar
 
 FRONT_MATTER = "---"
@@ -37,13 +38,13 @@ MAX_FILE_BYTES = 256 * 1024
 """Content is capped at 20,000 characters; a file far over that is not a memory."""
 SECRET_ADVICE = "remove it, and rotate it if it was ever committed: git history keeps it"
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
-_KEY = re.compile(r"([A-Za-z_][\w-]*)\s*:")
+_ID = lazy(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
+_KEY = lazy(r"([A-Za-z_][\w-]*)\s*:")
 """A front-matter line's key, for pointing at the line."""
 
 
-@dataclass
-class MemoryFileError(Exception):
+@dataclass(repr=False, eq=False)
+class MemoryFileError(Record, Exception):
     """A memory file that cannot be read as a memory, with where (1-based line, column)
     and which of ``archmem check``'s rules it breaks (``unreadable``,
     ``conflict-markers``, ``secret``, ``schema``)."""
@@ -57,8 +58,8 @@ class MemoryFileError(Exception):
         return f"{self.line}:{self.column}: {self.message}"
 
 
-@dataclass
-class ParsedFile:
+@dataclass(repr=False, eq=False)
+class ParsedFile(Record):
     """A memory read from its file, with the non-fatal remarks (unknown keys, a status
     that is derived)."""
 
@@ -124,8 +125,8 @@ def slugify(text: str) -> str:
     return _NOT_IN_SLUG.sub("-", ascii_text.lower()).strip("-")
 
 
-_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_-]+")
-_NOT_IN_SLUG = re.compile(r"[^a-z0-9]+")
+_NOT_IN_NAME = lazy(r"[^A-Za-z0-9_-]+")
+_NOT_IN_SLUG = lazy(r"[^a-z0-9]+")
 
 
 # ---- reading -------------------------------------------------------------------------
@@ -186,8 +187,8 @@ def parse_memory(text: str) -> ParsedFile:
     return _read_front(front, source, "\n".join(lines[end + 1 :]), end)
 
 
-@dataclass
-class _FrontSource:
+@dataclass(repr=False, eq=False)
+class _FrontSource(Record):
     """The file's lines and where each front-matter key stands: what errors point at
     and quote."""
 

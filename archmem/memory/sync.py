@@ -44,10 +44,11 @@ from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import FiledMemory, FileRow, Store
 from archmem.store.files import FileStat, MemoryFolder, content_sha
+from archmem.values import Record, Value
 
 
-@dataclass(frozen=True)
-class FileProblem:
+@dataclass(frozen=True, repr=False, eq=False)
+class FileProblem(Value):
     """Something wrong in one memory file, where it is."""
 
     path: str
@@ -64,8 +65,8 @@ class FileProblem:
                 "severity": self.severity}
 
 
-@dataclass
-class SyncReport:
+@dataclass(repr=False, eq=False)
+class SyncReport(Record):
     """What one sync changed in the index, and the files it could not read."""
 
     added: list[str] = field(default_factory=list)
@@ -123,8 +124,8 @@ _TREE = "files_tree"
 _PRIVATE = "files_private"
 
 
-@dataclass(frozen=True)
-class _Signature:
+@dataclass(frozen=True, repr=False, eq=False)
+class _Signature(Value):
     """Both folders as an open found them: what the index keeps to know the next open's
     folders unchanged, or moved only by commits."""
 
@@ -257,8 +258,8 @@ def _index_changed_files(
             store.retarget_links_to_heads()
 
 
-@dataclass
-class _OnDisk:
+@dataclass(repr=False, eq=False)
+class _OnDisk(Record):
     """The files a sync looked at (all, or the few git named), and any other file it
     needs (the one that holds the same id), looked up when asked."""
 
@@ -312,8 +313,8 @@ def reindex_search_text(store: Store, model: ArchitectureModel) -> int:
     return len(memories)
 
 
-@dataclass
-class _ReadFile:
+@dataclass(repr=False, eq=False)
+class _ReadFile(Record):
     """A new or changed file that holds a memory, read and parsed, not yet indexed."""
 
     path: str
@@ -348,20 +349,21 @@ def _read_file(
     return _ReadFile(path, stat, row, sha, parsed.memory)
 
 
-@dataclass
 class _Writes:
     """What a sync writes to the index, held and written a chunk at a time (a statement
     per table a chunk, not a few per file); written out before the index is read back.
     When the sync compares every file, which file holds an id is answered from the rows
-    read at its start and kept up to date here, not asked of the index per file."""
+    read at its start and kept up to date here, not asked of the index per file. (A
+    plain class: a dataclass compiles its methods when recall imports this module.)"""
 
-    store: Store
-    holders: dict[str, set[str]] | None
-    """Memory id → the files that hold it, when every file's row is known."""
-    owners: dict[str, str | None]
-    """File → the memory id it holds, the same rows the other way round."""
-    memories: list[FiledMemory] = field(default_factory=list)
-    files: list[FileRow] = field(default_factory=list)
+    def __init__(self, store: Store, holders: dict[str, set[str]] | None, owners: dict[str, str | None]) -> None:
+        self.store = store
+        self.holders = holders
+        """Memory id → the files that hold it, when every file's row is known."""
+        self.owners = owners
+        """File → the memory id it holds, the same rows the other way round."""
+        self.memories: list[FiledMemory] = []
+        self.files: list[FileRow] = []
 
     @classmethod
     def start(cls, store: Store, rows: dict[str, FileRow], *, every: bool) -> _Writes:

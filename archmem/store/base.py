@@ -20,10 +20,11 @@ from archmem.git.types import Commit
 from archmem.memory.types import Link, Memory, Session
 from archmem.recall.types import WordQuery
 from archmem.store.files import FileStat
+from archmem.values import Record, Value
 
 
-@dataclass(frozen=True)
-class FileRow:
+@dataclass(frozen=True, repr=False, eq=False)
+class FileRow(Value):
     """What the index knows of one memory file: which memory it held when last read,
     its size, mtime and hash then, and why it could not be read (if it could not)."""
 
@@ -39,8 +40,8 @@ class FileRow:
         return self.size == stat.size and self.mtime_ns == stat.mtime_ns
 
 
-@dataclass(frozen=True)
-class FiledMemory:
+@dataclass(repr=False, eq=False)
+class FiledMemory(Record):
     """A memory as its file states it, with what the index derives from it for search
     (``upsert_from_files`` takes many at once)."""
 
