@@ -501,9 +501,6 @@ def _m013_title_and_since_indexes(db: sqlite3.Connection) -> None:
 
 @migration(14, "the store writes a new memory's words itself, many rows in one statement")
 def _m014_words_written_by_the_store(db: sqlite3.Connection) -> None:
-    """A trigger that inserts into the word index makes SQLite open a statement savepoint
-    for every row, and FTS5 writes its pending words out as a new segment at each one:
-    rebuilding 10,000 memories spent most of its SQL time writing and merging segments.
-    ``insert_memory`` and ``upsert_from_files`` write the word rows of what they insert
-    (the update and delete triggers stay)."""
+    """A trigger's statement savepoint made FTS5 write a segment a row (a rebuild wrote
+    and merged segments without end); ``insert_memory`` and ``upsert_from_files`` write it."""
     run_script(db, "DROP TRIGGER IF EXISTS memories_fts_insert;")
