@@ -94,7 +94,7 @@ def rebuild(root: Path) -> None:
 def test_a_rebuild_writes_the_word_index_in_a_few_segments(tmp_path: Path, watch: Watch):
     """FTS5 writes out the words it holds whenever a statement opens a savepoint (a
     trigger's does) or a rowid goes down: written a row at a time, 300 memories took
-    some 900 page writes and as many merges; in one ordered statement a chunk, a few."""
+    852 page writes and some 500 segment merges; in one ordered statement a chunk, 17."""
     root = build(tmp_path / "repo", 300)
     watch.traced.clear()
     rebuild(root)
@@ -129,7 +129,7 @@ def test_a_rebuilt_index_answers_as_the_index_the_sync_kept(tmp_path: Path):
 
 def test_a_rebuild_runs_statements_by_the_chunk_not_by_the_file(tmp_path: Path, watch: Watch):
     """Which file holds an id, the file records, the memories and their links are written
-    a chunk of files at a time: 200 more files ran some 800 more statements (a holder
+    a chunk of files at a time: 200 more files ran 1,640 more statements (a holder
     lookup, a file record and a links delete per file); now a handful. The links'
     targets are still looked up one by one (reads of memory rows by title), not counted."""
     counts = []
