@@ -94,7 +94,7 @@ def rebuild(root: Path) -> None:
 def test_a_rebuild_writes_the_word_index_in_a_few_segments(tmp_path: Path, watch: Watch):
     """FTS5 writes out the words it holds whenever a statement opens a savepoint (a
     trigger's does) or a rowid goes down: written a row at a time, 300 memories took
-    852 page writes and some 500 segment merges; in one ordered statement a chunk, 17."""
+    852 page writes, merging segments over and over; in one ordered statement a chunk, 17."""
     root = build(tmp_path / "repo", 300)
     watch.traced.clear()
     rebuild(root)
