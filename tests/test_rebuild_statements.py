@@ -153,3 +153,40 @@ def test_a_rebuild_asks_for_each_link_title_once(tmp_path: Path, watch: Watch):
     with Workspace.open(root, env={}) as ws:
         active = {m.title.lower() for m in ws.store.list_memories() if m.title}
     assert by_title <= len(targets) + len(targets - active), by_title
+
+
+def index_definitions(root: Path) -> list[tuple[str, str]]:
+    db = sqlite3.connect(root / ".archmem" / "archmem.db")
+    try:
+        return db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").fetchall()
+    finally:
+        db.close()
+
+
+def test_a_rebuild_sorts_each_secondary_index_once_after_the_rows(tmp_path: Path, watch: Watch):
+    """Into an empty index the rows go in with no secondary index to keep in order row by
+    row (8 on the four tables the files fill): each is dropped before the first row and
+    made again, from its own definition, after the last, in the same transaction; the
+    rebuilt index has the indexes a migrated one has. An index that holds memories keeps
+    its indexes while a changed file is indexed again."""
+    root = build(tmp_path / "repo", 120)
+    with Workspace.open(root, env={}) as ws:
+        assert ws.store.count_memories(status=None) == 120
+    kept = index_definitions(root)
+    watch.traced.clear()
+    rebuild(root)
+    traced = [sql.strip() for sql in watch.traced if not sql.startswith("-- ")]
+    inserts = [i for i, sql in enumerate(traced) if sql.startswith("INSERT INTO memories (")]
+    migrated = max(i for i, sql in enumerate(traced) if "archmem_migrations" in sql)
+    dropped = [i for i, sql in enumerate(traced) if sql.startswith("DROP INDEX") and i > migrated]
+    made = [i for i, sql in enumerate(traced) if sql.startswith("CREATE INDEX") and i > inserts[0]]
+    assert len(dropped) == len(made) == 8, (dropped, made)
+    assert max(dropped) < inserts[0] and min(made) > inserts[-1]
+    assert index_definitions(root) == kept
+    edited = next((root / ".archmem/memories").glob("rule-4.*.md"))
+    edited.write_text(edited.read_text(encoding="utf-8").replace("keeps", "keeps gateway"), encoding="utf-8")
+    watch.traced.clear()
+    with Workspace.open(root, env={}) as ws:
+        assert ws.store.count_memories(status=None) == 120
+    assert not [sql for sql in watch.traced if "INDEX" in sql and not sql.startswith("-- ")]
+    assert index_definitions(root) == kept

@@ -229,12 +229,13 @@ def _index_changed_files(
         known = store.indexed_ids() if changed else set()
         touched: dict[str, str] = {}
         """The id of each memory indexed anew → its content (the last file's, for an id two hold)."""
-        for read in changed:
-            assert ctx is not None
-            memory_id = _index_file(ctx, read, on_disk, known, report, writes)
-            if memory_id is not None:
-                touched[memory_id] = read.memory.content
-        writes.flush()
+        with store.bulk_load():  # an empty index: its secondary indexes are sorted once, after
+            for read in changed:
+                assert ctx is not None
+                memory_id = _index_file(ctx, read, on_disk, known, report, writes)
+                if memory_id is not None:
+                    touched[memory_id] = read.memory.content
+            writes.flush()
         for path in sorted(set(rows) - set(stats)):
             store.forget_file(path)
             memory_id = rows[path].memory_id

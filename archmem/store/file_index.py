@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import format_time
@@ -26,6 +27,8 @@ _FILE_COLUMNS = (
 )
 """What a memory file states (and what is derived from it for search), in
 ``_memory_row``'s order; usage, chains and vectors are the index's own."""
+_BULK_TABLES = ("memories", "memory_elements", "memory_anchors", "memory_files")
+"""The tables a rebuild fills from the files (``bulk_load``)."""
 
 
 class MemoryFileIndex:
@@ -178,6 +181,27 @@ class MemoryFileIndex:
                     [(memory_id, value, position) for memory_id, item in latest.items()
                      for position, value in enumerate(dict.fromkeys(getattr(item.memory, attribute)))],
                 )
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """A transaction for indexing many files: when the index holds no memory (a
+        rebuild), the secondary indexes of the tables the files fill are dropped and made
+        again, from their own definitions, once the rows are in (sorting once is cheaper
+        than keeping each index in order row by row). One transaction: a crash leaves the
+        index as it was."""
+        with self.transaction():
+            if self._execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None:
+                yield
+                return
+            indexes = self._execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+                f"AND tbl_name IN ({', '.join(repr(table) for table in _BULK_TABLES)}) ORDER BY name"
+            ).fetchall()
+            for name, _ in indexes:
+                self._execute(f'DROP INDEX "{name}"')
+            yield
+            for _, sql in indexes:
+                self._execute(sql)
 
     def forget_memory(self, memory_id: str) -> None:
         """Drop a memory whose file is gone from the index: links to it become pending
