@@ -190,3 +190,29 @@ def test_a_rebuild_sorts_each_secondary_index_once_after_the_rows(tmp_path: Path
         assert ws.store.count_memories(status=None) == 120
     assert not [sql for sql in watch.traced if "INDEX" in sql and not sql.startswith("-- ")]
     assert index_definitions(root) == kept
+
+
+def test_a_rebuild_lists_and_stats_the_files_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """An open compares the files' stamps with the index's before it takes the write lock,
+    and scans again under it; into an empty index every file is read anyway, so the
+    first pass (a stat a file: 0.09 s of a 1.8 s rebuild at 10,000 files) is skipped.
+    An open with nothing changed still compares, once."""
+    from archmem.store.files import MemoryFolder
+
+    root = build(tmp_path / "repo", 30)
+    scans: list[str] = []
+    real = MemoryFolder._stamps
+
+    def counted(self: MemoryFolder, folder: Path) -> dict[str, tuple[int, int]]:
+        found = real(self, folder)
+        if found:
+            scans.append(str(folder))
+        return found
+
+    monkeypatch.setattr(MemoryFolder, "_stamps", counted)
+    rebuild(root)
+    assert len(scans) == 1, scans
+    scans.clear()
+    with Workspace.open(root, env={}) as ws:
+        assert ws.store.count_memories(status=None) == 30
+    assert len(scans) == 1, scans

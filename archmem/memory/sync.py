@@ -202,8 +202,11 @@ def _index_changed_files(
     paths: set[str] | None = None,
 ) -> None:
     """Index the files that changed: of every file, or of ``paths`` when git named them."""
-    if paths is None and folder.stamps() == store.file_stamps():
-        return  # nothing added, removed, or with another size or mtime than indexed
+    if paths is None:
+        indexed = store.file_stamps()
+        if (indexed or not folder.holds_files()) and folder.stamps() == indexed:
+            return  # nothing added, removed, or with another size or mtime than indexed
+        # an empty index with files to read (a rebuild): the scan below is the one stat a file
     if paths is not None and not paths:
         return
     with store.transaction():

@@ -83,6 +83,10 @@ class MemoryFolder(Record):
         found.update(self._stamps(self.private))
         return found
 
+    def holds_files(self) -> bool:
+        """Whether either folder holds a memory file (stops at the first; none is stat'ed)."""
+        return _holds_file(self.shared) or _holds_file(self.private)
+
     def private_stamps(self) -> dict[str, tuple[int, int]]:
         """``stamps`` of the git-ignored private folder alone (git knows nothing of it)."""
         return self._stamps(self.private)
@@ -176,3 +180,20 @@ def _scan_folder(folder: Path | str, prefix: str, found: dict[str, tuple[int, in
                 found[prefix + name] = (info.st_size, info.st_mtime_ns)
             elif entry.is_dir(follow_symlinks=False):
                 _scan_folder(entry.path, f"{prefix}{name}/", found)
+
+
+def _holds_file(folder: Path | str) -> bool:
+    """Whether ``_scan_folder`` would find a file below ``folder``, stopping at the first."""
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return False  # no folder (a listing that fails is reported by the scan that follows)
+    with entries:
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.name.endswith(SUFFIX) and entry.is_file(follow_symlinks=False):
+                return True
+            if entry.is_dir(follow_symlinks=False) and _holds_file(entry.path):
+                return True
+    return False
