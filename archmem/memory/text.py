@@ -130,11 +130,12 @@ def split_tokens(text: str) -> tuple[list[str], list[str]]:
 def _split(text: str) -> tuple[list[str], list[str]]:
     wholes: list[str] = []
     parts: list[str] = []
+    whole, part = wholes.append, parts.append
     for token, is_part in _terms(text):
         if not is_part:
-            wholes.append(token)
+            whole(token)
         elif not _weak_part(token):
-            parts.append(token)
+            part(token)
     return wholes, parts
 
 
