@@ -216,3 +216,37 @@ def test_a_rebuild_lists_and_stats_the_files_once(tmp_path: Path, monkeypatch: p
     with Workspace.open(root, env={}) as ws:
         assert ws.store.count_memories(status=None) == 30
     assert len(scans) == 1, scans
+
+
+def test_a_rebuild_writes_the_word_index_in_one_statement(tmp_path: Path, watch: Watch):
+    """Into an empty index the words of every memory go in at the end, in one statement
+    (one segment for FTS5 to merge, not one a chunk of 500 files: 600 files ran two)."""
+    root = build(tmp_path / "repo", 600)
+    watch.calls.clear()
+    rebuild(root)
+    assert sum(1 for sql in watch.calls if sql.startswith("INSERT INTO memory_fts")) == 1
+
+
+def test_a_rebuild_with_two_files_for_one_id_indexes_its_words_once(tmp_path: Path, watch: Watch):
+    """A second file with an id already read updates that memory while the words wait for
+    the end of the rebuild: the word index holds each active memory once, and FTS5's own
+    check passes."""
+    root = build(tmp_path / "repo", 30)
+    folder = root / ".archmem/memories"
+    first = sorted(folder.glob("*.md"))[3]
+    (folder / ("a-copy-" + first.name)).write_text(
+        first.read_text(encoding="utf-8").replace("Gateway", "Copied gateway"), encoding="utf-8")
+    for path in (root / ".archmem").glob("archmem.db*"):
+        path.unlink()
+    with Workspace.open(root, env={}) as ws:
+        assert ws.store.count_memories(status=None) == 30
+        assert len(ws.file_warnings) == 1
+    assert any(sql.startswith("UPDATE memories SET title") for sql in watch.traced)
+    db = sqlite3.connect(root / ".archmem" / "archmem.db")
+    try:
+        db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('integrity-check')")
+        words = db.execute("SELECT COUNT(*), COUNT(DISTINCT rowid) FROM memory_fts").fetchone()
+        active = db.execute("SELECT COUNT(*) FROM memories WHERE status = 'active'").fetchone()[0]
+    finally:
+        db.close()
+    assert words == (active, active)

@@ -27,6 +27,12 @@ _FILE_COLUMNS = (
 )
 """What a memory file states (and what is derived from it for search), in
 ``_memory_row``'s order; usage, chains and vectors are the index's own."""
+_WORDS_OF = (
+    "INSERT INTO memory_fts (rowid, search_title, search_body, search_parts) "
+    "SELECT seq, search_title, search_body, search_parts FROM memories WHERE {rows} AND status = 'active' "
+    "ORDER BY seq"  # FTS5 writes out what it holds whenever a rowid goes down
+)
+"""The word-index rows of the active memories ``rows`` selects (no trigger writes them: migration 14)."""
 _BULK_TABLES = ("memories", "memory_elements", "memory_anchors", "memory_files")
 """The tables a rebuild fills from the files (``bulk_load``)."""
 
@@ -35,6 +41,8 @@ class MemoryFileIndex:
     """Mixed into ``SQLiteStore``: needs ``_execute``, ``transaction`` and ``_select_in``."""
 
     db: sqlite3.Connection
+    _words_deferred = False
+    """Inside ``bulk_load`` into an empty index: new memories' words are written at its end."""
 
     if TYPE_CHECKING:  # what SQLiteStore provides
 
@@ -164,14 +172,9 @@ class MemoryFileIndex:
                 "WHERE id = ?",
                 [(*row[1:], row[0]) for row in (_memory_row(latest[memory_id]) for memory_id in ids if memory_id in known)],
             )
-            if new:
-                self._execute(
-                    "INSERT INTO memory_fts (rowid, search_title, search_body, search_parts) "
-                    "SELECT seq, search_title, search_body, search_parts FROM memories "
-                    "WHERE id IN (SELECT value FROM json_each(?)) AND status = 'active' "
-                    "ORDER BY seq",  # FTS5 writes out what it holds whenever a rowid goes down
-                    (json.dumps([row[0] for row in new]),),
-                )
+            if new and not self._words_deferred:
+                self._execute(_WORDS_OF.format(rows="id IN (SELECT value FROM json_each(?))"),
+                              (json.dumps([row[0] for row in new]),))
             replaced = [(memory_id,) for memory_id in ids if memory_id in known]
             for table, column, attribute in (("memory_elements", "element_id", "elements"),
                                              ("memory_anchors", "anchor", "anchors")):
@@ -187,8 +190,9 @@ class MemoryFileIndex:
         """A transaction for indexing many files: when the index holds no memory (a
         rebuild), the secondary indexes of the tables the files fill are dropped and made
         again, from their own definitions, once the rows are in (sorting once is cheaper
-        than keeping each index in order row by row). One transaction: a crash leaves the
-        index as it was."""
+        than keeping each index in order row by row), and the word index is written in
+        one statement at the end (one segment to merge, not one a chunk). One
+        transaction: a crash leaves the index as it was."""
         with self.transaction():
             if self._execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None:
                 yield
@@ -199,7 +203,13 @@ class MemoryFileIndex:
             ).fetchall()
             for name, _ in indexes:
                 self._execute(f'DROP INDEX "{name}"')
-            yield
+            self._words_deferred = True
+            try:
+                yield
+            finally:
+                self._words_deferred = False
+            # a memory updated meanwhile (two files, one id) had its words written by the trigger
+            self._execute(_WORDS_OF.format(rows="seq NOT IN (SELECT rowid FROM memory_fts)"))
             for _, sql in indexes:
                 self._execute(sql)
 
