@@ -145,3 +145,30 @@ def test_the_count_of_memories_to_verify_is_the_length_of_the_listed_ones(tmp_pa
         assert counted.counts() == listed.counts() and counted.score == listed.score
         stale = {memory.id for memory, _ in listed.stale}
         assert written_with_code not in stale and 0 < len(stale) < ws.store.count_memories()
+
+
+def steps(root: Path, action: Callable[[Workspace], object]) -> int:
+    """How many SQLite virtual-machine steps ``action`` takes on an opened workspace
+    (the progress handler called at every instruction: a count, not a time)."""
+    with Workspace.open(root, clock=clock(5), env={}) as ws:
+        ws.store  # noqa: B018  (opened and synced before counting)
+        taken = 0
+
+        def step() -> int:
+            nonlocal taken
+            taken += 1
+            return 0
+
+        ws.store.db.set_progress_handler(step, 1)
+        try:
+            action(ws)
+        finally:
+            ws.store.db.set_progress_handler(None, 1)
+    return taken
+
+
+def test_listing_the_unreadable_files_does_not_walk_every_file(stores: dict[int, Path]):
+    """Every open lists the files that failed: from an index of those alone, not a walk
+    over every file's row."""
+    small, large = (steps(stores[n], lambda ws: ws.store.file_problems()) for n in sorted(stores))
+    assert small == large

@@ -497,3 +497,10 @@ def _m013_title_and_since_indexes(db: sqlite3.Connection) -> None:
         CREATE INDEX IF NOT EXISTS memories_status_since ON memories(status, id, confirmed_at, created_at);
         """,
     )
+
+
+@migration(14, "the files that failed, from an index")
+def _m014_file_problems_index(db: sqlite3.Connection) -> None:
+    """Every open lists the files that could not be indexed: without an index that walked
+    every file's row in path order (a tenth of a second at 50,000 files) to find none."""
+    run_script(db, "CREATE INDEX IF NOT EXISTS memory_files_problems ON memory_files(path) WHERE error IS NOT NULL;")
