@@ -17,10 +17,12 @@ from archmem.workspace import Workspace
 
 from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
 
-RECALL_LIMIT = 26
+RECALL_LIMIT = 27
 """Two of them read the parsed model and the thesaurus's word forms the index keeps
 (model/dsl_cache.py, store/words.py) instead of parsing and analysing; the first recall
-of an index writes the forms (three statements, once)."""
+of an index writes the forms (three statements, once). One reads the commits that last
+changed the memory files, a row apart from the rest of drift/head_cache.py's, looked up
+there for the few memories a recall shows rather than parsed for every file."""
 STATUS_LIMIT = 22
 """One of them reads what drift keeps per HEAD (drift/head_cache.py) instead of starting a git log,
 one the parsed model (model/dsl_cache.py) instead of parsing it."""
@@ -172,3 +174,37 @@ def test_listing_the_unreadable_files_does_not_walk_every_file(stores: dict[int,
     over every file's row."""
     small, large = (steps(stores[n], lambda ws: ws.store.file_problems()) for n in sorted(stores))
     assert small == large
+
+
+def test_a_recall_places_the_files_of_the_memories_it_weighs_not_of_every_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Where in history each memory file was last committed is looked up for the memories
+    a recall weighs; memories the task does not match cost nothing (once, every file's
+    commit was read and placed in history on every recall)."""
+    from archmem.drift.index import DriftIndex
+
+    def placed(unrelated: int) -> int:
+        root = build(tmp_path / f"unrelated{unrelated}", 8)
+        with Workspace.open(root, clock=clock(4), env={}) as ws:
+            for i in range(unrelated):
+                ws.remember(f"Invoices are rounded per line, case {i}.", kind="note", title=f"Invoice {i}")
+        write(root, {"legacy/old.py": lines(12)})
+        commit(root, "more memories", "2026-01-04T00:00:00Z")
+        with Workspace.open(root, clock=clock(5), env={}) as ws:
+            ws.drift_report()
+        count = 0
+        real = DriftIndex.ordinal
+
+        def counted(self: DriftIndex, sha: str) -> int | None:
+            nonlocal count
+            count += 1
+            return real(self, sha)
+
+        monkeypatch.setattr(DriftIndex, "ordinal", counted)
+        with Workspace.open(root, clock=clock(5), env={}) as ws:
+            recall(ws)
+        monkeypatch.undo()
+        return count
+
+    assert placed(0) == placed(40)

@@ -27,7 +27,7 @@ from archmem.drift.changes import (
     changes_since,
 )
 from archmem.drift.context import DriftContext, HistoryReading
-from archmem.drift.head_cache import ByPath, HeadCache
+from archmem.drift.head_cache import FilePlaces, HeadCache
 from archmem.drift.index import DriftIndex
 from archmem.drift.scan import (
     ScanResult,
@@ -231,7 +231,8 @@ class DriftView:
         code (a squash merge, or code committed together with the accept)."""
         baseline, missing = self._place_by_commit(accept)
         index = self.index
-        brought = self._accept_file_commits.get(accept.path or "")
+        places = self._accept_file_commits
+        brought = places.get(accept.path or "") if places is not None else None
         if brought is not None and brought >= index.position(baseline) and index.commit_touches(
                 brought, [accept.element], []):
             return Baseline(index.shas[brought], accept.accepted_at)
@@ -267,17 +268,14 @@ class DriftView:
         return by_time, "this clone does not have it" if descendants is None else "it is not in the history of HEAD"
 
     @cached_property
-    def _accept_file_commits(self) -> Mapping[str, int]:
+    def _accept_file_commits(self) -> FilePlaces | None:
         """Committed accept file → the place in history of the commit that last changed it."""
         if self.context.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
-            return {}
-        found: dict[str, int] = {}
-        for path, sha in self.head_cache.last_commits(self.context.accept_folder.folder, self.revisions).items():
-            ci = self.index.ordinal(sha)
-            if ci is not None:
-                found[path] = ci
+            return None
+        found = FilePlaces(self.head_cache.last_commits(self.context.accept_folder.folder, self.revisions),
+                           self.index.ordinal)
         self.head_cache.save()
-        return ByPath(found)
+        return found
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None, reasons: bool = True) -> DriftReport:
         """Each element's drift and the memories to VERIFY with their reasons; without
@@ -316,7 +314,8 @@ class DriftView:
 
     def stale_ids(self) -> list[str]:
         """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``)."""
-        found = self.checker.stale_ids(self.context.store.memory_scopes(), self._memory_file_commits)
+        places = self._memory_file_commits
+        found = self.checker.stale_ids(self.context.store.memory_scopes(), places.every() if places else {})
         self.head_cache.save()
         return found
 
@@ -334,17 +333,13 @@ class DriftView:
         )
 
     @cached_property
-    def _memory_file_commits(self) -> Mapping[str, int]:
+    def _memory_file_commits(self) -> FilePlaces | None:
         """Committed memory file → the index in history of the commit that last changed
         it (asked of git: the history cache keeps no change to archmem's own files)."""
         if self.context.memory_folder is None or self.scan.head is None:
-            return {}
-        found: dict[str, int] = {}
-        for path, sha in self.head_cache.last_commits(self.context.memory_folder, self.revisions).items():
-            ci = self.index.ordinal(sha)
-            if ci is not None:
-                found[path] = ci
-        return ByPath(found)
+            return None
+        return FilePlaces(self.head_cache.last_commits(self.context.memory_folder, self.revisions),
+                          self.index.ordinal)
 
     def _memory_commit(self, memory: Memory) -> int | None:
         if not self._memory_file_commits:
@@ -352,7 +347,7 @@ class DriftView:
         if memory.id not in self._memory_paths:
             self._memory_paths[memory.id] = self.context.store.path_of(memory.id)
         path = self._memory_paths[memory.id]
-        return self._memory_file_commits.get(path) if path else None
+        return self._memory_file_commits.get(path) if path and self._memory_file_commits else None
 
     def _read_memory_paths(self, memories: Sequence[Memory]) -> None:
         """The files of many memories in one query, before their staleness is asked one
