@@ -208,3 +208,10 @@ def test_a_recall_places_the_files_of_the_memories_it_weighs_not_of_every_memory
         return count
 
     assert placed(0) == placed(40)
+
+
+def test_status_asks_which_elements_are_documented_without_counting_their_memories(stores: dict[int, Path]):
+    """Whether an element has a memory is one found memory, not a count over them all."""
+    small, large = (steps(stores[n], lambda ws: ws.store.documented_elements(["ApiGateway", "Orders", "Legacy"]))
+                    for n in sorted(stores))
+    assert small == large

@@ -293,10 +293,9 @@ class DriftView:
         )
         warnings = [] if since else self.accept_warnings()
         if not reasons:
-            counts = self.context.store.element_memory_counts()
+            documented = self.context.store.documented_elements(e.id for e in self.context.model.elements)
             return DriftReport(
-                elements=elements, verify_ids=self.stale_ids(),
-                documented=sum(1 for e in self.context.model.elements if counts.get(e.id)),
+                elements=elements, verify_ids=self.stale_ids(), documented=len(documented),
                 commits=len(self.scan.commits), warnings=warnings,
             )
         # by when they were written, not by the index's own order: a fresh clone indexes

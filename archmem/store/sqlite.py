@@ -321,6 +321,14 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
         ).fetchall()
         return {row[0]: int(row[1]) for row in rows}
 
+    def documented_elements(self, element_ids: Iterable[str]) -> set[str]:
+        rows = self._execute(
+            "SELECT value FROM json_each(?) WHERE EXISTS (SELECT 1 FROM memory_elements e CROSS JOIN memories m "
+            "ON m.id = e.memory_id WHERE e.element_id = value AND m.status = 'active')",  # from the element's rows
+            (json.dumps(list(element_ids)),),
+        )
+        return {row[0] for row in rows}
+
     def memory_scopes(self) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...], str | None]]:
         """(id, last confirmed as stored, elements, anchors, file) of every active memory,
         without making a ``Memory``: what counting the VERIFY ones needs. Plain scans along
