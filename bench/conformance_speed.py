@@ -13,10 +13,14 @@ resolution, graph and comparison included):
 - unchanged: nothing to read;
 - incremental: one file changed (best of ``--repeat``);
 - naive: read every file and regex-match its import lines, no cache, no comment or
-  string handling, no resolution: the floor of any approach that reads every file.
+  string handling, no resolution: the floor of any approach that reads every file;
+- grimp (when installed: ``pip install grimp``): grimp's import graph of the generated
+  Python package, without its cache, the floor of a tool built for one job that reads
+  Python only. ``--languages python`` generates Python alone, so archmem's full run and
+  grimp read the same files and their ratio is a like-for-like one.
 
 It checks that the undeclared dependencies found are exactly the planted ones.
-Run: ``python bench/conformance_speed.py [--files N] [--repeat N] [--keep DIR]``.
+Run: ``python bench/conformance_speed.py [--files N] [--repeat N] [--languages python,go] [--keep DIR]``.
 """
 
 from __future__ import annotations
@@ -49,24 +53,25 @@ def _body(language: str, n: int) -> str:
     return "public class X {\n" + "".join(f"  int f{i}(int x) {{ return x * {i}; }} // step {i}\n" for i in range(n)) + "}\n"
 
 
-def generate(root: Path, files: int, undeclared: int, rng: random.Random) -> set[tuple[str, str]]:
+def generate(root: Path, files: int, undeclared: int, rng: random.Random,
+             languages: list[tuple[str, float]] = LANGUAGES) -> set[tuple[str, str]]:
     """Write the repository; return the planted undeclared dependencies (element ids)."""
     layout: dict[tuple[int, int], list[tuple[str, str]]] = {}  # (container, component) → [(language, stem)]
-    weights = [w for _, w in LANGUAGES]
+    weights = [w for _, w in languages]
     for n in range(files):
         key = (n % CONTAINERS, (n // CONTAINERS) % COMPONENTS)
-        language = rng.choices([name for name, _ in LANGUAGES], weights)[0]
+        language = rng.choices([name for name, _ in languages], weights)[0]
         layout.setdefault(key, []).append((language, f"m{n}"))
 
     def path(c: int, k: int, language: str, stem: str) -> str:
-        folder = {"python": f"py/c{c}/k{k}", "typescript": f"ts/c{c}/k{k}", "go": f"go/c{c}/k{k}/p{stem}",
+        folder = {"python": f"pyapp/c{c}/k{k}", "typescript": f"ts/c{c}/k{k}", "go": f"go/c{c}/k{k}/p{stem}",
                   "java": f"java/com/bench/c{c}/k{k}"}[language]
         ext = {"python": ".py", "typescript": ".ts", "go": ".go", "java": ".java"}[language]
         return f"{folder}/{stem.capitalize() if language == 'java' else stem}{ext}"
 
     def spec(language: str, importer: str, c: int, k: int, stem: str) -> str:
         if language == "python":
-            return f"from py.c{c}.k{k}.{stem} import f0"
+            return f"from pyapp.c{c}.k{k}.{stem} import f0"
         if language == "typescript":
             target = path(c, k, language, stem)[:-3]
             return f'import {{ f0 as {stem}_f0 }} from "{os.path.relpath(target, os.path.dirname(importer))}";'
@@ -108,13 +113,13 @@ def generate(root: Path, files: int, undeclared: int, rng: random.Random) -> set
             target.write_text(text, encoding="utf-8")
     for c in range(CONTAINERS):  # packages for Python's absolute imports
         for k in range(COMPONENTS):
-            for folder in ("py", f"py/c{c}", f"py/c{c}/k{k}"):
+            for folder in ("pyapp", f"pyapp/c{c}", f"pyapp/c{c}/k{k}"):
                 (root / folder).mkdir(parents=True, exist_ok=True)
                 (root / folder / "__init__.py").touch()
     components = "\n".join(
         f'            c{c} = container "Container {c}" {{\n' + "".join(
             f'                k{k} = component "Component {c}.{k}" {{\n                    properties {{\n'
-            f'                        "archmem.paths" "py/c{c}/k{k}/**, ts/c{c}/k{k}/**, go/c{c}/k{k}/**, '
+            f'                        "archmem.paths" "pyapp/c{c}/k{k}/**, ts/c{c}/k{k}/**, go/c{c}/k{k}/**, '
             f'java/com/bench/c{c}/k{k}/**"\n                    }}\n                }}\n'
             for k in range(COMPONENTS)) + "            }"
         for c in range(CONTAINERS))
@@ -149,13 +154,38 @@ def naive(root: Path, files: list[str]) -> float:
     return time.perf_counter() - start
 
 
+def grimp_floor(root: Path) -> float | None:
+    """Seconds grimp takes to build the import graph of the package ``pyapp`` (no cache), or
+    None when grimp is not installed or there is no Python."""
+    try:
+        import grimp  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    if not (root / "pyapp" / "__init__.py").exists():
+        return None
+    sys.path.insert(0, str(root))
+    try:
+        start = time.perf_counter()
+        graph = grimp.build_graph("pyapp", cache_dir=None)
+        took = time.perf_counter() - start
+    finally:
+        sys.path.remove(str(root))
+    assert graph.modules
+    return took
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--undeclared", type=int, default=25)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", type=Path, default=None, help="generate here and keep it")
+    parser.add_argument("--languages", default=",".join(name for name, _ in LANGUAGES),
+                        help="the languages to generate (python alone: a like-for-like ratio against grimp)")
     args = parser.parse_args(argv)
+    chosen = [(name, weight) for name, weight in LANGUAGES if name in args.languages.split(",")]
+    if not chosen:
+        parser.error(f"--languages: none of {args.languages!r} is one of {', '.join(n for n, _ in LANGUAGES)}")
     rng = random.Random(14)
     folder = args.keep or Path(tempfile.mkdtemp(prefix="archmem-conformance-"))
     root = folder / "repo"
@@ -163,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(root)
     root.mkdir(parents=True)
     try:
-        planted = generate(root, args.files, args.undeclared, rng)
+        planted = generate(root, args.files, args.undeclared, rng, chosen)
         git(root, "init", "-q")
         (root / ".gitignore").write_text(".archmem/\n", encoding="utf-8")
         git(root, "add", "-A")
@@ -195,6 +225,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"naive baseline:  {baseline:6.2f} s  (read every file, regex its import lines; no cache, "
               "no comments or strings handled, no resolution)")
         print(f"ratios: full / naive {full / baseline:.1f}x, one file changed / naive {incremental / baseline:.2f}x")
+        floor = grimp_floor(root)
+        if floor is None:
+            print("grimp floor:      not measured (pip install grimp; it needs Python files)")
+        elif [name for name, _ in chosen] == ["python"]:
+            print(f"grimp floor:     {floor:6.2f} s  (grimp's import graph, no cache); full / grimp {full / floor:.1f}x")
+        else:
+            print(f"grimp floor:     {floor:6.2f} s  for the Python files only (run --languages python for a "
+                  "like-for-like ratio)")
         print(f"undeclared dependencies found: {len(found)}, planted: {len(planted)}; agree: {found == planted}")
         print(f"aims: full < 10 s: {full < 10}; one file changed < 1 s: {incremental < 1}")
         return 0 if found == planted else 1

@@ -5,7 +5,10 @@ Measures, best of a few repeats:
 - ``parse_likec4`` on tests/data/likec4/archi2likec4/reference-model (157 elements in 47
   files, with deployment and views): the floor is 1 s (the exit status says);
 - ``archmem model --json`` on a copy of it, as a user runs it (a fresh process);
-- ``parse_likec4`` on a generated workspace of ``--elements`` elements (default 5,000).
+- ``parse_likec4`` on a generated workspace of ``--elements`` elements (default 5,000);
+- beside each, when ``.ci/likec4`` holds the official CLI (``.ci/run`` installs it), the
+  same model read by ``likec4 export json``, LikeC4's own parser, in the same run: the
+  ratio says how archmem's reader compares with the tool built for the job.
 
 Run: ``python bench/likec4_speed.py [--elements N] [--repeat N]``; exits 1 above the floor.
 """
@@ -24,6 +27,22 @@ from archmem.model.likec4 import parse_likec4
 
 REAL = Path(__file__).resolve().parents[1] / "tests" / "data" / "likec4" / "archi2likec4" / "reference-model"
 FLOOR_SECONDS = 1.0
+LIKEC4 = Path(__file__).resolve().parents[1] / ".ci" / "likec4" / "node_modules" / ".bin" / "likec4"
+
+
+def official(folder: Path, out: Path, repeat: int) -> float | None:
+    """Seconds ``likec4 export json`` takes on ``folder`` (best of ``repeat``), or None
+    without the CLI or node."""
+    if not LIKEC4.exists() or shutil.which("node") is None:
+        return None
+    command = [str(LIKEC4), "export", "json", "--no-use-dot", "-o", str(out), str(folder)]
+    return best(lambda: subprocess.run(command, capture_output=True, check=True), repeat)
+
+
+def compared(ours: float, theirs: float | None) -> str:
+    if theirs is None:
+        return "likec4 CLI: not installed (bash .ci/run installs it)"
+    return f"likec4 export json: {theirs * 1000:.0f} ms ({ours / theirs:.2f}x)"
 
 
 def generate(folder: Path, elements: int) -> None:
@@ -71,7 +90,9 @@ def main() -> int:
         shutil.copytree(REAL, repo / "architecture")
         command = [sys.executable, "-m", "archmem", "model", "--json", "--repo", str(repo)]
         cli = best(lambda: subprocess.run(command, capture_output=True, check=True), max(1, args.repeat // 2))
-        print(f"reference-model: archmem model --json, a fresh process: {cli * 1000:.0f} ms")
+        theirs = official(repo / "architecture", Path(tmp) / "ref.json", max(1, args.repeat // 2))
+        print(f"reference-model: archmem model --json, a fresh process: {cli * 1000:.0f} ms; "
+              + compared(cli, theirs))
         big = Path(tmp) / "big"
         big.mkdir()
         generate(big, args.elements)
@@ -79,6 +100,10 @@ def main() -> int:
         seconds = best(lambda: parse_likec4(big, root=big), max(1, args.repeat // 2))
         print(f"generated: {len(large.elements)} elements, {len(large.relationships)} relationships: "
               f"parse_likec4 {seconds * 1000:.0f} ms")
+        big_command = [sys.executable, "-m", "archmem", "model", "--json", "--model", str(big), "--repo", str(big)]
+        big_cli = best(lambda: subprocess.run(big_command, capture_output=True, check=True), 1)
+        print(f"generated: archmem model --json, a fresh process: {big_cli * 1000:.0f} ms; "
+              + compared(big_cli, official(big, Path(tmp) / "big.json", 1)))
     return 0 if real <= FLOOR_SECONDS else 1
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from archmem.cli import cli
+from archmem.git.repository import Repository
 from archmem.model.generated import generated_header
 from archmem.workspace import Workspace
 
@@ -122,6 +123,25 @@ def test_headers_are_read_from_the_first_lines_only_and_cached_per_blob(tmp_path
     blob = git(root, "rev-parse", "HEAD:services/orders/orders_stubs.py").strip()
     plain = git(root, "rev-parse", "HEAD:services/orders/app.py").strip()
     assert cache[blob] == 1 and cache[plain] == 0
+
+
+def test_conformance_reads_no_file_heads_a_previous_run_remembered(tmp_path: Path, monkeypatch):
+    root = make(tmp_path)
+    (root / ".archmem").mkdir()  # archmem in use: its index persists between runs
+    with Workspace.open(root, env={}) as ws:
+        ws.conformance()
+    read: list[str] = []
+    original = Repository.read_head
+
+    def counted(self: Repository, path: str, size: int = 1024) -> str | None:
+        read.append(path)
+        return original(self, path, size)
+
+    monkeypatch.setattr(Repository, "read_head", counted)
+    with Workspace.open(root, env={}) as ws:
+        ws.conformance()
+        assert "services/orders/orders_stubs.py" in ws.generated
+    assert read == []
 
 
 ANCHORED = '''\

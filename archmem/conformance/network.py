@@ -245,11 +245,15 @@ def map_workloads(deployment: Deployment, files_of: Mapping[str, Sequence[str]],
     """Each workload's element: the one owning most of the folder it is built from (the
     deepest of equals), else of a folder named like it, else the element named like it."""
     result = WorkloadOwners()
+    if not deployment.workloads:
+        return result
     folders: dict[str, str] = {}
+    seen: set[str] = set()  # a folder's parents were walked when it was first met
     for owned in files_of.values():
         for path in owned:
             above = posixpath.dirname(path)
-            while above:
+            while above and above not in seen:
+                seen.add(above)
                 folders.setdefault(_words(posixpath.basename(above)), above)
                 above = posixpath.dirname(above)
     names: dict[str, str] = {}

@@ -31,10 +31,11 @@ class ReviewOps(RecallOps):
         if report is None:
             from archmem.conformance.engine import check_conformance
 
+            cache = self.store.import_cache()  # open first: ownership keeps its file headers in the store
             report = check_conformance(
                 files=self.repository.files(), hashes=self.repository.content_hashes, read=self.repository.read_bytes,
                 model=self.model, ownership=self.ownership, config=self.config.conformance,
-                cache=self.store.import_cache(), config_source=self.config.source,
+                cache=cache, config_source=self.config.source,
             )
             self.__dict__["_conformance"] = report
         return report
