@@ -31,8 +31,7 @@ from archmem.drift.head_cache import FilePlaces, HeadCache
 from archmem.drift.index import DriftIndex
 from archmem.drift.scan import (
     ScanResult,
-    history_exclusions,
-    history_inclusions,
+    history_pathspecs,
     reader_for,
     scan_history,
 )
@@ -64,8 +63,8 @@ class DriftView:
     def scan(self) -> ScanResult:
         anchors = self.context.store.anchor_paths()
         model = self.context.model
-        exclude = history_exclusions(self.thresholds.ignore, anchors)
-        include = history_inclusions([g for e in model.elements for g in model.effective_paths(e.id)], anchors)
+        exclude, include = history_pathspecs(self.context.store, self.thresholds.ignore,
+                                             [g for e in model.elements for g in model.effective_paths(e.id)], anchors)
         reading = self.reading
         reader = reader_for(self.context.repository, exclude=exclude, include=include)
         return scan_history(self.context.store, reader, deepen=reading.deepen, progress=reading.progress,
