@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, ValuesView
 from typing import Any, Protocol
 
 from archmem.drift.symbols import Hunk, parse_unified_zero
@@ -51,6 +51,9 @@ class ByPath(Mapping[str, int]):
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_key)  # the digests: the paths themselves are not kept
+
+    def values(self) -> ValuesView[int]:
+        return self._by_key.values()
 
     def __len__(self) -> int:
         return len(self._by_key)
