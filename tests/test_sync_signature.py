@@ -322,3 +322,22 @@ def test_listing_the_code_walks_no_memory_file(shop: Path, monkeypatch: pytest.M
     for number in range(20):
         (shop / ".archmem" / "memories" / f"untracked-{number}.md").write_text("not a memory yet\n")
     assert visited() == before
+
+
+def test_a_memory_folder_removed_and_made_again_is_listed_in_full(shop: Path):
+    """A folder that is not there has no mtime to vouch for it: the next open lists it."""
+    import shutil
+
+    from archmem.memory.file_format import file_name, render_memory
+    from archmem.memory.types import Memory
+
+    settle(shop)
+    contents(shop)
+    folder = shop / ".archmem" / "memories"
+    shutil.rmtree(folder)
+    assert contents(shop) == {}
+    folder.mkdir()
+    memory = Memory(id="m-byhand02", kind="note", title="Again", content="Written again.",
+                    elements=["ApiGateway"], created_at=FrozenClock()())
+    (folder / file_name(memory)).write_text(render_memory(memory), encoding="utf-8")
+    assert contents(shop) == {"Again": "Written again."}

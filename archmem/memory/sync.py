@@ -217,7 +217,7 @@ def _shared_state(
     shared = signature(rel)
     quiet = None
     if (shared is not None and stamp is not None and shared.tree is not None and not shared.untracked
-            and all(mtime < before for mtime in dirs.values())):
+            and rel in dirs and all(mtime < before for mtime in dirs.values())):
         quiet = json.dumps({"checkout": stamp, "dirs": dirs, "tree": shared.tree}, separators=(",", ":"))
     if quiet is not None or kept is not None:
         store.set_meta(_QUIET, quiet)
