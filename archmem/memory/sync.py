@@ -4,6 +4,8 @@ Runs on every open. A large folder in git is known unchanged by its signature: i
 in HEAD, and the files git says differ from it (git compares the others with its index's
 stat cache), only those stat-ed (``Repository.folder_state``); the signature the last
 sync saw is kept in the index, so a commit that does not touch the folder costs nothing.
+Where git last listed no untracked file there and HEAD, git's index file and the folder's
+directories have not moved since, git is asked about its tracked files alone (``_QUIET``).
 When only commits moved the folder (a pull, a checkout: git listed nothing else there
 before or now), git names the files that differ between its trees, and only those are
 stat-ed, read and compared with their rows. Otherwise, unchanged files are recognized
