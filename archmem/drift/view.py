@@ -60,8 +60,12 @@ class DriftView:
         self._memory_paths: dict[str, str | None] = {}
 
     @cached_property
+    def _anchor_paths(self) -> list[str]:
+        return self.context.store.anchor_paths()
+
+    @cached_property
     def scan(self) -> ScanResult:
-        anchors = self.context.store.anchor_paths()
+        anchors = self._anchor_paths
         model = self.context.model
         exclude, include = history_pathspecs(self.context.store, self.thresholds.ignore,
                                              [g for e in model.elements for g in model.effective_paths(e.id)], anchors)
@@ -311,11 +315,39 @@ class DriftView:
         )
 
     def stale_ids(self) -> list[str]:
-        """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``)."""
-        places = self._memory_file_commits
-        found = self.checker.stale_ids(self.context.store.memory_scopes(), places.every() if places else {})
+        """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``),
+        kept in the index while nothing they depend on moved (``drift/verify_cache.py``)."""
+        from archmem.drift import verify_cache
+
+        digest = self._verdict_digest()
+        found = verify_cache.kept_ids(self.context.store, digest) if digest is not None else None
+        if found is None:
+            places = self._memory_file_commits
+            found = self.checker.stale_ids(self.context.store.memory_scopes(), places.every() if places else {})
+            if digest is not None:
+                verify_cache.keep_ids(self.context.store, digest, found)
         self.head_cache.save()
         return found
+
+    def _verdict_digest(self) -> str | None:
+        """What the VERIFY verdicts depend on, in one digest (None: the memories' rows have
+        no signature to vouch for them)."""
+        from dataclasses import asdict
+
+        from archmem.drift.verify_cache import verdict_digest
+
+        context = self.context
+        if context.files_signature is None or self.scan.head is None:
+            return None
+        model, index = context.model, self.index
+        return verdict_digest(
+            files_signature=context.files_signature, head=self.scan.head, commits=len(self.scan.commits),
+            settings=repr(asdict(self.thresholds)),
+            element_paths={e.id: model.effective_paths(e.id) for e in model.elements},
+            sizes={element: self.sizes[element] for element in self.sizes}, missing=self.missing,
+            generated=context.ownership.generated, root=context.repository.root,
+            anchored=[path for path in self._anchor_paths if index.activity(path, 0).commits],
+        )
 
     def accept_warnings(self) -> list[str]:
         """The accept problems, one line each (after ``described`` placed the accepts)."""

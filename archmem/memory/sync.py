@@ -74,6 +74,9 @@ class SyncReport:
     uncommitted: list[str] | None = None
     """The committed folder's files not committed yet, when git's signature listed them
     (``status`` shows them without asking git again)."""
+    signature: str | None = None
+    """Both folders' signature as this sync left the index (None when not asked of git):
+    it moves with every memory file, so it vouches for the memories' rows."""
 
     @property
     def changed(self) -> bool:
@@ -172,6 +175,7 @@ def sync_from_files(
             store.set_meta(_SIGNATURE, seen.digest)
             store.set_meta(_TREE, seen.tree)
             store.set_meta(_PRIVATE, seen.private)
+    report.signature = seen.digest if seen is not None else None
     if store.meta("files_export") == "pending":
         # after indexing: files an export killed before its COMMIT left are taken as they are,
         # not written again under a second name
