@@ -286,12 +286,10 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
         return found
 
     def anchor_paths(self) -> list[str]:
-        """The distinct files and folders any memory anchors (``#Symbol`` cut off), in one query."""
-        rows = self._execute(
-            "SELECT DISTINCT CASE WHEN instr(anchor, '#') > 0 THEN substr(anchor, 1, instr(anchor, '#') - 1) "
-            "ELSE anchor END FROM memory_anchors ORDER BY 1"
-        ).fetchall()
-        return [row[0] for row in rows]
+        """The distinct files and folders any memory anchors (``#Symbol`` cut off), in one
+        query along the index of anchors (cutting them in SQL sorted every row again)."""
+        rows = self._execute("SELECT DISTINCT anchor FROM memory_anchors").fetchall()
+        return sorted({row[0].partition("#")[0] for row in rows})
 
     def memory_total(self) -> int:
         """How many active memories there are: N for IDF (cached until the store changes)."""
