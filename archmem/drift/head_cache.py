@@ -20,6 +20,8 @@ from archmem.git.revisions import Revisions
 
 KEY = "drift_head_cache"
 """The one ``store_meta`` row that holds it all: one read per command, one write per batch."""
+COMMITS_KEY = "drift_file_commits"
+"""A row per folder (``:folder`` after it): the commit that last changed each file (``FileCommits``)."""
 KEPT_CHARS = 8 << 20
 """At most this much is written back (the diffs are dropped first); beyond it git is asked each time."""
 
@@ -61,25 +63,29 @@ class ByPath(Mapping[str, int]):
 
 class FileCommits(Mapping[str, str]):
     """``path_key`` → the commit that last changed the file, for every file of a folder,
-    as the index keeps it: one text of fixed-width records sorted by key after the HEAD it
-    was read at, so a recall looks up its few files by bisection instead of loading a
-    record per memory file (50,000 of them were a JSON parse and a dict every command)."""
+    as the index keeps it: a line with the HEAD it was read at and the commits that
+    appear, then fixed-width records (the key, the commit's number on that line) sorted by
+    key, so a recall looks up its few files by bisection instead of loading a record per
+    memory file (50,000 of them were a JSON parse and a dict every command)."""
 
     def __init__(self, text: str) -> None:
-        head, _, self._records = text.partition("\n")
-        self.head = head
-        self._width = _KEY_CHARS + len(head)
-        self._count = len(self._records) // self._width if head else 0
+        header, _, self._records = text.partition("\n")
+        self.head, *self.shas = header.split(" ")
+        self._width = _KEY_CHARS + _digits(len(self.shas))
+        self._count = len(self._records) // self._width if self.shas else 0
 
     @classmethod
     def of(cls, head: str, found: Mapping[str, str]) -> FileCommits:
         """The records of ``found`` (path → sha), read at ``head``."""
         records = sorted((path_key(path), sha) for path, sha in found.items() if len(sha) == len(head))
-        return cls(head + "\n" + "".join(key + sha for key, sha in records))
+        shas = list(dict.fromkeys(sha for _, sha in records))
+        digits = _digits(len(shas))
+        number = {sha: f"{n:0{digits}x}" for n, sha in enumerate(shas)}
+        return cls(" ".join([head, *shas]) + "\n" + "".join(key + number[sha] for key, sha in records))
 
     @property
     def text(self) -> str:
-        return f"{self.head}\n{self._records}"
+        return " ".join([self.head, *self.shas]) + "\n" + self._records
 
     def __getitem__(self, key: str) -> str:
         records, width, low, high = self._records, self._width, 0, self._count
@@ -88,7 +94,7 @@ class FileCommits(Mapping[str, str]):
             start = middle * width
             found = records[start:start + _KEY_CHARS]
             if found == key:
-                return records[start + _KEY_CHARS:start + width]
+                return self.shas[int(records[start + _KEY_CHARS:start + width], 16)]
             if found < key:
                 low = middle + 1
             else:
@@ -100,12 +106,17 @@ class FileCommits(Mapping[str, str]):
         return (records[start:start + _KEY_CHARS] for start in range(0, self._count * width, width))
 
     def items(self) -> Iterator[tuple[str, str]]:  # type: ignore[override]
-        records, width = self._records, self._width
-        return ((records[start:start + _KEY_CHARS], records[start + _KEY_CHARS:start + width])
+        records, width, shas = self._records, self._width, self.shas
+        return ((records[start:start + _KEY_CHARS], shas[int(records[start + _KEY_CHARS:start + width], 16)])
                 for start in range(0, self._count * width, width))
 
     def __len__(self) -> int:
         return self._count
+
+
+def _digits(count: int) -> int:
+    """Hex digits that number ``count`` commits."""
+    return len(f"{max(count - 1, 0):x}")
 
 
 _KEY_CHARS = 16
@@ -157,7 +168,7 @@ class HeadCache:
             return FileCommits("")
         found = self._folders.get(folder)
         if found is None:
-            found = FileCommits(self.store.meta(f"{KEY}:{folder}") or "")
+            found = FileCommits(self.store.meta(f"{COMMITS_KEY}:{folder}") or "")
             if found.head != self.head:
                 found = FileCommits.of(self.head, revisions.last_commits(folder, head=self.head))
                 self._unsaved.add(folder)
@@ -184,7 +195,7 @@ class HeadCache:
         """Write back what was learnt since the last save (nothing when nothing was)."""
         for folder in sorted(self._unsaved):
             text = self._folders[folder].text
-            self.store.set_meta(f"{KEY}:{folder}", text if len(text) <= KEPT_CHARS else None)
+            self.store.set_meta(f"{COMMITS_KEY}:{folder}", text if len(text) <= KEPT_CHARS else None)
         self._unsaved.clear()
         if not self._changed or self._state is None:
             return
