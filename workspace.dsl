@@ -64,9 +64,14 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/model/types.py, archmem/model/limits.py, archmem/memory/types.py, archmem/recall/types.py, archmem/drift/types.py, archmem/git/types.py, archmem/conformance/types.py, archmem/ci/types.py"
                     }
                 }
-                words = component "Package basics" "The version and the few words every output uses (plurals)." {
+                values = component "Value methods" "Equality, hashing and printing of every dataclass, written once rather than compiled per class." {
                     properties {
-                        "archmem.paths" "archmem/__init__.py, archmem/words.py"
+                        "archmem.paths" "archmem/values.py"
+                    }
+                }
+                words = component "Package basics" "The version, the few words every output uses (plurals), patterns compiled at first use." {
+                    properties {
+                        "archmem.paths" "archmem/__init__.py, archmem/words.py, archmem/patterns.py"
                     }
                 }
                 atomicwrite = component "Atomic writes" "One way to replace a file: a hidden temporary file renamed over it." {
@@ -188,7 +193,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
                 driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; accept files." {
                     properties {
-                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py, archmem/drift/context.py, archmem/drift/head_cache.py, archmem/drift/verify_cache.py"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py, archmem/drift/accept_folder.py, archmem/drift/context.py, archmem/drift/head_cache.py, archmem/drift/verify_cache.py"
                     }
                 }
             }
@@ -307,6 +312,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.foundation.confinement -> archmem.foundation.errors "Refuses a path outside the repository with"
         archmem.foundation.types -> archmem.foundation.jsoninput "Measures the nesting of a JSON model with"
         archmem.foundation.escaping -> archmem.foundation.errors "Refuses a value YAML cannot hold with"
+        archmem.foundation.types -> archmem.foundation.values "Compares and prints its values with"
+        archmem.foundation.errors -> archmem.foundation.values "Prints its source locations with"
+        archmem.foundation.config -> archmem.foundation.values "Compares and prints its sections with"
+        archmem.foundation.escaping -> archmem.foundation.values "Compares and prints its errors with"
+        archmem.foundation.escaping -> archmem.foundation.words "Compiles the patterns it rarely runs at first use with"
 
         # the model
         archmem.domain -> archmem.foundation "Builds value types with"

@@ -9,7 +9,6 @@ meanwhile (the memory index's sync) never takes it for a file of its own.
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 
@@ -22,6 +21,8 @@ def write_atomic(path: Path, data: str | bytes, *, follow_symlinks: bool = False
     mode is kept. ``durable`` flushes the data to disk before the rename (a crash then
     leaves the old file or the whole new one); the memory index leaves it off for speed,
     as its own commit already orders the writes."""
+    import secrets  # here, not at import: reading commands never write, and its imports cost start-up
+
     target = path.resolve() if follow_symlinks and path.is_symlink() else path
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.archmem-{os.getpid()}-{secrets.token_hex(4)}.tmp")

@@ -39,7 +39,7 @@ TEST_GLOBS = (
 (``[conformance] test_code`` replaces the list)."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class StoreConfig(Section):
     """``[store]``: where the memory files, the accepts and the index live."""
 
@@ -56,7 +56,7 @@ class StoreConfig(Section):
     busy_timeout_ms: int = setting(30_000, ge=0)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class EmbeddingsConfig(Section):
     """``[embeddings]``: the provider that embeds memories, and how vectors weigh in recall."""
 
@@ -69,7 +69,7 @@ class EmbeddingsConfig(Section):
     """The vector size: asked of OpenAI-compatible servers, checked for Ollama; else the first answer's."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class DriftConfig(Section):
     """``[drift]``: how much history drift reads, and when a memory needs verifying."""
 
@@ -111,7 +111,7 @@ def _synonym_problem(groups: list[list[str]]) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class RecallConfig(Section):
     """The ranking numbers (docs/architecture.md, "Recall"); archmem/recall/score.py applies them.
 
@@ -195,7 +195,7 @@ class RecallConfig(Section):
     """How many of the top results bring their [[linked]] neighbours."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class CodeConfig(Section):
     """``[code]``: code left out of ownership."""
 
@@ -203,7 +203,7 @@ class CodeConfig(Section):
     """Globs left out of ownership and of the "code no element owns" list."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ConformanceRule(Section):
     """``{from = "orders", to = "payments"}``: elements by identifier or name; a rule on
     an element covers everything inside it. ``from`` and ``to`` take one name or a list."""
@@ -221,7 +221,7 @@ def _said(text: str) -> str | None:
     return None if text.strip() else "a reason is required: say why this dependency is left out"
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class LayersRule(Section):
     """``{ order = ["web", "service", ["orders", "payments"], "storage"] }``: top layer
     first; code may depend on the layers below its own, never above. A list is one layer
@@ -231,7 +231,7 @@ class LayersRule(Section):
     reason: str = ""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class IndependentRule(Section):
     """``{ elements = ["orders", "payments"] }``: no dependency among them, either way."""
 
@@ -239,7 +239,7 @@ class IndependentRule(Section):
     reason: str = ""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class AcyclicRule(Section):
     """``{ within = "shop" }``: the elements inside ``within`` form no cycle, even one the
     model draws."""
@@ -248,7 +248,7 @@ class AcyclicRule(Section):
     reason: str = ""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class IgnoredDependencyRule(Section):
     """``{ from = "web", to = "sync", reason = "…" }``: a dependency left out of every
     finding; the reason is required, so whoever reads the rule knows why."""
@@ -258,7 +258,7 @@ class IgnoredDependencyRule(Section):
     reason: str = setting("", check=_said)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class ConformanceConfig(Section):
     """``archmem conformance``: the code's imports against the model's relationships."""
 
@@ -288,7 +288,7 @@ class ConformanceConfig(Section):
     """The committed file of frozen findings (``archmem conformance --update-baseline``)."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class LikeC4Config(Section):
     """Reading LikeC4 models: which C4 level a free-form element kind is."""
 
@@ -296,7 +296,7 @@ class LikeC4Config(Section):
     """LikeC4 element kind → its C4 level, before the built-in rule (``archmem.model.likec4.kinds``)."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class GitHubConfig(Section):
     """``archmem pr --comment``: the GitHub API client, and whose comment is archmem's."""
 
@@ -311,7 +311,7 @@ class GitHubConfig(Section):
     """An answer larger than this is not read on."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class GitLabConfig(Section):
     """``archmem pr --comment`` in GitLab CI: the GitLab API client and its token."""
 
@@ -323,7 +323,7 @@ class GitLabConfig(Section):
     """An answer larger than this is not read on."""
 
 
-@dataclass
+@dataclass(repr=False, eq=False)
 class Config(Section):
     """Every setting, by section, with where it came from."""
 
@@ -421,6 +421,8 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     """ARCHMEM_STORE_PATH=x → {"store": {"path": "x"}}; unknown names are an error."""
+    if not any(name.upper().startswith(ENV_PREFIX) for name in env):
+        return {}
     sections = {spec.name: spec.annotation for spec in fields_of(Config) if is_section(spec.annotation)}
     known = ["ARCHMEM_MODEL"]
     for name, annotation in sections.items():

@@ -15,9 +15,10 @@ import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeGuard, TypeVar
+from typing import Any, Literal, TypeGuard, TypeVar, cast
 
 from archmem.errors import ConfigError
+from archmem.values import Record, Value
 
 T = TypeVar("T")
 
@@ -27,8 +28,8 @@ BOUNDS: dict[str, tuple[str, Callable[[Any, Any], bool]]] = {
 }
 
 
-@dataclass(frozen=True)
-class Problem:
+@dataclass(frozen=True, repr=False, eq=False)
+class Problem(Value):
     """One setting that cannot be taken: where (keys from the top), what, the value given."""
 
     loc: tuple[str, ...]
@@ -64,12 +65,18 @@ def internal(default: Any) -> Any:
     return field(default=default, compare=False, metadata={"internal": True})
 
 
-class Section:
-    """A table of settings; constructing one directly checks it as ``build()`` does."""
+class Section(Record):
+    """A table of settings; constructing one directly checks it as ``build()`` does. A
+    section is ``@dataclass(repr=False, eq=False)``: it compares and prints as ``Record``."""
 
     def __post_init__(self) -> None:
+        given = {f.name for f in dataclasses.fields(cast(Any, self)) if not _holds_default(f, getattr(self, f.name))}
+        if not given:  # a section's defaults hold (a test checks them): every command builds them
+            return
         problems: list[Problem] = []
         for spec in fields_of(type(self)):
+            if spec.name not in given:
+                continue
             value = getattr(self, spec.name)
             checked = _check(value, spec.annotation, spec.meta, (spec.key,), problems)
             if checked is not value:
@@ -79,8 +86,8 @@ class Section:
                 f"{'.'.join(p.loc)}: {p.message} (got {p.value!r})" for p in problems))
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+@dataclass(frozen=True, repr=False, eq=False)
+class FieldSpec(Value):
     """One setting of a section: its attribute, its key in files, its type and bounds."""
 
     name: str
@@ -120,6 +127,8 @@ def _build(cls: Any, data: Any, loc: tuple[str, ...], problems: list[Problem]) -
     if not isinstance(data, dict):
         problems.append(Problem(loc, "input should be a table", data))
         return None
+    if not data:  # nothing given: the defaults, with no type resolved
+        return _defaults(cls, loc, problems)
     specs = {spec.key: spec for spec in fields_of(cls)}
     names = {spec.name: spec for spec in specs.values()}
     values: dict[str, Any] = {}
@@ -140,6 +149,29 @@ def _build(cls: Any, data: Any, loc: tuple[str, ...], problems: list[Problem]) -
     if any(p.loc[: len(loc)] == loc for p in problems):
         return None
     return cls(**values)
+
+
+def _defaults(cls: Any, loc: tuple[str, ...], problems: list[Problem]) -> Any:
+    """A ``cls`` of its defaults, unless one of them is refused by its own check (a
+    setting that must be given: "Field required")."""
+    for f in dataclasses.fields(cls):
+        check = f.metadata.get("check")
+        if check is not None and _default(cls, f.name) is not None and check(_default(cls, f.name)):
+            problems.append(Problem((*loc, f.metadata.get("alias") or f.name), "Field required", None))
+    return None if problems and any(p.loc[: len(loc)] == loc for p in problems) else cls()
+
+
+def _holds_default(f: dataclasses.Field[Any], value: Any) -> bool:
+    """Whether a field holds its default (a value of the same type, equal to it) and
+    its own check takes it (some defaults are refused: the setting must be given)."""
+    if f.default is not dataclasses.MISSING:
+        default = f.default
+    elif f.default_factory is not dataclasses.MISSING:
+        default = f.default_factory()
+    else:
+        return False
+    check = f.metadata.get("check")
+    return type(value) is type(default) and value == default and not (check is not None and check(value))
 
 
 def _default(cls: type, name: str) -> Any:

@@ -19,6 +19,7 @@ from typing import Any
 from archmem.clock import format_time
 from archmem.errors import InvalidInputError, RepositoryError
 from archmem.git.commands import run_as
+from archmem.values import Record
 
 TASK = "speed up checkout and change how tax is rounded"
 AUTHOR = ("Shop Team", "team@shop.example")
@@ -47,8 +48,8 @@ def example_source() -> Path:
     raise RepositoryError("the bundled example is missing from this installation (examples/shop)")
 
 
-@dataclass
-class DemoResult:
+@dataclass(repr=False, eq=False)
+class DemoResult(Record):
     """What ``archmem demo`` built: the repository, its briefing and map, and what they hold."""
 
     root: Path

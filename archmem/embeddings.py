@@ -23,6 +23,7 @@ import numpy as np
 
 from archmem.config import EmbeddingsConfig
 from archmem.errors import ConfigError, EmbeddingError
+from archmem.values import Record
 
 if TYPE_CHECKING:
     from archmem.memory.types import Memory
@@ -317,8 +318,8 @@ def cosine_top(query: np.ndarray, matrix: np.ndarray, k: int) -> list[tuple[int,
 # ---- backfill -------------------------------------------------------------------------
 
 
-@dataclass
-class BackfillReport:
+@dataclass(repr=False, eq=False)
+class BackfillReport(Record):
     """What ``backfill`` did: embedded and skipped memories, failed ones and why."""
 
     identity: str

@@ -25,9 +25,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from archmem.values import Value
 
-@dataclass(frozen=True)
-class SourceLocation:
+
+@dataclass(frozen=True, repr=False, eq=False)
+class SourceLocation(Value):
     """A place in a model file; ``line`` and ``column`` are 1-based."""
 
     file: str

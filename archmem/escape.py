@@ -19,18 +19,20 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from archmem.patterns import lazy
+
 _BIDI = "\u202a-\u202e\u2066-\u2069"
 _SHORT = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _UNSAFE_TEXT = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}]")
 """Everything ``is_control`` names except tab and newline, which text may hold."""
-_UNSAFE_LINE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}]")
+_UNSAFE_LINE = lazy(f"[\x00-\x08\x0a-\x1f\x7f-\x9f\ud800-\udfff{_BIDI}]")
 _SGR = r"\x1b\[[0-9;]*m"
 _STYLED = re.compile(f"({_SGR})|{_UNSAFE_TEXT.pattern}")
 _UNSTYLED = re.compile(f"{_SGR}|{_UNSAFE_TEXT.pattern}")
 _ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-_LINK_TAIL = re.compile(r"\](?:\(|:)")
+_LINK_TAIL = lazy(r"\](?:\(|:)")
 """``](`` or ``]:``: a link destination could take a backtick before a code span does."""
-_MARKDOWN_ACTIVE = re.compile(r"<|!(?=\[)")
+_MARKDOWN_ACTIVE = lazy(r"<|!(?=\[)")
 
 
 def is_control(char: str) -> bool:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from archmem.config import CONFIG_FILE
 from archmem.confinement import repository_path
+from archmem.values import Record
 
 GITIGNORE_LINES = (".archmem/archmem.db", ".archmem/archmem.db-*", ".archmem/private/")
 """The local index and private memories stay on this machine; ``.archmem/memories/`` is
@@ -36,8 +37,8 @@ def ignore_local_state(state: Path) -> bool:
     return True
 
 
-@dataclass
-class InitResult:
+@dataclass(repr=False, eq=False)
+class InitResult(Record):
     """What ``archmem init`` wrote and found."""
 
     root: Path

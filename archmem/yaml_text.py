@@ -20,35 +20,37 @@ from dataclasses import dataclass
 from typing import Any
 
 from archmem.errors import InvalidInputError
+from archmem.patterns import lazy
+from archmem.values import Record
 
 MAX_DEPTH = 8
 """Collections inside collections: archmem writes two levels (keys, then a list)."""
 MAX_NUMBER_CHARS = 100
 """A plain whole number longer than this is nothing archmem keeps (int64 has 19 digits,
 a SHA-256 commit id 64 characters), and past 4,300 digits Python refuses to convert one."""
-_DECIMAL = re.compile(r"[-+]?[0-9][0-9_]*")
-_PLAIN_SHAPE = re.compile(r"(?:(?:[A-Za-z_][\w-]*:(?:[ \t][^\n]*)?|  - (?![-?:]\s)[^\n]*|[ \t]*)(?:\n|\Z))*")
+_DECIMAL = lazy(r"[-+]?[0-9][0-9_]*")
+_PLAIN_SHAPE = lazy(r"(?:(?:[A-Za-z_][\w-]*:(?:[ \t][^\n]*)?|  - (?![-?:]\s)[^\n]*|[ \t]*)(?:\n|\Z))*")
 """Text in the shape archmem writes: ``key: value`` lines at the margin and ``  - item``
 lines under them. With no ``&``, ``*``, ``!``, ``[`` or ``{`` in it and no long run of
 digits, it can hold no anchor, alias or tag, nest no deeper than two, and hold no long
 number: the event pass is skipped (it costs as much again as the load)."""
-_NEEDS_EVENTS = re.compile(r"[&*!\[{]|[0-9_]{%d}" % (MAX_NUMBER_CHARS + 1))
+_NEEDS_EVENTS = lazy(r"[&*!\[{]|[0-9_]{%d}" % (MAX_NUMBER_CHARS + 1))
 _STR_TAG = "tag:yaml.org,2002:str"
 
-_PLAIN = re.compile(r"[A-Za-z_./][A-Za-z0-9_./@+#-]*(?: [A-Za-z0-9_./@+#()-]+)*")
+_PLAIN = lazy(r"[A-Za-z_./][A-Za-z0-9_./@+#-]*(?: [A-Za-z0-9_./@+#()-]+)*")
 _YAML_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
-_YAML_FLOAT = re.compile(r"\.(?:[0-9][0-9_]*(?:[eE][-+][0-9]+)?|inf|nan)", re.IGNORECASE)
+_YAML_FLOAT = lazy(r"\.(?:[0-9][0-9_]*(?:[eE][-+][0-9]+)?|inf|nan)", re.IGNORECASE)
 """Plain scalars that YAML reads as a number (``.5``, ``.inf``)."""
-_YAML_UNPRINTABLE = re.compile("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
+_YAML_UNPRINTABLE = lazy("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
 """What JSON leaves raw but YAML refuses (DEL, C1, U+FFFE/F) or reads as a line break,
 folded to a space in a quoted scalar (NEL, U+2028, U+2029): written as escapes."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = lazy("[\ud800-\udfff]")
 """Not text (an undecodable byte of a command line, a bad JSON escape): YAML has no
 way to write one, so a value holding one is refused."""
 
 
-@dataclass
-class YamlTextError(Exception):
+@dataclass(repr=False, eq=False)
+class YamlTextError(Record, Exception):
     """Text that is not a YAML mapping, with where (1-based line and column); the
     message goes after the name of what was read (``the front matter is not valid YAML``)."""
 
@@ -109,11 +111,11 @@ def load_mapping(text: str, *, first_line: int = 1) -> dict[str, Any]:
     return {str(key): value for key, value in data.items()}
 
 
-_KEY_LINE = re.compile(r"([a-z_][a-z0-9_]*):(?: (.*))?")
-_ITEM_LINE = re.compile(r"  - (.*)")
-_TIME_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})")
-_WHOLE = re.compile(r"0|[1-9][0-9]{0,17}")
-_QUOTED = re.compile(r'"([^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*)"')
+_KEY_LINE = lazy(r"([a-z_][a-z0-9_]*):(?: (.*))?")
+_ITEM_LINE = lazy(r"  - (.*)")
+_TIME_TEXT = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})")
+_WHOLE = lazy(r"0|[1-9][0-9]{0,17}")
+_QUOTED = lazy(r'"([^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*)"')
 _NOT_KEYS = _YAML_WORDS | {"yes", "no", "on", "off"}
 
 

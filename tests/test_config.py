@@ -104,3 +104,34 @@ def test_an_unknown_key_in_pyproject_is_named_at_its_line(tmp_path: Path):
     with pytest.raises(ConfigError) as raised:
         load_config(tmp_path, env={})
     assert "line 5: unknown setting 'drift.min_line'; did you mean 'drift.min_lines'" in str(raised.value)
+
+
+def test_every_default_setting_passes_the_checks_a_given_one_must():
+    """A section built with its defaults is not checked again (every command builds them
+    all), so the defaults themselves must hold: each as its type and within its bounds."""
+    import dataclasses
+
+    from archmem import config as settings
+    from archmem.config_schema import Problem, Section, _check, fields_of
+
+    sections = [value for value in vars(settings).values()
+                if isinstance(value, type) and issubclass(value, Section) and value is not Section]
+    assert len(sections) >= 15
+    for section in sections:
+        for spec, field in zip(fields_of(section), [f for f in dataclasses.fields(section)
+                                                    if not f.metadata.get("internal")], strict=True):
+            problems: list[Problem] = []
+            value = field.default_factory() if field.default is dataclasses.MISSING else field.default
+            assert _check(value, spec.annotation, spec.meta, (spec.key,), problems) == value
+            assert problems == [] or spec.meta.get("check"), (section.__name__, spec.name, problems)
+
+
+def test_a_section_built_directly_checks_what_it_is_given_but_not_its_defaults():
+    from archmem.config import IgnoredDependencyRule, RecallConfig
+    from archmem.errors import ConfigError
+
+    assert RecallConfig().candidates == 100
+    with pytest.raises(ConfigError, match="candidates"):
+        RecallConfig(candidates=0)
+    with pytest.raises(ConfigError, match="reason"):
+        IgnoredDependencyRule()  # its default reason is refused by its own check: it must be given

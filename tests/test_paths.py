@@ -148,3 +148,29 @@ def test_globs_decided_by_string_comparison_match_as_their_expressions_do(globs:
     while globs and globs[0].startswith("!"):
         globs = globs[1:]
     assert compile_globs(globs)(path) == _by_expressions(globs, path)
+
+
+ANYWHERE = ["**/*.lock", "**/go.sum", "**/vendor/**", "**/*.min.js", "**/package-lock.json", "**/gen/**"]
+"""The shapes drift's default ignores take (``**/name``, ``**/*.suffix``, ``**/folder/**``),
+which a matcher decides without a regular expression."""
+
+
+@given(st.lists(st.sampled_from([*ANYWHERE, "src/**", "docs", "**/test_*.py", "a/*/b.py"]), min_size=1, max_size=4),
+       st.lists(st.sampled_from(["a", "go.sum", "vendor", "x.lock", ".lock", "gen", "", "b.py", "app.min.js",
+                                 "test_x.py", "src", "docs", "a\nb", "package-lock.json"]), min_size=1, max_size=5))
+def test_a_glob_decided_without_an_expression_matches_what_the_expression_matches(globs, parts):
+    path = "/".join(parts)  # empty parts make the paths git never lists: a leading slash, a double one
+    expression = re.compile("(?:" + "|".join(glob_to_regex(g) for g in globs) + r")\Z")
+    assert compile_globs(globs)(path) == (expression.match(path) is not None), (globs, path)
+
+
+def test_the_default_ignores_compile_no_expression(monkeypatch: pytest.MonkeyPatch):
+    from archmem.config import DriftConfig
+
+    compiled: list[str] = []
+    real = re.compile
+    monkeypatch.setattr(re, "compile", lambda pattern, flags=0: compiled.append(pattern) or real(pattern, flags))
+    ignored = compile_globs(DriftConfig().ignore)
+    assert [ignored(path) for path in ("web/package-lock.json", "yarn.lock", "api/vendor/x/y.go", "app.min.js",
+                                       "src/pricing.py")] == [True, True, True, True, False]
+    assert compiled == []

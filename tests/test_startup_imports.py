@@ -32,19 +32,20 @@ with open(OUT, "w") as handle:
     json.dump(sorted(sys.modules), handle)
 """
 
-ALWAYS = {"archmem", "archmem.entry", "archmem.cli", "archmem.cli.output", "archmem.escape", "archmem.words"}
+ALWAYS = {"archmem", "archmem.entry", "archmem.cli", "archmem.cli.output", "archmem.escape", "archmem.patterns",
+          "archmem.words"}
 """What every command line imports: the entry, the click group, its safe output."""
 
 RECALL_PACKAGES = ("archmem.store", "archmem.drift", "archmem.recall", "archmem.workspace", "archmem.git")
 """Packages ``recall`` uses as a whole: the index, drift for what to verify, the ranking."""
 
 RECALL_MODULES = {
-    "archmem.cli.memory", "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.errors",
-    "archmem.confinement", "archmem.initialize", "archmem.json_input",
-    "archmem.atomic_write", "archmem.yaml_text",
+    "archmem.cli.recall", "archmem.clock", "archmem.config", "archmem.config_schema", "archmem.errors",
+    "archmem.confinement", "archmem.initialize",
+    "archmem.atomic_write", "archmem.yaml_text", "archmem.values",
     # the model, parsed from a Structurizr DSL file once and kept in the index (no parser on the
     # every-day path, no YAML, no Structurizr JSON reader)
-    "archmem.model", "archmem.model.types", "archmem.model.loader", "archmem.model.paths", "archmem.model.limits",
+    "archmem.model", "archmem.model.types", "archmem.model.loader", "archmem.model.paths",
     "archmem.model.confine", "archmem.model.ownership", "archmem.model.generated", "archmem.model.adrs",
     "archmem.model.description_lines",  # drift's baselines: which model-file lines only map code
     "archmem.model.dsl_cache",
@@ -55,15 +56,16 @@ RECALL_MODULES = {
 }
 """Not the secret patterns: they are compiled when a memory is written or a file read."""
 
-RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "difflib"}
+RECALL_SPARES = {"importlib.resources", "tempfile", "zipfile", "tomllib", "difflib", "secrets", "random"}
 """Standard modules recall leaves alone on a repository without settings: the shipped
 thesaurus is a plain file, TOML is read only from a settings file, close names only for
-a name that is not found."""
+a name that is not found, random names only for a file written or a memory made."""
 
-RECALL_LEAVES = {"archmem.model.dsl", "archmem.model.dsl.parser", "archmem.drift.report", "archmem.git.blame"}
+RECALL_LEAVES = {"archmem.model.dsl", "archmem.model.dsl.parser", "archmem.drift.report", "archmem.git.blame",
+                 "archmem.drift.accepts"}
 """Modules of recall's packages an every-day recall leaves alone: the DSL parser (the
 parsed model is kept in the index), drift's report and git blame (a recall asks drift
-only for what to verify)."""
+only for what to verify), the accepts' reader (no accept file here)."""
 
 RECALL_THIRD_PARTY = {"click"}
 """Installed packages recall may import: never pydantic, numpy, yaml, GitPython, jinja2,
@@ -144,7 +146,7 @@ def test_the_fast_version_says_what_the_command_line_says(tmp_path: Path):
 def test_help_imports_no_domain_module(tmp_path: Path):
     modules = imported(["--help"], tmp_path, tmp_path)
     commands = {f"archmem.cli.{name}" for name in ("check", "conformance", "demo", "drift", "hook", "install",
-                                                     "mcp", "memory", "merge", "paths", "pr", "reports")}
+                                                     "mcp", "memory", "merge", "paths", "pr", "recall", "reports")}
     assert outside(modules, bare(tmp_path), ALWAYS | commands | {"archmem.json_input"}, (), {"click"}) == []
 
 
@@ -168,12 +170,102 @@ def test_recall_on_a_small_repository_stays_in_its_budget(tmp_path: Path):
     assert sorted(modules & RECALL_LEAVES) == []
 
 
+RECALL_IMPORTS = ("archmem.cli.recall", "archmem.workspace", "archmem.recall.engine", "archmem.memory.sync",
+                  "archmem.drift.view", "archmem.drift.accepts", "archmem.yaml_text")
+
+COMPILED = """\
+import re, sys
+compiled = []
+real = re.compile
+def counting(pattern, flags=0):
+    if sys._getframe(1).f_globals.get("__name__", "").startswith("archmem"):
+        compiled.append(pattern)
+    return real(pattern, flags)
+re.compile = counting
+import importlib
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print(len(compiled))
+"""
+
+RECALL_PATTERNS = 15
+"""The patterns a recall runs on every call (words of the task, escapes, git's files):
+compiled at import. Every other module-level pattern is ``archmem.patterns.lazy``."""
+
+
+def test_importing_what_recall_uses_compiles_only_the_patterns_recall_runs():
+    done = subprocess.run([sys.executable, "-c", COMPILED, *RECALL_IMPORTS], capture_output=True, text=True,
+                          check=True)
+    assert int(done.stdout) <= RECALL_PATTERNS
+
+
+GENERATED = """\
+import importlib, sys
+generated = []
+def count(event, args):
+    if event == "compile" and not str(args[1]).endswith(".py"):  # not a module without byte code: source made at
+        # run time (dataclass methods, named tuples, forward references)
+        frame = sys._getframe(1)
+        while frame is not None:
+            name = frame.f_globals.get("__name__", "")
+            if name.startswith(("archmem", "click")):
+                if name.startswith("archmem"):
+                    generated.append(name)
+                break
+            frame = frame.f_back
+sys.addaudithook(count)
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+print(len(generated))
+"""
+
+RECALL_GENERATED = 170
+"""Source compiled while recall's modules import (356 when every dataclass wrote its own
+methods; ``archmem.values`` has them once): each dataclass still compiles its
+``__init__``, a frozen one its ``__setattr__`` and ``__delattr__``."""
+
+
+def test_importing_what_recall_uses_compiles_little_source(tmp_path: Path):
+    done = subprocess.run([sys.executable, "-c", GENERATED, *RECALL_IMPORTS], capture_output=True, text=True,
+                          check=True)
+    assert int(done.stdout) <= RECALL_GENERATED
+
+
+def test_a_lazy_pattern_compiles_at_first_use_and_then_is_the_pattern():
+    import re
+
+    from archmem.patterns import lazy
+
+    broken = lazy("(")  # nothing compiled yet: no error
+    with pytest.raises(re.error):
+        broken.match("(")
+    words = lazy(r"(\w+)-(\w+)", re.IGNORECASE)
+    assert words.fullmatch("Tax-Rate")[2] == "Rate"  # type: ignore[index]
+    assert words.pattern == r"(\w+)-(\w+)" and words.flags == re.compile(r"(\w+)-(\w+)", re.IGNORECASE).flags
+    assert words.sub(r"\2 \1", "a-b c-d") == "b a d c"
+    assert words.match == words.match  # kept: the pattern's own method from then on
+    assert lazy(rb"\d+").findall(b"1 22") == [b"1", b"22"]
+
+
 @pytest.mark.parametrize("module", ["archmem.config", "archmem.cli"])
 def test_the_configuration_and_the_command_line_build_no_pydantic_model(module: str, tmp_path: Path):
     code = (f"import sys, pathlib; import {module}; from archmem.config import load_config; "
             f"load_config(pathlib.Path({str(tmp_path)!r}), env={{}}); print('pydantic' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_settings_left_at_their_defaults_are_not_checked_again(tmp_path: Path):
+    """Every command loads the settings; with none given (no file, no ``ARCHMEM_*``), the
+    defaults are taken as they are: no field's type is resolved from its annotation text
+    (each one a compile at run time), no default checked against its bounds."""
+    code = (f"import sys, pathlib; from archmem.config import load_config; compiled = []; "
+            f"sys.addaudithook(lambda event, args: compiled.append(args) if event == 'compile' "
+            f"and not str(args[1]).endswith('.py') else None); "
+            f"config = load_config(pathlib.Path({str(tmp_path)!r}), env={{'HOME': '/nowhere'}}); "
+            f"print(len(compiled), config.recall.candidates, config.store.busy_timeout_ms)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "100", "30000"]
 
 
 def test_every_lazy_command_is_registered_by_the_module_named_for_it():

@@ -15,6 +15,7 @@ from typing import Any
 
 from archmem.agents.edit_hook import PROBE_ANSWER, PROBE_VARIABLE
 from archmem.agents.hooks import COMPACT_MARKS, END_MARKS, FILE_MARKS, NOTICE, START_MARKS
+from archmem.values import Record
 
 CLEAN_PATH = "/usr/bin:/bin"
 PROBE_TIMEOUT = 30
@@ -22,8 +23,8 @@ HOOK_FILES = {"claude-code": ".claude/settings.json", "codex": ".codex/hooks.jso
 MARKS = START_MARKS + END_MARKS + FILE_MARKS + COMPACT_MARKS
 
 
-@dataclass
-class HookCheck:
+@dataclass(repr=False, eq=False)
+class HookCheck(Record):
     """One installed hook command and what it did in a clean environment."""
 
     client: str

@@ -51,6 +51,7 @@ from archmem.agents.hooks import (  # noqa: F401  (hook_command, hook_group: par
 )
 from archmem.errors import ConfigError, ConflictError
 from archmem.escape import toml_string
+from archmem.values import Record
 
 SERVER_NAME = "archmem"
 SECTION_START = "<!-- archmem:start"
@@ -133,8 +134,8 @@ def habits_section() -> str:
 # ---- planned changes -----------------------------------------------------------------
 
 
-@dataclass
-class FileChange:
+@dataclass(repr=False, eq=False)
+class FileChange(Record):
     """One file install would touch: its text before (None: it does not exist) and after."""
 
     path: Path

@@ -17,6 +17,7 @@ from typing import Any
 
 from archmem.agents.install import FileChange, plan_files
 from archmem.errors import ConfigError, ConflictError, RepositoryError
+from archmem.values import Record
 
 DRIVER = "archmem"
 ATTRIBUTE = f"merge={DRIVER}"
@@ -27,8 +28,8 @@ DRIVER_COMMAND = "archmem merge-file %O %A %B %P"
 COMMENT = "# archmem: merge memory files as memories (archmem install merge-driver)"
 
 
-@dataclass
-class GitSetting:
+@dataclass(repr=False, eq=False)
+class GitSetting(Record):
     """One ``git config`` entry install sets: its value now (None: unset) and after."""
 
     key: str

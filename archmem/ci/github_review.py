@@ -17,13 +17,14 @@ from archmem.escape import workflow_command as _escape
 from archmem.review.markdown import MARKER, inline, label
 from archmem.review.publish import Published
 from archmem.review.pull_request import PullRequestReview
+from archmem.values import Value
 from archmem.words import plural
 
 MAX_ANNOTATIONS = 10
 
 
-@dataclass(frozen=True)
-class Annotation:
+@dataclass(frozen=True, repr=False, eq=False)
+class Annotation(Value):
     """A ``::warning`` (or a ``::notice``) at a line of a file, or at lines ``line`` to
     ``end_line``."""
 

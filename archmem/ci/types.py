@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from archmem.values import Value
 
-@dataclass(frozen=True)
-class Comment:
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Comment(Value):
     """A comment on a pull request or a note on a merge request; ``author`` and
     ``author_type`` are GitHub's ``user.login`` and ``user.type`` (``Bot`` or ``User``)
     or GitLab's ``author.username`` (no type), ``author_id`` the author's number where
@@ -21,8 +23,8 @@ class Comment:
     author_id: int | None = None
 
 
-@dataclass(frozen=True)
-class Identity:
+@dataclass(frozen=True, repr=False, eq=False)
+class Identity(Value):
     """Who the token writes as: a login, and its number when the API told (GitLab's
     ``GET /user``); GitHub's ``GITHUB_TOKEN`` cannot ask, so its login is configured."""
 

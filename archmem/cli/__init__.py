@@ -28,8 +28,10 @@ COMMAND_MODULES: dict[str, str] = {
     "demo": "archmem.cli.demo",
     "drift": "archmem.cli.drift",
     "mcp": "archmem.cli.mcp",
+    "recall": "archmem.cli.recall",
+    "brief": "archmem.cli.recall",
     **dict.fromkeys(
-        ["remember", "recall", "brief", "map", "embed", "confirm", "history", "archive", "unarchive", "show",
+        ["remember", "map", "embed", "confirm", "history", "archive", "unarchive", "show",
          "purge", "list", "session", "review", "export", "import"],
         "archmem.cli.memory",
     ),

@@ -19,6 +19,7 @@ from typing import Any
 from archmem.conformance.types import ConformanceReport, Dependency, Site
 from archmem.errors import InvalidInputError
 from archmem.json_input import load_json
+from archmem.values import Value
 
 VERSION = 1
 KINDS = ("undeclared", "rule", "cycle")
@@ -151,8 +152,8 @@ def _entry_line(lines: list[str], entry: Entry, cursor: int) -> tuple[int, int]:
     return min(cursor + 1, max(len(lines), 1)), cursor
 
 
-@dataclass(frozen=True)
-class Frozen:
+@dataclass(frozen=True, repr=False, eq=False)
+class Frozen(Value):
     """What the baseline did to one report: findings left out, and entries fixed since."""
 
     report: ConformanceReport

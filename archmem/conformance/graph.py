@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING
 
 from archmem.conformance.types import Cycle, Dependency, ImportCounts, Site
 from archmem.model.types import ArchitectureModel
+from archmem.values import Record, Value
 
 if TYPE_CHECKING:
     import networkx as nx
 
 
-@dataclass(frozen=True)
-class FileImport:
+@dataclass(frozen=True, repr=False, eq=False)
+class FileImport(Value):
     """An internal import after resolution: the importing file and line, the files it reached."""
 
     file: str
@@ -81,8 +82,8 @@ def owners(files_of: Mapping[str, list[str]], lineage: Lineage) -> dict[str, tup
     return result
 
 
-@dataclass
-class ElementGraph:
+@dataclass(repr=False, eq=False)
+class ElementGraph(Record):
     """Element → element dependencies lifted from file imports."""
 
     graph: nx.DiGraph

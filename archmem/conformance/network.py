@@ -27,6 +27,7 @@ from typing import Any
 
 from archmem.conformance.graph import Lineage
 from archmem.conformance.types import Site
+from archmem.values import Record, Value
 
 WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob", "Pod", "ReplicaSet"})
 _COMPOSE = re.compile(r"(?:docker-)?compose(?:[.-][\w.-]+)?\.ya?ml")
@@ -34,8 +35,8 @@ _ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^@/\s]+@)?(?P<host>[A-Za-z
 MAX_MANIFEST_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
-class Call:
+@dataclass(frozen=True, repr=False, eq=False)
+class Call(Value):
     """``caller`` (a workload or compose service) names ``callee`` at ``file:line``."""
 
     caller: str
@@ -46,8 +47,8 @@ class Call:
     """What the manifest says: ``CURRENCY_SERVICE_ADDR=currencyservice:7000``, ``depends_on``."""
 
 
-@dataclass
-class Deployment:
+@dataclass(repr=False, eq=False)
+class Deployment(Record):
     """What the manifests of one repository deploy and who calls whom."""
 
     calls: list[Call] = field(default_factory=list)
@@ -233,8 +234,8 @@ def _words(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-@dataclass
-class WorkloadOwners:
+@dataclass(repr=False, eq=False)
+class WorkloadOwners(Record):
     """Workload → element, and the workloads no element could be found for."""
 
     owner: dict[str, str] = field(default_factory=dict)

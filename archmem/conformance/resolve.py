@@ -27,13 +27,14 @@ from dataclasses import dataclass
 
 from archmem.conformance.scan import FileImports, ImportRef, skeleton
 from archmem.json_input import load_json
+from archmem.values import Record, Value
 
 Reader = Callable[[str], "str | None"]
 """Repo-relative path → its text (None when it cannot be read)."""
 
 
-@dataclass(frozen=True)
-class Resolution:
+@dataclass(frozen=True, repr=False, eq=False)
+class Resolution(Value):
     """Where an import leads: its status, the files it resolves to, and why."""
 
     status: str
@@ -194,8 +195,8 @@ def load_jsonc(text: str) -> object:
     return load_json(code)
 
 
-@dataclass
-class _TsConfig:
+@dataclass(repr=False, eq=False)
+class _TsConfig(Record):
     """What a tsconfig.json says about resolving imports: ``baseUrl`` and ``paths``."""
 
     base_url: str | None

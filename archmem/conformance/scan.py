@@ -31,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from archmem.values import Record
+
 EXTRACTOR_VERSION = 2
 
 LANGUAGES: dict[str, str] = {
@@ -66,8 +68,8 @@ class ImportRef(NamedTuple):
     static: bool = False
 
 
-@dataclass
-class FileImports:
+@dataclass(repr=False, eq=False)
+class FileImports(Record):
     """What one file imports, and the packages or namespaces it declares (Java, Kotlin, C#)."""
 
     language: str

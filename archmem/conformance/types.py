@@ -11,12 +11,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from archmem.values import Record, Value
+
 EXAMPLES = 3
 """Import sites shown per dependency where a list is not asked for (text, briefings)."""
 
 
-@dataclass(frozen=True)
-class Site:
+@dataclass(frozen=True, repr=False, eq=False)
+class Site(Value):
     """One import: the importing file and line, what it named, the file it reached."""
 
     file: str
@@ -38,8 +40,8 @@ class Site:
         return data if self.kind == "import" else {**data, "kind": self.kind}
 
 
-@dataclass
-class Dependency:
+@dataclass(repr=False, eq=False)
+class Dependency(Record):
     """Code of ``source`` imports code of ``target`` (element ids) at ``sites``."""
 
     source: str
@@ -74,8 +76,8 @@ class Dependency:
         }
 
 
-@dataclass
-class Unevidenced:
+@dataclass(repr=False, eq=False)
+class Unevidenced(Record):
     """A relationship of the model that no import realizes (informational: it may be a
     network call, a queue or configuration)."""
 
@@ -93,8 +95,8 @@ class Unevidenced:
                 "checkable": self.checkable, "reason": self.reason}
 
 
-@dataclass
-class Cycle:
+@dataclass(repr=False, eq=False)
+class Cycle(Record):
     """Sibling elements whose code depends on each other in a ring (``elements[0]`` →
     ``elements[1]`` → … → ``elements[0]``), with one dependency per step."""
 
@@ -111,8 +113,8 @@ class Cycle:
                 "steps": [s.to_dict(all_sites=False) for s in self.steps]}
 
 
-@dataclass
-class Violation:
+@dataclass(repr=False, eq=False)
+class Violation(Record):
     """Code that breaks a rule of ``[conformance]`` in archmem.toml."""
 
     rule: str
@@ -123,8 +125,8 @@ class Violation:
         return {"rule": self.rule, "reason": self.reason, **self.dependency.to_dict()}
 
 
-@dataclass
-class Unresolved:
+@dataclass(repr=False, eq=False)
+class Unresolved(Record):
     """An import that resolved to no file, where it is and why."""
 
     file: str
@@ -136,8 +138,8 @@ class Unresolved:
         return {"file": self.file, "line": self.line, "import": self.spec, "reason": self.reason}
 
 
-@dataclass
-class ImportCounts:
+@dataclass(repr=False, eq=False)
+class ImportCounts(Record):
     """How the imports were read and where they went."""
 
     files: int = 0
@@ -168,8 +170,8 @@ class ImportCounts:
         return dict(self.__dict__)
 
 
-@dataclass
-class ConformanceReport:
+@dataclass(repr=False, eq=False)
+class ConformanceReport(Record):
     """The code's dependencies against the model (docs/conformance.md)."""
 
     counts: ImportCounts = field(default_factory=ImportCounts)

@@ -35,40 +35,39 @@ file, so git merges them without a conflict, and the newest accept of an element
 its place in history counts. A file that cannot be read is reported at its line and
 skipped: reading accepts never stops a command. Accepts an older archmem kept in the
 index (table ``drift_accepts``) are written out as files once, on open
-(``export_index_accepts``).
+(``export_index_accepts``). The folder itself, listed by every drift computation, is
+``archmem.drift.accept_folder``: this module loads when there is an accept to read or write.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from archmem.clock import format_time, parse_time
+from archmem.drift.accept_folder import MAX_FILE_BYTES, SUFFIX
 from archmem.errors import ArchmemError, StoreError, closest
 from archmem.model.types import ArchitectureModel
+from archmem.patterns import lazy
+from archmem.values import Record, Value
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 if TYPE_CHECKING:
+    from archmem.drift.accept_folder import AcceptFolder
     from archmem.store.base import Store
 
-SUFFIX = ".yaml"
 FIELDS = ("element", "commit", "accepted", "author", "reason")
 """The keys of an accept file, in the order they are written."""
-MAX_FILE_BYTES = 64 * 1024
-"""An accept is five short lines; a file far over that is not one."""
-
-_COMMIT = re.compile(r"[0-9a-fA-F]{4,64}")
-_CONFLICT_MARKER = re.compile(r"^(<{7}|={7}|>{7})(?: |$)")
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+_COMMIT = lazy(r"[0-9a-fA-F]{4,64}")
+_CONFLICT_MARKER = lazy(r"^(<{7}|={7}|>{7})(?: |$)")
+_UNSAFE_NAME = lazy(r"[^A-Za-z0-9_.-]+")
 
 
-@dataclass(frozen=True)
-class Accept:
+@dataclass(frozen=True, repr=False, eq=False)
+class Accept(Value):
     """One recorded accept: the element, the commit HEAD was at, when, who, why; and,
     once read, the file it came from and the line of each key (for messages)."""
 
@@ -88,8 +87,8 @@ class Accept:
                 "author": self.author, "reason": self.reason, "file": self.path}
 
 
-@dataclass(frozen=True)
-class AcceptProblem:
+@dataclass(frozen=True, repr=False, eq=False)
+class AcceptProblem(Value):
     """Something wrong with one accept file, where it is. ``rule`` names it as
     ``archmem check`` does (``unreadable``, ``conflict-markers``, ``schema``,
     ``unknown-key``, ``unknown-element``, ``commit-not-found``)."""
@@ -109,8 +108,8 @@ class AcceptProblem:
                 "severity": self.severity, "rule": self.rule}
 
 
-@dataclass
-class AcceptFiles:
+@dataclass(repr=False, eq=False)
+class AcceptFiles(Record):
     """What the accept folder holds: the accepts that read, and the problems found."""
 
     accepts: list[Accept] = field(default_factory=list)
@@ -123,8 +122,8 @@ class AcceptFiles:
                 for p in self.problems]
 
 
-@dataclass
-class AcceptFileError(Exception):
+@dataclass(repr=False, eq=False)
+class AcceptFileError(Record, Exception):
     """An accept file that cannot be read as one, with where (1-based line, column)."""
 
     message: str
@@ -267,64 +266,40 @@ def unknown_element(element: str, near: list[str]) -> str:
 # ---- the folder -----------------------------------------------------------------------
 
 
-class AcceptFolder:
-    """The committed folder of accept files; paths in and out are POSIX, relative to the
-    repository root. Listing it creates nothing."""
-
-    def __init__(self, root: Path, folder: str) -> None:
-        self.root = Path(root)
-        self.folder = folder.strip("/") or "."
-        self.path = self.root / self.folder
-
-    def files(self) -> list[str]:
-        """Every accept file (``*.yaml``, not hidden), in name order."""
+def read_accepts(folder: AcceptFolder, model: ArchitectureModel | None) -> AcceptFiles:
+    """Every accept of the folder that reads, and a problem for each that does not (see the module doc)."""
+    found = AcceptFiles()
+    for rel in folder.files():
+        found.files += 1
         try:
-            entries = list(os.scandir(self.path))
-        except (FileNotFoundError, NotADirectoryError):
-            return []
+            data = folder.read_file(rel)
         except OSError as exc:
-            raise StoreError(f"cannot list the accept folder {self.folder}: {exc.strerror or exc}") from None
-        return sorted(f"{self.folder}/{entry.name}" for entry in entries
-                      if entry.name.endswith(SUFFIX) and not entry.name.startswith(".")
-                      and entry.is_file(follow_symlinks=False))
+            found.problems.append(AcceptProblem(rel, 1, 1, f"cannot read the file: {exc.strerror or exc}",
+                                                rule="unreadable"))
+            continue
+        accept, problems = read_accept_bytes(rel, data, model)
+        found.problems.extend(problems)
+        if accept is not None:
+            found.accepts.append(accept)
+    return found
 
-    def read_file(self, rel: str) -> bytes:
-        with (self.root / rel).open("rb") as handle:
-            return handle.read(MAX_FILE_BYTES + 1)
 
-    def read(self, model: ArchitectureModel | None) -> AcceptFiles:
-        """Every accept that reads, and a problem for each that does not (see the module doc)."""
-        found = AcceptFiles()
-        for rel in self.files():
-            found.files += 1
-            try:
-                data = self.read_file(rel)
-            except OSError as exc:
-                found.problems.append(AcceptProblem(rel, 1, 1, f"cannot read the file: {exc.strerror or exc}",
-                                                    rule="unreadable"))
-                continue
-            accept, problems = read_accept_bytes(rel, data, model)
-            found.problems.extend(problems)
-            if accept is not None:
-                found.accepts.append(accept)
-        return found
+def write_accept(folder: AcceptFolder, accept: Accept) -> str:
+    """Write an accept's file atomically (a new name when another accept holds its
+    name); returns its path."""
+    from archmem.atomic_write import write_atomic
 
-    def write(self, accept: Accept) -> str:
-        """Write an accept's file atomically (a new name when another accept holds its
-        name); returns its path."""
-        from archmem.atomic_write import write_atomic
-
-        text = render_accept(accept)
-        name = accept_file_name(accept)
-        rel, counter = f"{self.folder}/{name}", 2
-        while (self.root / rel).exists() and (self.root / rel).read_bytes() != text.encode("utf-8"):
-            rel = f"{self.folder}/{name.removesuffix(SUFFIX)}-{counter}{SUFFIX}"
-            counter += 1
-        try:
-            write_atomic(self.root / rel, text)
-        except OSError as exc:
-            raise StoreError(f"cannot write the accept file {rel}: {exc.strerror or exc}") from None
-        return rel
+    text = render_accept(accept)
+    name = accept_file_name(accept)
+    rel, counter = f"{folder.folder}/{name}", 2
+    while (folder.root / rel).exists() and (folder.root / rel).read_bytes() != text.encode("utf-8"):
+        rel = f"{folder.folder}/{name.removesuffix(SUFFIX)}-{counter}{SUFFIX}"
+        counter += 1
+    try:
+        write_atomic(folder.root / rel, text)
+    except OSError as exc:
+        raise StoreError(f"cannot write the accept file {rel}: {exc.strerror or exc}") from None
+    return rel
 
 
 def first_on_line(shas: Iterable[str], descendants: set[str]) -> int | None:
@@ -354,6 +329,6 @@ def export_index_accepts(store: Store, folder: AcceptFolder, *, git: bool) -> in
     for _seq, element, at, note in rows:
         moment = parse_time(at)
         commit = revisions.first_parent_at(moment) if revisions is not None else None
-        folder.write(Accept(element, moment, commit=commit, reason=note or None))
+        write_accept(folder, Accept(element, moment, commit=commit, reason=note or None))
     store.drop_legacy_accepts(rows[-1][0])
     return len(rows)

@@ -14,13 +14,14 @@ from typing import Any
 
 from archmem.clock import format_time
 from archmem.git.revisions import EMPTY_TREE, Bounded, Revisions
+from archmem.values import Record
 
 MAX_STAT_LINES = 20
 MAX_DIFF_LINES = 80
 
 
-@dataclass
-class ChangesSince:
+@dataclass(repr=False, eq=False)
+class ChangesSince(Record):
     """The code under a memory (or an element) from ``base`` (the last commit at or
     before ``since``; the empty tree when ``since`` precedes the history) to ``head``."""
 

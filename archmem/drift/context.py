@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from archmem.config import DriftConfig
 from archmem.drift.types import Thresholds
+from archmem.values import Value
 
 if TYPE_CHECKING:
     from archmem.clock import Clock
-    from archmem.drift.accepts import AcceptFolder
+    from archmem.drift.accept_folder import AcceptFolder
     from archmem.drift.scan import Progress
     from archmem.git.repository import Repository
     from archmem.model.ownership import Ownership
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
     from archmem.store.base import Store
 
 
-@dataclass(frozen=True)
-class DriftContext:
+@dataclass(frozen=True, repr=False, eq=False)
+class DriftContext(Value):
     """One repository's drift inputs."""
 
     store: Store
@@ -52,8 +53,8 @@ class DriftContext:
                           ignore=list(config.ignore))
 
 
-@dataclass(frozen=True)
-class HistoryReading:
+@dataclass(frozen=True, repr=False, eq=False)
+class HistoryReading(Value):
     """How far one view may go to bring the history cache up to date: fetch a shallow
     clone's full history (``deepen``), report its progress, and refuse (``HistoryNotScanned``)
     rather than read more than ``budget`` commits on the way to an answer."""

@@ -29,6 +29,7 @@ from archmem.drift.staleness import Staleness
 from archmem.drift.types import Baseline, DriftStamp, ElementSize, Thresholds
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
+from archmem.values import Record
 
 
 class _Shared(TypedDict):
@@ -42,8 +43,8 @@ class _Shared(TypedDict):
     file: str | None
 
 
-@dataclass
-class ElementDrift:
+@dataclass(repr=False, eq=False)
+class ElementDrift(Record):
     """One element's drift: its status, since when, its stamp and its size."""
 
     id: str
@@ -90,8 +91,8 @@ NO_COMMITS = (
 )
 
 
-@dataclass
-class DriftReport:
+@dataclass(repr=False, eq=False)
+class DriftReport(Record):
     """Drift over the whole model: each element, the stale memories, what is documented."""
 
     elements: list[ElementDrift] = field(default_factory=list)

@@ -30,14 +30,15 @@ from archmem.git.repository import Repository
 from archmem.git.types import Commit, HeadState
 from archmem.model.paths import compile_globs, has_wildcard, is_negated, normalize_glob
 from archmem.store.base import HistoryCache, Store
+from archmem.values import Value
 
 CHUNK = 2000
 """Commits per cache transaction: big enough to be fast, small enough not to hold the
 write lock for long while memories are being written."""
 
 
-@dataclass(frozen=True)
-class ScanResult:
+@dataclass(frozen=True, repr=False, eq=False)
+class ScanResult(Value):
     """The whole first-parent history, oldest → newest, and what this scan had to do."""
 
     commits: list[Commit]

@@ -15,6 +15,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from archmem.patterns import lazy
+from archmem.values import Record, Value
+
 LineRange = tuple[int, int]
 
 _LANGUAGES = {
@@ -63,7 +66,7 @@ _TEMPLATES: dict[str, tuple[str, ...]] = {
 _NEWLINE_ENDS = {"js": True, "go": True, "java": False, "rust": False}
 """Whether a definition without braces ends with its line (Go, JS) or needs a ``;``."""
 _CONTINUES = set("=>(,+-*/&|?:.")
-_RUST_CHAR = re.compile(r"'(?:\\.[^'\n]{0,8}|[^\\'\n])'")
+_RUST_CHAR = lazy(r"'(?:\\.[^'\n]{0,8}|[^\\'\n])'")
 
 
 def language_of(path: str) -> str | None:
@@ -252,8 +255,8 @@ def _bracket_delta(line: str) -> int:
 # ---- diffs ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Hunk:
+@dataclass(frozen=True, repr=False, eq=False)
+class Hunk(Value):
     """One ``@@ -a,b +c,d @@`` of a zero-context diff: ``b`` old lines from ``a``
     became ``d`` new lines from ``c`` (a count of 0 means "after line a/c")."""
 
@@ -266,7 +269,7 @@ class Hunk:
     """The text of the lines removed and added (without the ``-``/``+``)."""
 
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_HUNK = lazy(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 def parse_unified_zero(diff_text: str) -> dict[str, list[Hunk]]:
@@ -311,8 +314,8 @@ def parse_unified_zero(diff_text: str) -> dict[str, list[Hunk]]:
     return result
 
 
-@dataclass
-class _Section:
+@dataclass(repr=False, eq=False)
+class _Section(Record):
     """One hunk's header and its old and new text."""
 
     header: str | None = None

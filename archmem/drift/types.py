@@ -7,9 +7,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from archmem.values import Record, Value
 
-@dataclass(frozen=True)
-class Baseline:
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Baseline(Value):
     """Where element drift is counted from: the first-parent commit at which the model
     last described the element. The commits after it count, whatever their dates (a
     clock can be skewed, and many commits share a second); ``time`` is its committer
@@ -19,8 +21,8 @@ class Baseline:
     time: datetime
 
 
-@dataclass(frozen=True)
-class ElementSize:
+@dataclass(frozen=True, repr=False, eq=False)
+class ElementSize(Value):
     """An element's code now, in files and lines (drift weighs change against it)."""
 
     files: int
@@ -52,8 +54,8 @@ class ElementSizes(Mapping[str, ElementSize]):
         return len(self._ids)
 
 
-@dataclass(frozen=True)
-class DriftStamp:
+@dataclass(frozen=True, repr=False, eq=False)
+class DriftStamp(Value):
     """The commit at which the change to an element's code, counted from ``since``,
     crossed the threshold; with the change counted up to that commit."""
 
@@ -69,8 +71,8 @@ class DriftStamp:
     """The element's code at HEAD, against which the threshold was measured."""
 
 
-@dataclass
-class Thresholds:
+@dataclass(repr=False, eq=False)
+class Thresholds(Record):
     """Drifted when churn ≥ max(min_lines, churn_ratio × lines), or file events ≥
     max(min_file_events, file_event_ratio × files)."""
 

@@ -13,12 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from archmem.clock import format_time
-from archmem.drift.accepts import (
-    Accept,
-    AcceptFiles,
-    AcceptProblem,
-    first_on_line,
-)
 from archmem.drift.baselines import is_mapping_only, mapping_only_commits
 from archmem.drift.changes import (
     MAX_DIFF_LINES,
@@ -44,7 +38,9 @@ from archmem.git.types import BlamedCommit
 from archmem.memory.types import Memory
 from archmem.model.description_lines import described_text, mapping_lines
 
-if TYPE_CHECKING:  # a report and blame are imported where they are made: a recall needs neither
+if TYPE_CHECKING:  # a report, blame and the accepts' reader are imported where they are used: a recall
+    # needs none of them (the accepts' reader only when the accept folder holds a file)
+    from archmem.drift.accepts import Accept, AcceptFiles, AcceptProblem
     from archmem.drift.report import DriftReport
     from archmem.git.blame import LineHistory
 
@@ -193,11 +189,18 @@ class DriftView:
         return found
 
     @cached_property
+    def has_accept_files(self) -> bool:
+        """Whether the accept folder holds a file: without one, the accepts' reader is not loaded."""
+        return self.context.accept_folder is not None and bool(self.context.accept_folder.files())
+
+    @cached_property
     def accept_files(self) -> AcceptFiles:
         """The accept files, read once; their elements resolved against the model."""
+        from archmem.drift.accepts import AcceptFiles, read_accepts
+
         if self.context.accept_folder is None:
             return AcceptFiles()
-        return self.context.accept_folder.read(self.context.model)
+        return read_accepts(self.context.accept_folder, self.context.model)
 
     @cached_property
     def accept_problems(self) -> list[AcceptProblem]:
@@ -214,6 +217,8 @@ class DriftView:
     def _placed(self) -> list[tuple[Accept, Baseline]]:
         """Each accept that counts and where it counts from, placed once (placing one
         may add a problem)."""
+        if not self.has_accept_files:
+            return []
         return [(accept, self._place(accept)) for accept in self.accept_files.accepts]
 
     @cached_property
@@ -241,6 +246,8 @@ class DriftView:
             return Baseline(index.shas[brought], accept.accepted_at)
         if missing is not None:
             assert accept.commit is not None
+            from archmem.drift.accepts import AcceptProblem
+
             self.accept_problems.append(AcceptProblem(
                 accept.path or "accept", accept.line_of("commit"), 1,
                 f"the accept of {accept.element} names commit {accept.commit[:12]}, but {missing} (a shallow clone, "
@@ -265,6 +272,8 @@ class DriftView:
             return Baseline(commit, accept.accepted_at), None
         descendants = self.revisions.descendants(commit, self.scan.head)
         if descendants:
+            from archmem.drift.accepts import first_on_line
+
             found = first_on_line(index.shas, descendants)
             if found is not None:
                 return Baseline(index.shas[found], accept.accepted_at), None
@@ -351,6 +360,10 @@ class DriftView:
 
     def accept_warnings(self) -> list[str]:
         """The accept problems, one line each (after ``described`` placed the accepts)."""
+        if not self.has_accept_files:
+            return []
+        from archmem.drift.accepts import AcceptFiles
+
         return AcceptFiles(problems=self.accept_problems).warnings()
 
     @cached_property
@@ -502,6 +515,8 @@ class DriftView:
         code at HEAD (a repository without commits: as of now)."""
         if self.context.accept_folder is None:
             raise RepositoryError("there is no folder for accept files here")
+        from archmem.drift.accepts import Accept, write_accept
+
         commit = self.revisions.head() if self.context.repository.is_git else None
         accept = Accept(element_id, self.context.clock(), commit=commit, author=author, reason=reason)
-        return replace(accept, path=self.context.accept_folder.write(accept))
+        return replace(accept, path=write_accept(self.context.accept_folder, accept))

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from archmem.values import Value
+
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _BARE = re.compile(r"^\s*bare\s*=\s*true\s*$", re.MULTILINE | re.IGNORECASE)
 _MOVED_BY = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
@@ -24,8 +26,8 @@ _MOVED_BY = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GI
 """Variables that change where git looks or what it reads: with one set, git is asked."""
 
 
-@dataclass(frozen=True)
-class Checkout:
+@dataclass(frozen=True, repr=False, eq=False)
+class Checkout(Value):
     """What ``git rev-parse --show-toplevel``, ``HEAD^{commit}``, ``symbolic-ref --short
     HEAD`` and ``--is-shallow-repository`` would say."""
 

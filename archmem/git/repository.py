@@ -19,6 +19,7 @@ from pathlib import Path
 from archmem.errors import RepositoryError
 from archmem.git.commands import run_git
 from archmem.git.types import BlamedCommit
+from archmem.values import Record, Value
 
 SKIPPED_FOLDERS = frozenset(
     {".git", ".archmem", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv",
@@ -48,8 +49,8 @@ _STAGED = re.compile(r"[0-7]{6} [0-9a-f]{40}(?:[0-9a-f]{24})? [0-3]\t.")
 """A tracked file's line of ``git ls-files -s``: mode, blob id, stage, a tab, the path."""
 
 
-@dataclass(frozen=True)
-class FolderState:
+@dataclass(frozen=True, repr=False, eq=False)
+class FolderState(Value):
     """A folder as one ``git status`` sees it: a digest that changes whenever a file below
     it may have, its tree in HEAD, and its files not committed yet (top-level relative)."""
 
@@ -62,8 +63,8 @@ class FolderState:
     """git listed a file there that it does not track (new, or ignored)."""
 
 
-@dataclass
-class Repository:
+@dataclass(repr=False, eq=False)
+class Repository(Record):
     """A working tree on disk; ``is_git`` says whether history can be read."""
 
     root: Path

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from archmem.errors import RepositoryError
 from archmem.git.checkout import read as read_checkout
+from archmem.values import Record, Value
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """Git's empty tree: the base to diff from when a moment precedes the whole history."""
@@ -27,8 +28,8 @@ _DIFF = ("--no-ext-diff", "--no-textconv", "--no-color", "-M", "--relative")
 _STATUS = {"A": "A", "C": "A", "D": "D", "M": "M", "R": "R", "T": "M"}
 
 
-@dataclass(frozen=True)
-class ChangedFile:
+@dataclass(frozen=True, repr=False, eq=False)
+class ChangedFile(Value):
     """One file of a diff: status A, M, D or R (``old_path`` for a rename), and its line
     counts (0 for a binary file)."""
 
@@ -44,8 +45,8 @@ class ChangedFile:
         return (self.old_path, self.path) if self.old_path and self.old_path != self.path else (self.path,)
 
 
-@dataclass
-class Bounded:
+@dataclass(repr=False, eq=False)
+class Bounded(Record):
     """Lines of git output cut to a maximum; ``omitted`` says how many were left out."""
 
     lines: list[str] = field(default_factory=list)

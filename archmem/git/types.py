@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, NamedTuple
 
+from archmem.values import Value
+
 ChangeStatus = Literal["A", "D", "M", "R"]
 """Added, deleted, modified, renamed (``old_path`` → ``path``)."""
 
 
-@dataclass(frozen=True)
-class FileChange:
+@dataclass(frozen=True, repr=False, eq=False)
+class FileChange(Value):
     """One file in one commit: lines added and deleted (whitespace-only changes
     ignored), and what happened to the file. Binary files count 0 lines."""
 
@@ -28,8 +30,8 @@ class FileChange:
         return self.added + self.deleted
 
 
-@dataclass(frozen=True)
-class Commit:
+@dataclass(frozen=True, repr=False, eq=False)
+class Commit(Value):
     """A commit of the first-parent history, oldest to newest in a scan.
 
     ``time`` is the committer time (UTC): it says when the change reached the branch.
@@ -49,8 +51,8 @@ class BlamedCommit(NamedTuple):
     time: datetime
 
 
-@dataclass(frozen=True)
-class HeadState:
+@dataclass(frozen=True, repr=False, eq=False)
+class HeadState(Value):
     """HEAD as one scan sees it, from one question to git: the commit it points at (None
     in a repository without commits), the branch checked out (None when detached) and
     whether the clone is shallow."""

@@ -20,6 +20,7 @@ from pydantic import Field
 
 from archmem.memory.types import MemoryKind
 from archmem.recall.engine import neighbours_by_source, weak_line
+from archmem.values import Record, Value
 from archmem.words import plural
 from archmem.workspace import Workspace
 
@@ -49,8 +50,8 @@ Changed = Annotated[bool, Field(description="Add the files git sees changed.")]
 Author = Annotated[str | None, Field(description="client/name, e.g. claude-code/sarah.")]
 
 
-@dataclass
-class Answer:
+@dataclass(repr=False, eq=False)
+class Answer(Record):
     """A tool's result: ``data`` is the structured content, ``text`` what a model reads."""
 
     data: dict[str, Any]
@@ -412,8 +413,8 @@ def history(ws: Workspace, memory: MemoryRef) -> Answer:
     return Answer({"current": current, "history": [m.to_json() for m in chain]}, "\n".join(lines))
 
 
-@dataclass(frozen=True)
-class ToolSpec:
+@dataclass(frozen=True, repr=False, eq=False)
+class ToolSpec(Value):
     """A tool with what a client shows and may rely on: its title, and whether it
     changes nothing (``read_only``), may remove something from every agent's view
     (``destructive``), or can be repeated to no further effect (``idempotent``)."""

@@ -50,6 +50,7 @@ from archmem.memory.file_format import (
 )
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
+from archmem.values import Record, Value
 
 EXIT_CLEAN, EXIT_WARNINGS, EXIT_ERRORS = 0, 1, 2
 
@@ -78,8 +79,8 @@ RULES: dict[str, tuple[str, str]] = {
 for a derived status) and what it means for whoever fixes it (CI reports name them)."""
 
 
-@dataclass(frozen=True)
-class MemoryFileText:
+@dataclass(frozen=True, repr=False, eq=False)
+class MemoryFileText(Value):
     """One memory file as read from disk: its path (POSIX, from the repository root),
     its bytes, or why it could not be read."""
 
@@ -89,8 +90,8 @@ class MemoryFileText:
     read_error: str | None = None
 
 
-@dataclass(frozen=True)
-class Finding:
+@dataclass(frozen=True, repr=False, eq=False)
+class Finding(Value):
     """One problem in one file, where it is, how bad, and which rule found it."""
 
     path: str
@@ -108,8 +109,8 @@ class Finding:
                 "rule": self.rule, "message": self.message}
 
 
-@dataclass
-class CheckReport:
+@dataclass(repr=False, eq=False)
+class CheckReport(Record):
     """Every finding in path and line order, and what was looked at."""
 
     findings: list[Finding] = field(default_factory=list)
@@ -154,8 +155,8 @@ class _Held(NamedTuple):
         return self.title or self.id
 
 
-@dataclass(slots=True)
-class _Read:
+@dataclass(slots=True, repr=False, eq=False)
+class _Read(Record):
     """A file that parsed: its memory's facts, where its keys stand, and what the rules
     for active memories will need (its unknown elements, its links with their places),
     found while its text was at hand."""
@@ -175,8 +176,8 @@ class _Read:
         return self.keys.get(key, 1)
 
 
-@dataclass
-class _Text:
+@dataclass(repr=False, eq=False)
+class _Text(Record):
     """One parsed file's lines, while it is read: where its parts stand."""
 
     memory: Memory

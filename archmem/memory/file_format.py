@@ -22,6 +22,8 @@ from archmem.errors import InvalidInputError, closest
 from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
 from archmem.memory.links import CONFLICT_MARKER
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
+from archmem.patterns import lazy
+from archmem.values import Record
 from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
 
 FRONT_MATTER = "---"
@@ -37,11 +39,11 @@ MAX_FILE_BYTES = 256 * 1024
 """Content is capped at 20,000 characters; a file far over that is not a memory."""
 SECRET_ADVICE = "remove it, and rotate it if it was ever committed: git history keeps it"
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
+_ID = lazy(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
 
 
-@dataclass
-class MemoryFileError(Exception):
+@dataclass(repr=False, eq=False)
+class MemoryFileError(Record, Exception):
     """A memory file that cannot be read as a memory, with where (1-based line, column)
     and which of ``archmem check``'s rules it breaks (``unreadable``,
     ``conflict-markers``, ``secret``, ``schema``)."""
@@ -55,8 +57,8 @@ class MemoryFileError(Exception):
         return f"{self.line}:{self.column}: {self.message}"
 
 
-@dataclass
-class ParsedFile:
+@dataclass(repr=False, eq=False)
+class ParsedFile(Record):
     """A memory read from its file, with the non-fatal remarks (unknown keys, a status
     that is derived)."""
 
@@ -178,8 +180,8 @@ def parse_memory(text: str) -> ParsedFile:
     return _read_front(front, source, "\n".join(lines[end + 1 :]), end)
 
 
-@dataclass
-class _FrontSource:
+@dataclass(repr=False, eq=False)
+class _FrontSource(Record):
     """The file's lines and where each front-matter key stands: what errors point at
     and quote."""
 

@@ -8,7 +8,6 @@ here is erased by a heuristic: only ``purge`` deletes, and it is logged.
 from __future__ import annotations
 
 import hashlib
-import secrets as _random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -27,6 +26,7 @@ from archmem.memory.types import MAX_COUNT, Memory, MemoryKind
 from archmem.model.paths import normalize_glob
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import Store
+from archmem.values import Record
 
 if TYPE_CHECKING:
     from archmem.memory.files import MemoryFiles
@@ -46,8 +46,8 @@ def check_fields(fields: Mapping[str, object]) -> None:
     refuse_secrets(fields)
 
 
-@dataclass
-class MemoryContext:
+@dataclass(repr=False, eq=False)
+class MemoryContext(Record):
     """What the memory rules need from the outside, passed in as values."""
 
     store: Store
@@ -58,8 +58,8 @@ class MemoryContext:
     """The memory files' writer (None: an index without files, written alone)."""
 
 
-@dataclass
-class RememberResult:
+@dataclass(repr=False, eq=False)
+class RememberResult(Record):
     """What ``remember`` did: the memory stored, or the one it confirmed instead."""
 
     id: str
@@ -107,7 +107,9 @@ def search_fields(model: ArchitectureModel, title: str | None, content: str, ele
 
 
 def new_id(prefix: str = "m") -> str:
-    return f"{prefix}-{_random.token_hex(5)}"
+    import secrets  # here, not at import: only a new memory needs it
+
+    return f"{prefix}-{secrets.token_hex(5)}"
 
 
 def content_hash(text: str) -> str:
@@ -157,8 +159,8 @@ def normalize_anchor(anchor: str) -> str:
 # ---- remember: validate → deduplicate → write ------------------------------------
 
 
-@dataclass
-class Draft:
+@dataclass(repr=False, eq=False)
+class Draft(Record):
     """A memory that passed every check, not yet written: what ``remember`` was given,
     cleaned and resolved."""
 

@@ -21,16 +21,18 @@ from typing import Literal
 from archmem.errors import InvalidInputError
 from archmem.escape import is_control as _is_control
 from archmem.memory.types import MAX_CONTENT_CHARS, MAX_TITLE_CHARS, Link
+from archmem.patterns import lazy
+from archmem.values import Value
 
 LinkKind = Literal["memory", "element", "decision"]
 _ORDER: tuple[LinkKind, ...] = ("memory", "element", "decision")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ADR_NUMBER = re.compile(r"^(?:adr)?[\s#_-]*0*(\d+)$")
+_FENCE = lazy(r"^ {0,3}(`{3,}|~{3,})")
+_ADR_NUMBER = lazy(r"^(?:adr)?[\s#_-]*0*(\d+)$")
 _CONTROL_NAMES = {0: "NUL", 7: "BEL", 8: "BACKSPACE", 11: "VT", 12: "FF", 13: "CR", 27: "ESC", 127: "DEL"}
 
 
-@dataclass(frozen=True)
-class WikiLink:
+@dataclass(frozen=True, repr=False, eq=False)
+class WikiLink(Value):
     """One ``[[target|shown]]`` in a text; ``start``/``end`` are offsets of the brackets."""
 
     target: str
@@ -198,7 +200,7 @@ def validate_title(title: str) -> str:
     return cleaned
 
 
-CONFLICT_MARKER = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
+CONFLICT_MARKER = lazy(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
 """A line git writes around a merge conflict: a memory file holding one is refused, so no
 content may hold one either (it could not be read back)."""
 
@@ -236,7 +238,7 @@ def validate_content(content: str) -> str:
     return cleaned
 
 
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+_CONTROL = lazy("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 """What ``is_control`` finds in content (Cc is exactly C0, DEL and C1; Cs the surrogates),
 tabs and newlines aside: one regex over the whole text instead of a call a character,
 which was 40% of reading a memory file."""

@@ -34,6 +34,7 @@ from typing import Any
 from archmem.errors import ArchmemError
 from archmem.memory.file_format import MemoryFileError, ParsedFile, parse_memory, render_memory
 from archmem.memory.types import MAX_COUNT, Memory
+from archmem.values import Value
 from archmem.yaml_text import comment_line
 
 TextMerge = Callable[[str, str, str], tuple[str, bool]]
@@ -42,8 +43,8 @@ TextMerge = Callable[[str, str, str], tuple[str, bool]]
 THREE_WAY_FIELDS = ("kind", "title", "author", "session_id", "created_at", "supersedes")
 
 
-@dataclass(frozen=True)
-class MergeResult:
+@dataclass(frozen=True, repr=False, eq=False)
+class MergeResult(Value):
     """The merged file, whether it holds conflict markers, and how it was made."""
 
     text: str

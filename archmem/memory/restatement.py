@@ -11,6 +11,7 @@ from archmem.memory import text as textrules
 from archmem.memory.types import Memory
 from archmem.recall.types import WordQuery
 from archmem.store.base import Store
+from archmem.values import Record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,8 +26,8 @@ shares nearly every term, so it holds some of the rarest, and ranking only the
 memories that hold rare terms keeps the check cheap as the store grows."""
 
 
-@dataclass
-class Embedding:
+@dataclass(repr=False, eq=False)
+class Embedding(Record):
     """The vector of a memory about to be written, from the configured embedder."""
 
     index: VectorIndex

@@ -19,10 +19,11 @@ from typing import Any
 from archmem.memory import text as textrules
 from archmem.memory.lifecycle import MemoryContext
 from archmem.memory.types import Memory
+from archmem.values import Record
 
 
-@dataclass
-class ReviewQueue:
+@dataclass(repr=False, eq=False)
+class ReviewQueue(Record):
     """What needs a person's look: ignored and near-duplicate memories, pending links, verifications, forks."""
 
     ignored: list[dict[str, Any]] = field(default_factory=list)

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from archmem.errors import SecretFoundError
+from archmem.values import Value
 
 MIN_VALUE_LENGTH = 12
 """Shorter assigned values (``hunter2``, ``changeme``) are words, not generated secrets."""
@@ -113,8 +114,8 @@ def _holds_any(needles: tuple[str, ...], without_case: bool, text: str, folded: 
     return any(needle in within for needle in needles)
 
 
-@dataclass(frozen=True)
-class SecretMatch:
+@dataclass(frozen=True, repr=False, eq=False)
+class SecretMatch(Value):
     """What matched and where (1-based line and column); never the value itself."""
 
     kind: str

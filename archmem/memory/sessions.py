@@ -17,10 +17,11 @@ from archmem.memory.fields import clean_line, required_line
 from archmem.memory.lifecycle import MemoryContext, RememberResult, new_id, remember, resolve_elements, resolve_memory
 from archmem.memory.secrets import check_fields
 from archmem.memory.types import Memory, Session
+from archmem.values import Record
 
 
-@dataclass
-class SessionEnd:
+@dataclass(repr=False, eq=False)
+class SessionEnd(Record):
     """What ending a session recorded: the memories cited and the outcome."""
 
     session_id: str

@@ -42,10 +42,11 @@ from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import FileRow, Store
 from archmem.store.files import FileStat, MemoryFolder, content_sha, directories_unchanged
+from archmem.values import Record, Value
 
 
-@dataclass(frozen=True)
-class FileProblem:
+@dataclass(frozen=True, repr=False, eq=False)
+class FileProblem(Value):
     """Something wrong in one memory file, where it is."""
 
     path: str
@@ -62,8 +63,8 @@ class FileProblem:
                 "severity": self.severity}
 
 
-@dataclass
-class SyncReport:
+@dataclass(repr=False, eq=False)
+class SyncReport(Record):
     """What one sync changed in the index, and the files it could not read."""
 
     added: list[str] = field(default_factory=list)
@@ -145,8 +146,8 @@ SETTLED_NS = 2_000_000_000
 (a file system's clock ticks coarser than nanoseconds): its folder is listed in full."""
 
 
-@dataclass(frozen=True)
-class _Signature:
+@dataclass(frozen=True, repr=False, eq=False)
+class _Signature(Value):
     """Both folders as an open found them: what the index keeps to know the next open's
     folders unchanged, or moved only by commits."""
 
@@ -301,8 +302,8 @@ def _index_changed_files(
             store.retarget_links_to_heads()
 
 
-@dataclass
-class _OnDisk:
+@dataclass(repr=False, eq=False)
+class _OnDisk(Record):
     """The files a sync looked at (all, or the few git named), and any other file it
     needs (the one that holds the same id), looked up when asked."""
 
@@ -356,8 +357,8 @@ def reindex_search_text(store: Store, model: ArchitectureModel) -> int:
     return len(memories)
 
 
-@dataclass
-class _ReadFile:
+@dataclass(repr=False, eq=False)
+class _ReadFile(Record):
     """A new or changed file that holds a memory, read and parsed, not yet indexed."""
 
     path: str

@@ -48,6 +48,7 @@ from functools import lru_cache
 from typing import Literal
 
 from archmem.memory.links import code_spans
+from archmem.patterns import lazy
 
 VECTOR_DUPLICATE = 0.94
 """Cosine above which a new memory restates an existing one."""
@@ -98,15 +99,15 @@ _UNITS = {
     "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "%": "percent", "percent": "percent",
     "times": "times", "x": "times", "k": "k", "m": "m",
 }  # fmt: skip
-_QUANTITY = re.compile(
+_QUANTITY = lazy(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?(?:\s?("
     + "|".join(sorted(map(re.escape, _UNITS), key=len, reverse=True))
     + r"))?(?!\w)",
     re.IGNORECASE,
 )
-_CONTRACTION = re.compile(r"\b(\w+?)n['\u2019]t\b", re.IGNORECASE)
+_CONTRACTION = lazy(r"\b(\w+?)n['\u2019]t\b", re.IGNORECASE)
 _CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
-_POSSESSIVE = re.compile(r"['\u2019]s\b", re.IGNORECASE)
+_POSSESSIVE = lazy(r"['\u2019]s\b", re.IGNORECASE)
 
 
 # ---- search tokens ----------------------------------------------------------------
@@ -359,12 +360,12 @@ def _fold_word(word: str) -> str:
 
 # ---- paths named in backticks -----------------------------------------
 
-_PATH_SUFFIX = re.compile(
+_PATH_SUFFIX = lazy(
     r"^(?P<path>.+?)(?:#L\d+(?:-L?\d+)?|:\d+(?::\d+)?(?:-\d+)?|(?:#|::)(?P<symbol>[A-Za-z_][\w.$]*))?$"
 )
-_NOT_IN_PATH = re.compile(r"[^\S ]|[<>|&;$=*?\"'`(){}\[\]!,@%^]|://")
+_NOT_IN_PATH = lazy(r"[^\S ]|[<>|&;$=*?\"'`(){}\[\]!,@%^]|://")
 """Characters no candidate path holds; a plain space may, inside a name (``My Notes``)."""
-_EXTENSION = re.compile(r"(?:^|[^./])\.[A-Za-z][A-Za-z0-9_+-]{0,11}$|^\.[A-Za-z0-9_][\w.-]*$")
+_EXTENSION = lazy(r"(?:^|[^./])\.[A-Za-z][A-Za-z0-9_+-]{0,11}$|^\.[A-Za-z0-9_][\w.-]*$")
 _BARE_FILES = frozenset(
     "Makefile Dockerfile Containerfile Justfile Procfile Gemfile Rakefile Jenkinsfile "
     "Vagrantfile Brewfile Pipfile Taskfile CODEOWNERS LICENSE".split()

@@ -34,6 +34,7 @@ from archmem.memory.lifecycle import (
 from archmem.memory.linking import write_links
 from archmem.memory.secrets import check_fields
 from archmem.memory.types import MAX_COUNT, MEMORY_STATUSES, Memory
+from archmem.values import Record
 
 FIELDS = (
     "id", "title", "kind", "content", "elements", "anchors", "author", "session_id", "created_at",
@@ -61,8 +62,8 @@ def export_lines(ctx: MemoryContext) -> Iterator[str]:
         yield memory_to_json(memory)
 
 
-@dataclass
-class ImportReport:
+@dataclass(repr=False, eq=False)
+class ImportReport(Record):
     """What an import did, memory by memory, and the errors it met."""
 
     imported: list[str] = field(default_factory=list)
@@ -269,8 +270,8 @@ def _spooled(lines: Iterable[str]) -> Iterator[Iterable[str]]:
         yield _SpooledLines(spool)
 
 
-@dataclass
-class _SpooledLines:
+@dataclass(repr=False, eq=False)
+class _SpooledLines(Record):
     """Lines spooled to a temporary file, read back in order."""
 
     spool: IO[str]

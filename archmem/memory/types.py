@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from archmem.values import Value
+
 MemoryKind = Literal["pitfall", "convention", "note", "session_outcome"]
 MEMORY_KINDS: tuple[str, ...] = ("pitfall", "convention", "note", "session_outcome")
 MemoryStatus = Literal["active", "superseded", "archived"]
@@ -24,8 +26,8 @@ MAX_COUNT = 2**63 - 1
 """The largest count (confirmations, exposures, citations) the index holds: SQLite's int64."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Memory:
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+class Memory(Value):
     """One thing a team learned, attached to zero (project-wide) or more elements.
 
     Timestamps are timezone-aware UTC. ``exposures`` and ``citations`` count distinct
@@ -76,8 +78,8 @@ class Memory:
         return self.title or self.id
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Link:
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+class Link(Value):
     """A ``[[wikilink]]`` written in a memory; ``target_id`` is None while pending.
 
     ``target_kind`` is ``memory``, ``element`` or ``decision`` once resolved.
@@ -94,8 +96,8 @@ class Link:
         return self.target_id is None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Session:
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+class Session(Value):
     """A unit of agent work: a task, its elements, what it was shown and what it used."""
 
     id: str

@@ -37,6 +37,7 @@ from pathlib import Path
 from archmem.errors import ModelError, SourceLocation, closest
 from archmem.model.confine import confine, is_inside
 from archmem.model.types import Decision
+from archmem.values import Value
 
 FORMATS = ("adrtools", "madr", "log4brains")
 
@@ -234,8 +235,8 @@ def decision_aliases(decision: Decision) -> set[str]:
 # ---- reading a record ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Record:
+@dataclass(frozen=True, repr=False, eq=False)
+class _Record(Value):
     """One record file's text, split into lines, with its front matter picked apart."""
 
     path: Path

@@ -11,18 +11,19 @@ import re
 from collections.abc import Sequence
 
 from archmem.model.paths import MAPPING_PREFIX
+from archmem.patterns import lazy
 
-MAPPING_LINE = re.compile(
+MAPPING_LINE = lazy(
     r'^\s*(?:"?' + re.escape(MAPPING_PREFIX) + r'[^"\s]*"?(?:\s|$)'  # Structurizr: "archmem.paths" "…"
     r"|archmem_\w+\s*:?\s*(?:['\"\[]|$)"  # LikeC4 metadata: archmem_paths '…'
     r"|metadata\s*\{\s*archmem_\w+\s*:?\s*(?:'[^']*'|\"[^\"]*\")\s*;?\s*\}\s*$)",
     re.I,
 )
 """A model-file line that only maps an element to code, in either model language."""
-PROPERTIES_OPEN = re.compile(r"^\s*(?:properties|metadata)\s*\{\s*$", re.I)
+PROPERTIES_OPEN = lazy(r"^\s*(?:properties|metadata)\s*\{\s*$", re.I)
 """The opening line of a block that may hold mapping lines."""
-_BRACE_ONLY = re.compile(r"^\s*[{}]\s*$")
-_COMMENT = re.compile(r"^\s*(?://|#|/\*|\*)")
+_BRACE_ONLY = lazy(r"^\s*[{}]\s*$")
+_COMMENT = lazy(r"^\s*(?://|#|/\*|\*)")
 
 
 def is_mapping_line(line: str) -> bool:

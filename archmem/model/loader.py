@@ -21,6 +21,7 @@ from archmem.errors import ModelError, ModelNotFoundError, NoModelError
 from archmem.model.confine import confine
 from archmem.model.paths import resolve_code_paths
 from archmem.model.types import ArchitectureModel
+from archmem.patterns import lazy
 
 if TYPE_CHECKING:
     from archmem.model.dsl_cache import Meta
@@ -31,7 +32,7 @@ DISCOVERY = (
 )
 ARCHITECTURE_FOLDERS = ("architecture", "docs/architecture", "c4", "docs/c4")
 """Where a workspace under another name (``shop.dsl``) is looked for first."""
-_WORKSPACE = re.compile(r"^\s*workspace(?:\s|\{|$)", re.M | re.I)
+_WORKSPACE = lazy(r"^\s*workspace(?:\s|\{|$)", re.M | re.I)
 _SKIPPED = frozenset({".git", ".archmem", "node_modules", "vendor", "dist", "build", "target", ".venv", "venv"})
 _MAX_DEPTH = 5
 _LIKEC4_DEPTH = 8

@@ -11,6 +11,7 @@ from pathlib import PurePosixPath
 
 from archmem.model.paths import compile_globs, is_negated
 from archmem.model.types import ArchitectureModel
+from archmem.values import Record, Value
 
 CODE_EXTENSIONS = frozenset(
     """py pyi js jsx mjs cjs ts tsx vue svelte go java kt kts scala groovy clj rs c h cc cpp cxx
@@ -24,16 +25,16 @@ def is_code(path: str) -> bool:
     return PurePosixPath(path).suffix.lstrip(".").lower() in CODE_EXTENSIONS
 
 
-@dataclass(frozen=True)
-class CodeSize:
+@dataclass(frozen=True, repr=False, eq=False)
+class CodeSize(Value):
     """How much code an element owns: files and lines."""
 
     files: int = 0
     lines: int = 0
 
 
-@dataclass
-class Ownership:
+@dataclass(repr=False, eq=False)
+class Ownership(Record):
     """Files per element (through its effective paths) and the code outside every element.
 
     Line counts are read only when a size is asked for: recall needs who owns a file,
@@ -91,8 +92,8 @@ def compute_ownership(
     return result
 
 
-@dataclass(frozen=True)
-class OwnershipWarning:
+@dataclass(frozen=True, repr=False, eq=False)
+class OwnershipWarning(Value):
     """Something wrong with how the model maps elements to code, about one element."""
 
     element: str

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 
 from archmem.errors import ModelError, SourceLocation
 from archmem.model.types import ArchitectureModel, Element, Location
+from archmem.patterns import lazy
 
 MAPPING_PREFIX = "archmem."
 """Properties under this prefix map an element to code; they never describe it."""
@@ -27,8 +28,8 @@ PATHS_PROPERTY = "archmem.paths"
 SINGLE_PATH_PROPERTIES = ("source", "code", "path")
 NEGATION = "!"
 _WILDCARDS = set("*?[")
-_URL_IN_REPO = re.compile(r"^https?://[^/]+/(?P<slug>[^/]+/[^/]+?)(?:\.git)?/(?:-/)?(?:tree|blob|src)/(?P<rest>.+)$")
-_METHOD_SUFFIX = re.compile(r"^(?P<path>[^:]+\.[A-Za-z0-9]+):(?P<symbol>[A-Za-z_$][\w$.]*)$")
+_URL_IN_REPO = lazy(r"^https?://[^/]+/(?P<slug>[^/]+/[^/]+?)(?:\.git)?/(?:-/)?(?:tree|blob|src)/(?P<rest>.+)$")
+_METHOD_SUFFIX = lazy(r"^(?P<path>[^:]+\.[A-Za-z0-9]+):(?P<symbol>[A-Za-z_$][\w$.]*)$")
 
 
 def split_globs(text: str) -> list[str]:
@@ -153,19 +154,75 @@ def compile_globs(globs: Iterable[str]) -> Callable[[str], bool]:
 
 def _run_matcher(globs: list[str]) -> Callable[[str], bool]:
     """One test for globs that all add (or all take away). Plain paths and ``prefix/**``
-    (most elements' globs) are decided by string comparison, with no regular expression
-    to compile on every command; any other glob makes the whole run one expression."""
+    (most elements' globs), and ``**/name``, ``**/*.suffix`` and ``**/folder/**`` (the
+    default ignores: lock files, minified and generated code) are decided by string
+    comparison, with no regular expression to compile on every command; any other glob
+    makes the rest of the run one expression."""
     plain: list[str] = []
     under: list[str] = []
+    anywhere: dict[str, list[str]] = {"name": [], "suffix": [], "folder": []}
+    rest: list[str] = []
     for glob in globs:
         body = glob[: -len("/**")] if glob.endswith("/**") else glob
-        if not body or has_wildcard(body):
-            regex = re.compile("(?:" + "|".join(glob_to_regex(g) for g in globs) + r")\Z")
-            return lambda path: regex.match(path) is not None
-        (under if glob.endswith("/**") else plain).append(body)
+        if body and not has_wildcard(body):
+            (under if glob.endswith("/**") else plain).append(body)
+        elif (shape := _anywhere_shape(glob)) is not None:
+            anywhere[shape[0]].append(shape[1])
+        else:
+            rest.append(glob)
     exact = frozenset(plain)
     prefixes = tuple(body + "/" for body in plain + under)
-    return lambda path: path in exact or path.startswith(prefixes)
+    names = frozenset(anywhere["name"])
+    name_ends = tuple("/" + name for name in anywhere["name"])
+    suffixes = tuple(anywhere["suffix"])
+    folder_starts = tuple(folder + "/" for folder in anywhere["folder"])
+    folders_inside = tuple("/" + folder + "/" for folder in anywhere["folder"])
+    spread = [glob for glob in globs if _anywhere_shape(glob) is not None]
+    regex = re.compile("(?:" + "|".join(glob_to_regex(g) for g in rest) + r")\Z") if rest else None
+
+    def matches(path: str) -> bool:
+        if path in exact or path.startswith(prefixes):
+            return True
+        if spread:
+            if path.startswith("/") or "//" in path:  # an empty folder name: as the expression says
+                if _matches_any(tuple(spread), path):
+                    return True
+            elif (path in names or path.endswith(name_ends) or path.endswith(suffixes)
+                  or path.startswith(folder_starts) or any(inside in path for inside in folders_inside)):
+                return True
+        return regex is not None and regex.match(path) is not None
+
+    if not spread and regex is None:
+        return lambda path: path in exact or path.startswith(prefixes)
+    return matches
+
+
+def _anywhere_shape(glob: str) -> tuple[str, str] | None:
+    """``**/name`` → ("name", name), ``**/*.suffix`` → ("suffix", ".suffix"),
+    ``**/folder/**`` → ("folder", folder) when the rest holds no wildcard; else None."""
+    if not glob.startswith("**/"):
+        return None
+    tail = glob[len("**/"):]
+    if tail.endswith("/**"):
+        folder = tail[: -len("/**")]
+        return ("folder", folder) if folder and "/" not in folder and not has_wildcard(folder) else None
+    if "/" in tail:
+        return None
+    if not has_wildcard(tail):
+        return "name", tail
+    if tail.startswith("*") and len(tail) > 1 and not has_wildcard(tail[1:]):
+        return "suffix", tail[1:]
+    return None
+
+
+@lru_cache(maxsize=256)
+def _expression(globs: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("(?:" + "|".join(glob_to_regex(g) for g in globs) + r")\Z")
+
+
+def _matches_any(globs: tuple[str, ...], path: str) -> bool:
+    """The expression's answer, for a path git never lists (an empty folder name)."""
+    return _expression(globs).match(path) is not None
 
 
 def path_from_url(url: str, exists: Callable[[str], bool] | None = None) -> str | None:

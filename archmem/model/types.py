@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from archmem.errors import UnknownNameError, closest
+from archmem.values import Value
 
 C4_KINDS = ("person", "softwareSystem", "container", "component")
 """The C4 kinds; any other ``kind`` is a custom element (Structurizr's ``element``)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Location:
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+class Location(Value):
     """Where a definition sits in a model file (1-based lines; ``end_line`` closes its block)."""
 
     file: str
@@ -29,8 +30,8 @@ class Location:
     end_line: int | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Element:
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+class Element(Value):
     """A C4 element: person, software system, container, component or a custom kind.
 
     ``id`` is what a user writes (the DSL identifier, hierarchical ``a.b.c`` where the
@@ -60,8 +61,8 @@ class Element:
         return self.kind not in C4_KINDS
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Relationship:
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+class Relationship(Value):
     """A directed relationship between two elements (by element ``id``)."""
 
     source: str
@@ -75,8 +76,8 @@ class Relationship:
     location: Location | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Decision:
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+class Decision(Value):
     """An architecture decision record, from ``!adrs``/``!decisions`` or ``docs/adr``."""
 
     id: str
@@ -89,8 +90,8 @@ class Decision:
     """The element the decision was attached to, ``None`` for workspace-wide ones."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class DeploymentNode:
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False, eq=False)
+class DeploymentNode(Value):
     """Anything inside a ``deploymentEnvironment``: kept apart from the C4 elements.
 
     ``kind`` is ``deploymentNode``, ``infrastructureNode``, ``softwareSystemInstance``
@@ -111,8 +112,8 @@ class DeploymentNode:
     location: Location | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class ArchitectureModel:
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class ArchitectureModel(Value):
     """A whole parsed model, with look-ups by id and name and the element tree.
 
     Not slotted: the look-ups are cached on the instance (a copy made with

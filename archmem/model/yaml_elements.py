@@ -19,6 +19,7 @@ from archmem.errors import ModelSyntaxError, closest
 from archmem.model.limits import MAX_NESTING, too_deep
 from archmem.model.types import C4_KINDS, Element
 from archmem.model.yaml_nodes import Fields, YamlDocument
+from archmem.values import Record
 
 ELEMENT_KEYS = (
     "id", "kind", "name", "description", "technology", "tags", "paths",
@@ -40,8 +41,8 @@ _SEGMENT = r"[A-Za-z0-9_][A-Za-z0-9_-]*"
 _ID = re.compile(rf"^{_SEGMENT}(?:\.{_SEGMENT})*$")
 
 
-@dataclass
-class _Entry:
+@dataclass(repr=False, eq=False)
+class _Entry(Record):
     """One element while parsing: the value, its tree path (``shop.api``) and its id node."""
 
     element: Element

@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 
 from archmem.model.ownership import is_code
 from archmem.onboarding.names import NOISE_SEGMENTS, joined, prefix_key, similarity, stem, words
+from archmem.values import Record
 
 TEST_FOLDERS = frozenset(
     "test tests testing spec specs __tests__ __mocks__ e2e it fixtures testdata docs doc examples example samples "
@@ -27,8 +28,8 @@ _OPS_SCRIPTS = frozenset({".sh", ".bash", ".zsh", ".ps1", ".bat", ".cmd"})
 GENERIC_FILES = frozenset("__init__ __main__ index main mod lib app utils util helpers common types constants".split())
 
 
-@dataclass
-class Place:
+@dataclass(repr=False, eq=False)
+class Place(Record):
     """A folder (``glob`` ends in ``/**``) or a file that an element could own."""
 
     path: str
@@ -55,8 +56,8 @@ class Place:
         return self.folder and other.path.startswith(self.path + "/")
 
 
-@dataclass
-class WordIndex:
+@dataclass(repr=False, eq=False)
+class WordIndex(Record):
     """Items (by number) under the stems of their words, stem prefixes, and joined names."""
 
     by_stem: dict[str, list[int]] = field(default_factory=dict)
@@ -90,8 +91,8 @@ class WordIndex:
         return found
 
 
-@dataclass
-class PlaceIndex:
+@dataclass(repr=False, eq=False)
+class PlaceIndex(Record):
     """Every place, by path and by the words of its name."""
 
     places: list[Place] = field(default_factory=list)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from archmem.model.types import Element
 from archmem.onboarding.manifests import Manifests, folders_by_name
 from archmem.onboarding.names import joined, words
+from archmem.values import Record
 
 _FRAMEWORKS: tuple[tuple[str, str], ...] = (
     (r"next\.?js|\bnext\b", "next"),
@@ -51,8 +52,8 @@ MIGRATION_FOLDERS = frozenset({"migrations", "alembic", "migrate", "flyway", "li
 _ASIDE = frozenset({"docs", "doc", "examples", "example", "samples", "fixtures", "testdata", "node_modules", "vendor"})
 
 
-@dataclass
-class Declared:
+@dataclass(repr=False, eq=False)
+class Declared(Record):
     """Globs a project's own files declare for a place, with the evidence and confidence."""
 
     globs: list[str]

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from archmem.json_input import load_json
+from archmem.values import Record, Value
 
 Read = Callable[[str], "str | None"]
 """Repo path → its text (None when unreadable or too large)."""
@@ -31,8 +32,8 @@ _MAX_YAML = 400
 _MODULE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+(?::[\w.]+)?$")
 
 
-@dataclass(frozen=True)
-class Alias:
+@dataclass(frozen=True, repr=False, eq=False)
+class Alias(Value):
     """``name`` points at ``target`` (a repo folder or file), because of ``evidence``."""
 
     name: str
@@ -43,8 +44,8 @@ class Alias:
     """A command the repository runs (a management command, a Procfile process, a script)."""
 
 
-@dataclass
-class Manifests:
+@dataclass(repr=False, eq=False)
+class Manifests(Record):
     """Every alias found, and the folders that build or run on their own."""
 
     aliases: list[Alias] = field(default_factory=list)

@@ -15,6 +15,7 @@ from archmem.model.types import Element
 from archmem.onboarding.candidates import Place, PlaceIndex, WordIndex
 from archmem.onboarding.manifests import Alias, Manifests
 from archmem.onboarding.names import GENERIC, joined, same_joined, similarity, stem, weight, words
+from archmem.values import Record
 
 TIE = 0.03
 _TECHNOLOGIES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -56,8 +57,8 @@ def runs_as_is(technology: str) -> bool:
     return bool(technology.strip()) and not languages_of(technology) and not _BUILT.search(technology)
 
 
-@dataclass
-class Scored:
+@dataclass(repr=False, eq=False)
+class Scored(Record):
     """A candidate place for an element's code, with its score and evidence."""
 
     place: Place

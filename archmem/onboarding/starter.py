@@ -19,6 +19,7 @@ from archmem.model.ownership import is_code
 from archmem.onboarding.candidates import TEST_FOLDERS
 from archmem.onboarding.declared import migration_folders
 from archmem.onboarding.manifests import Manifests, Read, read_manifests
+from archmem.values import Record
 
 _LANGUAGES = {
     "py": "Python", "go": "Go", "ts": "TypeScript", "tsx": "TypeScript", "js": "JavaScript", "jsx": "JavaScript",
@@ -33,8 +34,8 @@ MAX_CONTAINERS = 40
 """More units than this are listed by their outermost folders only (a monorepo of packages)."""
 
 
-@dataclass
-class DraftContainer:
+@dataclass(repr=False, eq=False)
+class DraftContainer(Record):
     """A container the starter model proposes, with its paths and why."""
 
     identifier: str

@@ -27,14 +27,15 @@ from archmem.onboarding.declared import Declared, Folders, declared_places
 from archmem.onboarding.manifests import Read, read_manifests
 from archmem.onboarding.names import same_joined, words
 from archmem.onboarding.rank import Scored, alias_index, rank_places
+from archmem.values import Record
 
 MIN_CONFIDENCE = 0.55
 """Below this, a best guess is reported as a guess, never proposed (half an element's
 name found is not enough: "Notification relay" is not every folder named notifications)."""
 STRONG = 0.9
 """A parent's own match at least this good is kept over the folder holding its parts."""
-@dataclass
-class Suggestion:
+@dataclass(repr=False, eq=False)
+class Suggestion(Record):
     """Paths suggested for one element, with the confidence and evidence."""
 
     element: str
@@ -48,8 +49,8 @@ class Suggestion:
                 "confidence": round(self.confidence, 2), "evidence": self.evidence}
 
 
-@dataclass
-class Skipped:
+@dataclass(repr=False, eq=False)
+class Skipped(Record):
     """An element left without a suggestion, and why."""
 
     element: str
@@ -60,8 +61,8 @@ class Skipped:
         return {"element": self.element, "name": self.name, "reason": self.reason}
 
 
-@dataclass
-class PathSuggestions:
+@dataclass(repr=False, eq=False)
+class PathSuggestions(Record):
     """The suggestions for a whole model, and the elements left unmatched."""
 
     suggestions: list[Suggestion] = field(default_factory=list)

@@ -19,14 +19,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from archmem.values import Value
+
 Decision = Literal["answer", "weak", "nothing"]
 
 FEATURES = ("strength", "relevance", "lexical", "pointed", "named", "known", "gap")
 """The decision's inputs, in the order of the model's coefficients (``bias`` apart)."""
 
 
-@dataclass(frozen=True)
-class Evidence:
+@dataclass(frozen=True, repr=False, eq=False)
+class Evidence(Value):
     """What the best candidates of one task amount to, each in [0, 1].
 
     ``strength``: the best relevance weighed by the known share, never below what the

@@ -35,10 +35,11 @@ from archmem.recall.graph import element_graph, spread
 from archmem.recall.named import Names
 from archmem.recall.score import hop_evidence, inherited_evidence, specificity
 from archmem.recall.synonyms import Forms, Thesaurus
+from archmem.values import Record
 
 
-@dataclass
-class ElementMatch:
+@dataclass(repr=False, eq=False)
+class ElementMatch(Record):
     """An element a query is about, with its score and the reasons."""
 
     id: str

@@ -44,6 +44,7 @@ from archmem.recall.score import (
 from archmem.recall.synonyms import Thesaurus
 from archmem.recall.types import WordQuery
 from archmem.store.base import Store
+from archmem.values import Record
 
 if TYPE_CHECKING:
     from archmem.recall.semantic import SemanticScores, VectorIndex
@@ -61,8 +62,8 @@ def nothing_is_stale(memories: Sequence[Memory]) -> dict[str, str | None]:
     return {}
 
 
-@dataclass
-class RecallContext:
+@dataclass(repr=False, eq=False)
+class RecallContext(Record):
     """What a recall reads from outside: the index, the model, drift and the settings."""
 
     store: Store
@@ -77,8 +78,8 @@ class RecallContext:
     warnings: list[str] = field(default_factory=list)
 
 
-@dataclass
-class RecallResult:
+@dataclass(repr=False, eq=False)
+class RecallResult(Record):
     """A recall's answer: the ranked memories, their linked neighbours, the elements and the warnings."""
 
     mode: str
@@ -286,8 +287,8 @@ def _known_words(found: WordMatch, index: ElementIndex, config: RecallConfig) ->
     return known_share(weights, found.held | index.vocabulary, found.held_as_synonym, config.synonym_weight)
 
 
-@dataclass
-class WordMatch:
+@dataclass(repr=False, eq=False)
+class WordMatch(Record):
     """What the task's words found: each memory's lexical relevance and the task's words
     it was found by through a synonym; each task word's IDF, the words some memory holds
     and those only a synonym of which some memory holds."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from archmem.config import RecallConfig
+from archmem.values import Record
 
 BM25_K1 = 1.2
 """FTS5's bm25() k1: a term's contribution saturates at idf x (k1 + 1)."""
@@ -194,8 +195,8 @@ def drift_factor(verify: bool, config: RecallConfig) -> float:
     return config.drift_factor if verify else 1.0
 
 
-@dataclass
-class Factors:
+@dataclass(repr=False, eq=False)
+class Factors(Record):
     """Every number behind one result's score, for ``--explain``."""
 
     lexical: float

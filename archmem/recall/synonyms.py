@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from archmem.memory import text as textrules
+from archmem.values import Value
 
 Forms = Callable[[Iterable[str]], dict[str, str]]
 """Term → the form the word index keeps it under (its Porter stem)."""
@@ -66,8 +67,8 @@ def _words(text: str) -> list[str]:
     ]
 
 
-@dataclass(frozen=True)
-class Expansion:
+@dataclass(frozen=True, repr=False, eq=False)
+class Expansion(Value):
     """An entry a task holds and the group mates recall may ask for in its place."""
 
     entry: Entry

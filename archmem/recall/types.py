@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from archmem.values import Value
 
-@dataclass(frozen=True)
-class WordQuery:
+
+@dataclass(frozen=True, repr=False, eq=False)
+class WordQuery(Value):
     """The active memories holding any of ``phrases`` and none of ``excluded``, best
     first by BM25, at most ``limit``.
 

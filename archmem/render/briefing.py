@@ -24,6 +24,7 @@ from archmem.memory.types import MEMORY_KINDS
 from archmem.model.types import ArchitectureModel
 from archmem.recall.engine import RecallResult, neighbours_by_source, weak_line
 from archmem.render.templates import render
+from archmem.values import Record
 
 DEFAULT_BUDGET_CHARS = 8_000
 KIND_ORDER = {kind: position for position, kind in enumerate(MEMORY_KINDS)}
@@ -78,8 +79,8 @@ def estimate_tokens(text: str) -> int:
     return len(tiktoken.get_encoding("cl100k_base").encode(text))
 
 
-@dataclass
-class Briefing:
+@dataclass(repr=False, eq=False)
+class Briefing(Record):
     """A briefing for a task: its Markdown, the memories it shows and the gaps it names."""
 
     task: str

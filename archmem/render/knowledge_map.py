@@ -21,14 +21,15 @@ from archmem.memory.types import MEMORY_KINDS, Memory
 from archmem.model.ownership import Ownership
 from archmem.model.types import ArchitectureModel
 from archmem.render.templates import render
+from archmem.values import Record
 from archmem.words import plural
 
 FRESH_DAYS = 45
 """Recall's freshness half-life: confirmed within it is fresh, within two is aging, beyond is old."""
 
 
-@dataclass
-class Cell:
+@dataclass(repr=False, eq=False)
+class Cell(Record):
     """One element on the knowledge map, with what is known of it."""
 
     id: str
@@ -69,8 +70,8 @@ class Cell:
         }
 
 
-@dataclass
-class KnowledgeMap:
+@dataclass(repr=False, eq=False)
+class KnowledgeMap(Record):
     """The knowledge map: one cell per element, and what no element owns."""
 
     title: str
@@ -150,8 +151,8 @@ def _label(memory: Memory, width: int = 60) -> str:
     return memory.title or textwrap.shorten(memory.content, width, placeholder=" …")
 
 
-@dataclass
-class _Tally:
+@dataclass(repr=False, eq=False)
+class _Tally(Record):
     """One element's memories as the map shows them: labels by kind, the newest
     confirmation, how many to VERIFY."""
 

@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from archmem.values import Record
+
 if TYPE_CHECKING:
     from archmem.memory.types import Memory
     from archmem.model.types import ArchitectureModel
@@ -96,8 +98,8 @@ def is_generated(text: str | None) -> bool:
     return text is not None and GENERATED_MARK in text
 
 
-@dataclass
-class RulesPlan:
+@dataclass(repr=False, eq=False)
+class RulesPlan(Record):
     """What refreshing the rule files does: write, remove, and leave alone."""
 
     write: dict[str, str] = field(default_factory=dict)

@@ -17,10 +17,11 @@ from archmem.conformance.types import ConformanceReport, Site
 from archmem.drift.report import DriftReport
 from archmem.memory.check import RULES as CHECK_RULES
 from archmem.memory.check import CheckReport
+from archmem.values import Value
 
 
-@dataclass(frozen=True)
-class Rule:
+@dataclass(frozen=True, repr=False, eq=False)
+class Rule(Value):
     """A kind of finding: a stable id, a CamelCase name, one line, and what to do."""
 
     id: str
@@ -30,8 +31,8 @@ class Rule:
     level: str = "warning"
 
 
-@dataclass(frozen=True)
-class Location:
+@dataclass(frozen=True, repr=False, eq=False)
+class Location(Value):
     """Where a finding points: a file, and a line and column when known."""
 
     path: str
@@ -40,8 +41,8 @@ class Location:
     column: int | None = None
 
 
-@dataclass(frozen=True)
-class Finding:
+@dataclass(frozen=True, repr=False, eq=False)
+class Finding(Value):
     """One finding for a report format: its rule, message, place and stable key."""
 
     rule: Rule
@@ -58,8 +59,8 @@ class Finding:
         return self.level or self.rule.level
 
 
-@dataclass(frozen=True)
-class Findings:
+@dataclass(frozen=True, repr=False, eq=False)
+class Findings(Value):
     """One command's findings and every rule it can report (a rule with no finding too)."""
 
     command: str

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archmem.clock import format_time
+from archmem.drift.accept_folder import SUFFIX
 from archmem.drift.accepts import (
-    SUFFIX,
     Accept,
     AcceptProblem,
     read_accept_bytes,
@@ -25,13 +25,14 @@ from archmem.drift.accepts import (
 from archmem.drift.changes import ChangesSince
 from archmem.git.revisions import ChangedFile
 from archmem.model.types import ArchitectureModel
+from archmem.values import Record
 
 CHANGES = ("added", "edited", "deleted", "unreadable")
 _COMPARED = ("element", "commit", "accepted_at", "author", "reason")
 
 
-@dataclass
-class AcceptChange:
+@dataclass(repr=False, eq=False)
+class AcceptChange(Record):
     """What a change does to one accept file. ``accept`` is the head version (the base
     version for a deleted file, None for a file that does not read); ``element_name``
     is None when the model has no such element, and ``closest`` then names the nearest

@@ -14,13 +14,14 @@ from typing import Any
 from archmem.git.revisions import ChangedFile
 from archmem.memory.file_format import MemoryFileError, parse_memory
 from archmem.memory.types import Memory
+from archmem.values import Record
 
 CHANGES = ("added", "supersedes", "confirmed", "edited", "archived", "renamed", "deleted", "unreadable")
 _COMPARED = ("title", "kind", "content", "elements", "anchors", "supersedes")
 
 
-@dataclass
-class MemoryChange:
+@dataclass(repr=False, eq=False)
+class MemoryChange(Record):
     """What a change does to one memory file; ``memory`` is the head version (the base
     version for a deleted file, None for a file that does not parse)."""
 

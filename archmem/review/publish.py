@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from archmem.ci.types import Comment, Identity
 from archmem.review.markdown import MARKER
+from archmem.values import Value
 
 
 class CommentsApi(Protocol):
@@ -28,8 +29,8 @@ class CommentsApi(Protocol):
     def update_comment(self, number: int, comment_id: int, body: str) -> Comment: ...
 
 
-@dataclass(frozen=True)
-class Published:
+@dataclass(frozen=True, repr=False, eq=False)
+class Published(Value):
     """``created``, ``updated``, ``unchanged`` (the same text is there already) or
     ``skipped`` (nothing to say and no earlier comment)."""
 

@@ -31,14 +31,15 @@ from archmem.recall.elements import owners_of
 from archmem.recall.engine import RecallResult
 from archmem.review.accept_changes import AcceptChange
 from archmem.review.memory_changes import MemoryChange
+from archmem.values import Record, Value
 
 RANKED_KINDS = ("pitfall", "convention")
 """What a reviewer is shown per element: what goes wrong, and the rules."""
 KIND_ORDER = {kind: position for position, kind in enumerate(MEMORY_KINDS)}
 
 
-@dataclass(frozen=True)
-class PullRequestRef:
+@dataclass(frozen=True, repr=False, eq=False)
+class PullRequestRef(Value):
     """The change under review: two commits, and the pull request when there is one."""
 
     base: str
@@ -54,8 +55,8 @@ class PullRequestRef:
                 "base_ref": self.base_ref, "head_ref": self.head_ref}
 
 
-@dataclass
-class TouchedElement:
+@dataclass(repr=False, eq=False)
+class TouchedElement(Record):
     """An element whose code the change touches (``files``), or the parent of one
     (``parent_of`` names its touched children)."""
 
@@ -89,8 +90,8 @@ class TouchedElement:
         }
 
 
-@dataclass
-class VerifyItem:
+@dataclass(repr=False, eq=False)
+class VerifyItem(Record):
     """A memory on the touched code that is VERIFY at head, and why."""
 
     memory: Memory
@@ -109,8 +110,8 @@ class VerifyItem:
         }
 
 
-@dataclass
-class PullRequestReview:
+@dataclass(repr=False, eq=False)
+class PullRequestReview(Record):
     """What a pull request touches: its files and elements, what to verify, and its memory and accept changes."""
 
     ref: PullRequestRef

@@ -20,10 +20,11 @@ from archmem.git.types import Commit
 from archmem.memory.types import Link, Memory, Session
 from archmem.recall.types import WordQuery
 from archmem.store.files import FileStat
+from archmem.values import Value
 
 
-@dataclass(frozen=True)
-class FileRow:
+@dataclass(frozen=True, repr=False, eq=False)
+class FileRow(Value):
     """What the index knows of one memory file: which memory it held when last read,
     its size, mtime and hash then, and why it could not be read (if it could not)."""
 

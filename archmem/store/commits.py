@@ -216,9 +216,9 @@ def _gc_paused() -> Iterator[None]:
 
 
 def _plain(cls: type) -> bool:
-    """Can ``cls`` be built by setting ``__dict__``? Not once it has slots or a
-    ``__post_init__``: then the real constructors are used."""
-    return not hasattr(cls, "__slots__") and not hasattr(cls, "__post_init__")
+    """Can ``cls`` be built by setting ``__dict__``? Not once its instances have no
+    ``__dict__`` (slots) or it has a ``__post_init__``: then the real constructors are used."""
+    return cls.__dictoffset__ != 0 and not hasattr(cls, "__post_init__")
 
 
 _new, _set = object.__new__, object.__setattr__

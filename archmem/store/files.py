@@ -20,6 +20,7 @@ from typing import NamedTuple
 from archmem.atomic_write import write_atomic
 from archmem.errors import StoreError
 from archmem.memory.types import Memory
+from archmem.values import Record
 
 SUFFIX = ".md"
 
@@ -32,8 +33,8 @@ class FileStat(NamedTuple):
     private: bool
 
 
-@dataclass
-class MemoryFolder:
+@dataclass(repr=False, eq=False)
+class MemoryFolder(Record):
     """Where memory files live, relative paths (POSIX, from the repository root) in and out."""
 
     root: Path

@@ -25,7 +25,7 @@ from archmem.model.ownership import Ownership, compute_ownership
 from archmem.model.types import ArchitectureModel
 
 if TYPE_CHECKING:
-    from archmem.drift.accepts import AcceptFolder
+    from archmem.drift.accept_folder import AcceptFolder
     from archmem.initialize import InitResult
     from archmem.memory.lifecycle import MemoryContext
     from archmem.memory.sync import SyncReport
@@ -231,7 +231,7 @@ class WorkspaceCore:
     @cached_property
     def accept_folder(self) -> AcceptFolder:
         """The committed folder of drift accept files (``[store] accepts``)."""
-        from archmem.drift.accepts import AcceptFolder
+        from archmem.drift.accept_folder import AcceptFolder
 
         self._configured_path("store.accepts")  # refused when it leads out of the repository
         return AcceptFolder(self.root, self.config.store.accepts)
@@ -361,6 +361,8 @@ class WorkspaceCore:
     def _export_index_accepts(self, store: Store) -> None:
         """Accepts an older archmem recorded in the index become files, once (as its
         memories did); a failure to write them is said, and never stops the command."""
+        if not store.legacy_accepts():  # the every-day case: nothing to export, nothing more to load
+            return
         from archmem.drift.accepts import export_index_accepts
         from archmem.errors import ArchmemError
 

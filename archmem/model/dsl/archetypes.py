@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from archmem.model.dsl.builder import Entity, Rel, add_tags
+from archmem.values import Record
 
 ELEMENT_TYPES = (
     "group",
@@ -27,8 +28,8 @@ RELATIONSHIP = "->"
 KEYWORDS = {t.lower(): t for t in ELEMENT_TYPES}
 
 
-@dataclass(slots=True)
-class Archetype:
+@dataclass(slots=True, repr=False, eq=False)
+class Archetype(Record):
     """What an archetype gives the elements or relationships made from it."""
 
     type: str

@@ -11,6 +11,7 @@ from typing import Any
 
 from archmem.model.dsl.archetypes import Archetype
 from archmem.model.dsl.builder import Entity, Rel
+from archmem.values import Record
 
 ROOT = "root"
 WORKSPACE = "workspace"
@@ -31,8 +32,8 @@ SKIP = "skip"
 """A block archmem reads past (configuration, styles, the inside of views)."""
 
 
-@dataclass(slots=True)
-class Ctx:
+@dataclass(slots=True, repr=False, eq=False)
+class Ctx(Record):
     """One open ``{ … }`` block and what it is about."""
 
     kind: str
@@ -63,8 +64,8 @@ class Ctx:
         return {SKIP: "views/configuration", VIEW: "view", RELS: "relationship", NOREL: "-/>"}.get(self.kind, self.kind)
 
 
-@dataclass(slots=True)
-class Session:
+@dataclass(slots=True, repr=False, eq=False)
+class Session(Record):
     """What one top-level file has seen (Structurizr allows one workspace/model/views each)."""
 
     seen: set[str] = field(default_factory=set)

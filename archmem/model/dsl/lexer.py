@@ -23,14 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from archmem.errors import ModelError, ModelSyntaxError, SourceLocation
+from archmem.values import Record
 
 TEXT_BLOCK = '"""'
 _TOKEN = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)"|(\S+)')
 _SUBSTITUTION = re.compile(r"\$\{([a-zA-Z0-9_.-]+?)\}")
 
 
-@dataclass(slots=True)
-class Token:
+@dataclass(slots=True, repr=False, eq=False)
+class Token(Record):
     """One token: its text (quotes removed), its column, and whether it was quoted."""
 
     text: str
@@ -42,8 +43,8 @@ class Token:
         return not self.quoted and self.text.lower() == keyword
 
 
-@dataclass(slots=True)
-class Statement:
+@dataclass(slots=True, repr=False, eq=False)
+class Statement(Record):
     """One logical line: where it is, and its tokens (never empty)."""
 
     file: str

@@ -19,6 +19,7 @@ import textwrap
 from dataclasses import dataclass
 
 from archmem.errors import ModelSyntaxError, SourceLocation
+from archmem.values import Record
 
 ID, STRING, DOTKIND, ARROW, TAG, RAW, PUNCT, NUMBER, EOF = (
     "id", "string", "dotkind", "arrow", "tag", "raw", "punct", "number", "eof",
@@ -29,8 +30,8 @@ _ESCAPE = re.compile(r"\\(.)", re.S)
 _ESCAPES = {"n": "\n", "t": "\t"}
 
 
-@dataclass(slots=True)
-class Token:
+@dataclass(slots=True, repr=False, eq=False)
+class Token(Record):
     """One token: its type, its text (a string's without quotes) and where it starts."""
 
     type: str

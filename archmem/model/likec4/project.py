@@ -19,6 +19,7 @@ from pathlib import Path
 from archmem.errors import ModelError
 from archmem.json_input import load_json
 from archmem.model.confine import confine, is_inside
+from archmem.values import Record
 
 CONFIG_NAMES = ("likec4.config.json", ".likec4.config.json", ".likec4rc", "likec4.config.json5")
 """A project's config files that archmem reads (JSON5, as LikeC4 reads them)."""
@@ -28,8 +29,8 @@ SUFFIXES = (".c4", ".likec4")
 _SKIPPED = frozenset({"node_modules", "vendor", "dist", "build", "target", "venv"})
 
 
-@dataclass(slots=True)
-class Project:
+@dataclass(slots=True, repr=False, eq=False)
+class Project(Record):
     """A workspace's name, the folder (or file) it was read from, and its source files."""
 
     name: str

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from archmem.model.types import Location
+from archmem.values import Record
 
 STRING_PROPERTIES = frozenset({"title", "description", "summary", "technology", "notation", "notes"})
 """Properties whose value is one string."""
@@ -14,8 +15,8 @@ OTHER_PROPERTIES = frozenset({"link", "icon", "style", "metadata", "navigateTo"}
 PROPERTY_WORDS = STRING_PROPERTIES | OTHER_PROPERTIES
 
 
-@dataclass(slots=True)
-class KindSpec:
+@dataclass(slots=True, repr=False, eq=False)
+class KindSpec(Record):
     """An ``element`` kind of the ``specification``: what the kind mapping reads."""
 
     name: str
@@ -24,8 +25,8 @@ class KindSpec:
     shape: str = ""
 
 
-@dataclass(slots=True)
-class ElementDecl:
+@dataclass(slots=True, repr=False, eq=False)
+class ElementDecl(Record):
     """An element (or an ``extend`` of one, ``extend=True``) with everything it says."""
 
     fqn: str
@@ -47,8 +48,8 @@ class ElementDecl:
     """The line of the closing brace of its block, if it has one."""
 
 
-@dataclass(slots=True)
-class RelationDecl:
+@dataclass(slots=True, repr=False, eq=False)
+class RelationDecl(Record):
     """A relationship as written: references resolve later against every file's elements,
     from ``scope`` (the element it was written in, ``None`` at the model's top)."""
 
@@ -66,8 +67,8 @@ class RelationDecl:
     display: str = ""
 
 
-@dataclass(slots=True)
-class DeploymentDecl:
+@dataclass(slots=True, repr=False, eq=False)
+class DeploymentDecl(Record):
     """A deployment node or an ``instanceOf`` (``instance_of`` the element reference)."""
 
     id: str
@@ -84,8 +85,8 @@ class DeploymentDecl:
     display: str = ""
 
 
-@dataclass(slots=True)
-class Declarations:
+@dataclass(slots=True, repr=False, eq=False)
+class Declarations(Record):
     """Everything the files of one workspace declare, in file order."""
 
     kinds: dict[str, KindSpec] = field(default_factory=dict)

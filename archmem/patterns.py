@@ -1,0 +1,38 @@
+"""Regular expressions compiled at first use, so a command pays only for the patterns it runs.
+
+Compiling a pattern costs more than most commands' own work with it, and a module holds
+patterns for every path through it: ``recall`` imports the YAML reader, the accept files
+and the memory file checks, yet runs few of their patterns. ``lazy(...)`` takes what
+``re.compile`` takes and answers as the compiled pattern does; it compiles on its first
+use, and from then on each method is the pattern's own (no call in between: the readers
+run these per line).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, AnyStr, cast
+
+
+class _LazyPattern:
+    """Compiles on the first attribute asked for, and keeps each one asked for as its own."""
+
+    def __init__(self, source: str | bytes, flags: int) -> None:
+        self._source = source
+        self._flags = flags
+        self._compiled: re.Pattern[Any] | None = None
+
+    def __getattr__(self, name: str) -> Any:  # only for names not kept yet
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        value = getattr(self._compiled, name)
+        setattr(self, name, value)
+        return value
+
+    def __repr__(self) -> str:
+        return f"lazy({self._source!r})"
+
+
+def lazy(source: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    """``re.compile(source, flags)``, done when the pattern is first used."""
+    return cast("re.Pattern[AnyStr]", _LazyPattern(source, flags))
