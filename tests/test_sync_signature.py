@@ -341,3 +341,24 @@ def test_a_memory_folder_removed_and_made_again_is_listed_in_full(shop: Path):
                     elements=["ApiGateway"], created_at=FrozenClock()())
     (folder / file_name(memory)).write_text(render_memory(memory), encoding="utf-8")
     assert contents(shop) == {"Again": "Written again."}
+
+
+def test_status_leaves_gits_index_file_as_it_was(shop: Path):
+    """A reading command does not rewrite git's index (a ``git status`` refreshes what it
+    stats unless told not to): the open after it still finds the checkout as it left it."""
+    import os
+
+    from archmem.status import workspace_status
+
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.accept_drift("ApiGateway", reason="reviewed")
+    commit(shop, "accepted", "2026-01-04T00:00:00Z")
+    [accept] = (shop / ".archmem" / "accepts").rglob("*.yaml")
+    later = accept.stat().st_mtime_ns + 5_000_000_000
+    for touched in (accept, memory_file(shop, "Retries")):  # touched, not changed: git's stat cache is out of date
+        os.utime(touched, ns=(later, later))
+    index = shop / ".git" / "index"
+    before = index.stat().st_mtime_ns
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        workspace_status(ws)
+    assert index.stat().st_mtime_ns == before

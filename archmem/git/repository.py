@@ -231,10 +231,13 @@ class Repository(Record):
         return result.stdout.decode().split() if result.returncode == 0 else []
 
     def uncommitted(self, folder: str) -> list[str]:
-        """Files below ``folder`` that are new or changed against HEAD (not yet shared)."""
+        """Files below ``folder`` that are new or changed against HEAD (not yet shared).
+        git is told not to write its refreshed index back: a reading command leaves the
+        checkout as it found it (and git's index file, which sync's quiet look watches)."""
         if not self.is_git:
             return []
-        result = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--", folder, check=False)
+        result = self._git("--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all", "--", folder,
+                           check=False)
         if result.returncode != 0:
             return []
         entries = result.stdout.decode("utf-8", errors="surrogateescape").split("\0")
