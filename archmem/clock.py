@@ -31,7 +31,8 @@ def format_time(moment: datetime) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     utc = moment.astimezone(UTC)
-    return f"{utc.year:04d}-" + utc.strftime("%m-%dT%H:%M:%S.%fZ")  # %Y is not zero-padded on every libc
+    return (f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
+            f".{utc.microsecond:06d}Z")  # not strftime: %Y is not zero-padded on every libc
 
 
 def parse_time(text: str) -> datetime:

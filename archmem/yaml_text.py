@@ -81,11 +81,21 @@ def load_mapping(text: str, *, first_line: int = 1) -> dict[str, Any]:
     """The ``key: value`` mapping ``text`` holds (empty text: an empty one), keys as
     strings and times as text; ``YamlTextError`` at the file's line and column, counting
     ``text`` as starting on line ``first_line``."""
+    return read_mapping(text, first_line=first_line)[0]
+
+
+def read_mapping(text: str, *, first_line: int = 1) -> tuple[dict[str, Any], bool]:
+    """``load_mapping``, and whether every text in the mapping stands in ``text`` as it
+    is (archmem's own shape, read without YAML: no escape or fold can hide a character)."""
     if not text.strip():
-        return {}
+        return {}, True
     written = _as_written(text)
     if written is not None:
-        return written  # archmem's own shape: read without YAML (not even imported)
+        return written, True  # archmem's own shape: read without YAML (not even imported)
+    return _load(text, first_line), False
+
+
+def _load(text: str, first_line: int) -> dict[str, Any]:
     import yaml
 
     offset = first_line - 1
@@ -111,8 +121,8 @@ def load_mapping(text: str, *, first_line: int = 1) -> dict[str, Any]:
     return {str(key): value for key, value in data.items()}
 
 
-_KEY_LINE = lazy(r"([a-z_][a-z0-9_]*):(?: (.*))?")
-_ITEM_LINE = lazy(r"  - (.*)")
+_KEY = lazy(r"[a-z_][a-z0-9_]*")
+"""A key as archmem writes one, before its colon."""
 _TIME_TEXT = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?(?:Z|[+-][0-9]{2}:[0-9]{2})")
 _WHOLE = lazy(r"0|[1-9][0-9]{0,17}")
 _QUOTED = lazy(r'"([^"\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]*)"')
@@ -130,26 +140,27 @@ def _as_written(text: str) -> dict[str, Any] | None:
     for line in text.split("\n"):
         if not line:
             continue
-        item = _ITEM_LINE.fullmatch(line)
-        if item is not None:
+        if line.startswith("  - "):  # a list's item
             if items is None:
                 return None
-            value = _written_value(item[1])
+            value = _written_value(line[4:])
             if value is None:
                 return None
             items.append(value)
             continue
-        key = _KEY_LINE.fullmatch(line)
-        if key is None or key[1] in _NOT_KEYS:
+        key, colon, rest = line.partition(":")  # ``key: value`` or ``key:`` (a list follows)
+        if not colon or not _KEY.fullmatch(key) or key in _NOT_KEYS:
             return None
-        if key[2] is None:
-            items = found[key[1]] = []
+        if not rest:
+            items = found[key] = []
             continue
+        if rest[0] != " ":
+            return None
         items = None
-        value = _written_value(key[2])
+        value = _written_value(rest[1:])
         if value is None:
             return None
-        found[key[1]] = value
+        found[key] = value
     return {key: value if value != [] else None for key, value in found.items()}
 
 
@@ -168,7 +179,7 @@ def yaml_scalar_is_plain(value: str) -> bool:
     return bool(
         _PLAIN.fullmatch(value)
         and value.lower() not in _YAML_WORDS
-        and not _YAML_FLOAT.match(value)
+        and (value[0] != "." or not _YAML_FLOAT.match(value))
         and not value.endswith(":")
         and ": " not in value
         and " #" not in value

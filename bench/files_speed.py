@@ -13,8 +13,9 @@ The files are committed in a git repository, as a team's are.
     ``open_store`` on the same index without the folder; the difference is what the
     sync adds to every command (aim < 50 ms); once by git's signature of the folder
     (what an open does from ``SIGNATURE_FROM`` files) and once by a stat of every file;
-(b) a full rebuild (the index deleted) from the files, against a floor that reads and
-    parses the same files and inserts their text into a bare SQLite FTS5 table (aim < 5 s);
+(b) a full rebuild (the index deleted) from the files, against a floor that reads the
+    same files, parses their front matter with yaml's C loader and inserts their text into
+    a bare SQLite FTS5 table with one executemany (aim ≤ 2x the floor);
 (c) 100 of the files changed by hand (content and a confirmation), then an open.
 
 ``--profile`` prints the top of cProfile for (a) and (b).
@@ -34,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -43,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _corpus import ZipfCorpus
 
 from archmem.memory import sync as sync_module
-from archmem.memory.file_format import file_name, parse_memory, render_memory
+from archmem.memory.file_format import file_name, render_memory
 from archmem.memory.types import MEMORY_KINDS, Memory
 from archmem.store import open_store
 from archmem.workspace import Workspace
@@ -169,17 +170,24 @@ def profile(title: str, action: Callable[[], object]) -> None:
 
 
 def baseline_rebuild(root: Path, paths: list[Path]) -> float:
-    """Read and parse every file and put its text into a bare FTS5 table, in one transaction."""
+    """The plainest fast rebuild: read every file, parse its front matter with yaml's C
+    loader, and insert the files' text into a bare FTS5 table with one executemany, in
+    one transaction."""
+    import yaml
+
+    def rows() -> Iterator[tuple[str, str]]:
+        for path in paths:
+            text = path.read_text(encoding="utf-8")
+            yaml.load(text[4:].partition("\n---\n")[0], Loader=yaml.CSafeLoader)  # noqa: S506 - the C safe loader
+            yield path.name, text
+
     db_path = root / "baseline.db"
     start = time.perf_counter()
     db = sqlite3.connect(db_path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("CREATE VIRTUAL TABLE m USING fts5(path, body)")
     db.execute("BEGIN")
-    for path in paths:
-        text = path.read_text(encoding="utf-8")
-        parse_memory(text)
-        db.execute("INSERT INTO m(path, body) VALUES (?, ?)", (path.name, text))
+    db.executemany("INSERT INTO m(path, body) VALUES (?, ?)", rows())
     db.execute("COMMIT")
     db.close()
     elapsed = time.perf_counter() - start
@@ -225,8 +233,8 @@ def main() -> None:
             indexed = ws.store.count_memories(status=None)
             problems = len(ws.file_warnings)
         assert indexed == count and problems == 0, (indexed, problems)
-        print(f"(b) full rebuild of the index from {count:,} files: {rebuild:.2f} s (best of 3; aim < 5 s); "
-              f"floor read + parse + bare FTS5 insert {baseline_s:.2f} s; ratio {rebuild / baseline_s:.1f}x")
+        print(f"(b) full rebuild of the index from {count:,} files: {rebuild:.2f} s (best of 3; aim ≤ 2x the floor); "
+              f"floor read + CSafeLoader + bare FTS5 executemany {baseline_s:.2f} s; ratio {rebuild / baseline_s:.2f}x")
         if args.profile:
             delete_index(root)
             profile("(b) full rebuild", lambda: open_workspace(root))

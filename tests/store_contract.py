@@ -17,7 +17,7 @@ import pytest
 from archmem.git.types import Commit, FileChange
 from archmem.memory.types import Link, Memory, Session
 from archmem.recall.types import WordQuery
-from archmem.store.base import FileRow, Store
+from archmem.store.base import FiledMemory, FileRow, Store
 from archmem.store.files import FileStat
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -355,7 +355,8 @@ def test_a_file_indexed_again_replaces_its_fields_and_keeps_usage(store: Store):
     put(store, memory("m1", "old text", elements=["api"]))
     store.record_usage("citations", "s1", ["m1"], AT)
     edited = memory("m1", "new text", title="Edited", elements=["db"], anchors=["x.py"])
-    store.upsert_from_file(edited, title_key="edited", content_hash="h", search_title="Edited", search_body="new text")
+    store.upsert_from_files([FiledMemory(edited, title_key="edited", content_hash="h", search_title="Edited",
+                                         search_body="new text")])
     found = store.get_memory("m1")
     assert found is not None
     assert (found.title, found.content, found.elements, found.anchors, found.citations) == (

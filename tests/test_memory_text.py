@@ -100,6 +100,20 @@ def test_every_token_is_one_fts5_term(text: str) -> None:
         assert re.fullmatch(r"[^\W_]+", token), token
 
 
+WORDS = st.text(st.sampled_from("aAbZzé_-./:1İ'ß ") , max_size=30) | st.text(max_size=30)
+
+
+@given(st.lists(WORDS, max_size=8).map(" ".join))
+@FAST
+def test_plain_words_are_split_as_every_word_is(text: str) -> None:
+    """Plain words (ASCII letters, lower or capitalized) skip the splitting: the same
+    tokens come out as when every word is split level by level."""
+    from archmem.memory.text import _CHUNK, _chunk_tokens, _terms
+
+    chunks = _CHUNK.findall(unicodedata.normalize("NFKC", text))
+    assert _terms(text) == [term for chunk in chunks for term in _chunk_tokens.__wrapped__(chunk)]
+
+
 def test_a_separator_at_a_pieces_edge_is_no_term() -> None:
     # found by the property above: "_" came out of "0/_0"
     assert search_tokens("0/_0") == ["00", "0"]
@@ -400,3 +414,12 @@ def test_a_backticked_path_with_a_space_and_an_umlaut_becomes_an_anchor(tmp_path
     with Workspace.open(tmp_path, env={}) as ws:
         result = ws.remember("The runbook is `docs/My Notes/ü.md`, not `docs/Other Notes/ö.md`.", kind="note")
     assert result.anchors == ["docs/My Notes/ü.md"]
+
+
+def test_a_short_text_split_once_is_split_the_same_again() -> None:
+    """Short texts (element names) are split once a process; each caller gets its own lists."""
+    from archmem.memory.text import _split, split_tokens
+
+    first = split_tokens("ApiGateway v2")
+    first[0].append("mutated")
+    assert split_tokens("ApiGateway v2") == _split("ApiGateway v2") == (["apigateway", "v2", "v", "2"], ["api", "gateway"])

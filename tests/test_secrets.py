@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 import time
 
@@ -293,12 +294,13 @@ def every_pattern_run(text: str) -> list:
     """``find_secrets`` with every pattern run over the text (no needle looked for first)."""
     from archmem.memory import secrets
 
-    needles = secrets._holds_any
+    needles, any_needle, any_folded = secrets._holds_any, secrets._ANY_NEEDLE, secrets._ANY_FOLDED_NEEDLE
     secrets._holds_any = lambda *args: True  # type: ignore[assignment]
+    secrets._ANY_NEEDLE = secrets._ANY_FOLDED_NEEDLE = re.compile("")  # matches every text
     try:
         return find_secrets(text)
     finally:
-        secrets._holds_any = needles
+        secrets._holds_any, secrets._ANY_NEEDLE, secrets._ANY_FOLDED_NEEDLE = needles, any_needle, any_folded
 
 
 NEEDLE_FRAGMENTS = st.sampled_from(

@@ -46,7 +46,7 @@ def test_blank_database_is_migrated_with_tables_indexes_and_triggers(store: SQLi
     fks = {(row[2], row[3]) for row in db.execute("PRAGMA foreign_key_list(memory_elements)")}
     assert ("memories", "memory_id") in fks
     triggers = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    assert triggers == {"memories_fts_insert", "memories_fts_update", "memories_fts_delete",
+    assert triggers == {"memories_fts_update", "memories_fts_delete",
                         "embeddings_version_insert", "embeddings_version_update", "embeddings_version_delete"}
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1

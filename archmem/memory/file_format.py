@@ -11,20 +11,19 @@ touch different memories never conflict and a diff reads well.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from archmem.clock import TimeRangeError, format_time, parse_time
-from archmem.errors import InvalidInputError, closest
+from archmem.errors import ArchmemError, InvalidInputError, closest
+from archmem.memory import links as linkrules
 from archmem.memory.fields import MAX_QUOTED_CHARS, clean_line, quoted
-from archmem.memory.links import CONFLICT_MARKER
 from archmem.memory.types import MAX_COUNT, MEMORY_KINDS, Memory
 from archmem.patterns import lazy
 from archmem.values import Record
-from archmem.yaml_text import YamlTextError, load_mapping, yaml_scalar
+from archmem.yaml_text import YamlTextError, read_mapping, yaml_scalar
 
 FRONT_MATTER = "---"
 FIELDS: tuple[str, ...] = (
@@ -40,6 +39,8 @@ MAX_FILE_BYTES = 256 * 1024
 SECRET_ADVICE = "remove it, and rotate it if it was ever committed: git history keeps it"
 
 _ID = lazy(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
+_KEY = lazy(r"([A-Za-z_][\w-]*)\s*:")
+"""A front-matter line's key, for pointing at the line."""
 
 
 @dataclass(repr=False, eq=False)
@@ -106,9 +107,9 @@ def render_memory(memory: Memory) -> str:
 def file_name(memory: Memory) -> str:
     """A readable, stable name: a slug of the title (or the first words) and the id, so
     two clones never pick the same name for different memories."""
-    source = memory.title or " ".join(memory.content.split()[:8])
+    source = memory.title or " ".join(memory.content.split(maxsplit=8)[:8])
     slug = slugify(source)[:MAX_SLUG_CHARS].rstrip("-") or "memory"
-    ident = re.sub(r"[^A-Za-z0-9_-]+", "-", memory.id).strip("-") or "m"
+    ident = _NOT_IN_NAME.sub("-", memory.id).strip("-") or "m"
     return f"{slug}.{ident}.md"
 
 
@@ -120,8 +121,12 @@ def holder_rank(path: str, memory: Memory) -> tuple[bool, str]:
 
 
 def slugify(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    ascii_text = text if text.isascii() else unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return _NOT_IN_SLUG.sub("-", ascii_text.lower()).strip("-")
+
+
+_NOT_IN_NAME = lazy(r"[^A-Za-z0-9_-]+")
+_NOT_IN_SLUG = lazy(r"[^a-z0-9]+")
 
 
 # ---- reading -------------------------------------------------------------------------
@@ -158,25 +163,27 @@ def parse_memory(text: str) -> ParsedFile:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     from archmem.memory.secrets import find_secret  # only when a file is read: its patterns cost each import
 
-    found = find_secret("\n".join(lines))
+    joined = "\n".join(lines)
+    found = find_secret(joined)
     if found is not None:
         raise MemoryFileError(f"looks like a credential ({found.kind}); {SECRET_ADVICE}", found.line, found.column,
                               rule="secret")
-    for number, line in enumerate(lines, start=1):
-        if CONFLICT_MARKER.match(line):
-            raise MemoryFileError(
-                "git conflict markers: resolve the merge (keep one version, or both confirmations) and save", number,
-                rule="conflict-markers",
-            )
+    marker = linkrules.CONFLICT_MARKER.search(joined)
+    if marker is not None:
+        raise MemoryFileError(
+            "git conflict markers: resolve the merge (keep one version, or both confirmations) and save",
+            joined.count("\n", 0, marker.start()) + 1, rule="conflict-markers",
+        )
     if not lines or lines[0].strip() != FRONT_MATTER:
         raise MemoryFileError("a memory file starts with a '---' line and its front matter")
     try:
         end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == FRONT_MATTER)
     except StopIteration:
         raise MemoryFileError("the front matter is not closed by a '---' line", len(lines)) from None
-    front = _load_front_matter("\n".join(lines[1:end]))
+    front, verbatim = _load_front_matter("\n".join(lines[1:end]))
     source = _FrontSource(lines, end)
-    _check_decoded_secrets(front, source)
+    if not verbatim:  # every value stands in the text the first scan read: nothing is hidden
+        _check_decoded_secrets(front, source)
     return _read_front(front, source, "\n".join(lines[end + 1 :]), end)
 
 
@@ -194,7 +201,7 @@ class _FrontSource(Record):
         self.keys = {
             match.group(1): number
             for number, line in enumerate(self.lines[1 : self.end], start=2)
-            if (match := re.match(r"([A-Za-z_][\w-]*)\s*:", line))
+            if (match := _KEY.match(line))
         }
 
     def fail(self, key: str, message: str) -> MemoryFileError:
@@ -228,9 +235,6 @@ def _check_decoded_secrets(front: dict[str, Any], source: _FrontSource) -> None:
 
 
 def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int) -> ParsedFile:
-    from archmem.errors import ArchmemError
-    from archmem.memory import links as linkrules
-
     fail, written, key_lines = source.fail, source.written, source.keys
     warnings: list[tuple[int, str]] = []
     for key in front:
@@ -297,9 +301,10 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
     return ParsedFile(memory, warnings, key_lines)
 
 
-def _load_front_matter(text: str) -> dict[str, Any]:
+def _load_front_matter(text: str) -> tuple[dict[str, Any], bool]:
+    """The front matter, and whether each of its texts stands in ``text`` as it is."""
     try:
-        return load_mapping(text, first_line=2)
+        return read_mapping(text, first_line=2)
     except YamlTextError as exc:
         raise MemoryFileError(f"the front matter {exc.message}", exc.line, exc.column) from None
 

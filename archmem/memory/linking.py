@@ -36,12 +36,22 @@ def current_of(store: Store, memory: Memory) -> Memory:
 
 
 class _ActiveTitles(Mapping[str, str]):
-    """Active memory titles as a mapping, answered by the store one key at a time."""
+    """Active memory titles as a mapping, answered by the store one key at a time, each
+    key asked once (a link looks its key up twice: ``in``, then the id)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self._known: dict[str, str | None] = {}
 
     def __getitem__(self, key: str) -> str:
+        if key not in self._known:
+            self._known[key] = self._lookup(key)
+        found = self._known[key]
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def _lookup(self, key: str) -> str | None:
         found = self.store.find_by_title(key, active_only=True)
         if found:
             return found[0].id
@@ -51,13 +61,19 @@ class _ActiveTitles(Mapping[str, str]):
             head = current_of(self.store, older)
             if head.status == "active":
                 return head.id
-        raise KeyError(key)
+        return None
 
     def __iter__(self) -> Iterator[str]:
         return iter(linkrules.normalize_title(m.title) for m in self.store.list_memories() if m.title)
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+def memory_titles(store: Store) -> Mapping[str, str]:
+    """The active memories' titles (``normalize_title`` key → id), each asked of the
+    store once: for resolving many links while no memory changes (a sync's links)."""
+    return _ActiveTitles(store)
 
 
 def link_targets(model: ArchitectureModel) -> tuple[dict[str, str], dict[str, str]]:
@@ -84,10 +100,13 @@ LinkTargets = tuple[dict[str, str], dict[str, str]]
 """``link_targets`` of a model: made once by whoever resolves many links (a sync, an import)."""
 
 
-def resolve_link_target(ctx: LinkContext, target: str, targets: LinkTargets | None = None) -> tuple[str, str] | None:
+def resolve_link_target(
+    ctx: LinkContext, target: str, targets: LinkTargets | None = None, titles: Mapping[str, str] | None = None,
+) -> tuple[str, str] | None:
     """(kind, id) for a link target: a memory title, then an element, then a decision."""
     elements, decisions = targets or link_targets(ctx.model)
-    return linkrules.resolve_link(target, titles=_ActiveTitles(ctx.store), elements=elements, decisions=decisions)
+    return linkrules.resolve_link(target, titles=titles if titles is not None else _ActiveTitles(ctx.store),
+                                  elements=elements, decisions=decisions)
 
 
 def decision_key(decision_id: str, element: str | None) -> str:
@@ -98,14 +117,30 @@ def write_links(
     ctx: LinkContext, memory_id: str, content: str, targets: LinkTargets | None = None
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Store the memory's links, resolved where possible; returns (resolved, pending)."""
-    rows: list[tuple[Link, str]] = []
+    rows = resolved_links(ctx, memory_id, content, targets)
     resolved: list[dict[str, Any]] = []
     pending: list[str] = []
+    for link, _key in rows:
+        if link.target_id is not None:
+            resolved.append({"target": link.target_text, "kind": link.target_kind, "id": link.target_id})
+        elif link.target_text not in pending:
+            pending.append(link.target_text)
+    ctx.store.replace_links(memory_id, rows)
+    return resolved, pending
+
+
+def resolved_links(
+    ctx: LinkContext, memory_id: str, content: str, targets: LinkTargets | None = None,
+    titles: Mapping[str, str] | None = None,
+) -> list[tuple[Link, str]]:
+    """The memory's links, each resolved where possible, with its normalized target key
+    (what ``Store.replace_links`` keeps; a sync stores a chunk of memories' at once)."""
+    rows: list[tuple[Link, str]] = []
     parsed_links = linkrules.parse_links(content)
     if parsed_links and targets is None:
         targets = link_targets(ctx.model)
     for parsed in parsed_links:
-        target = resolve_link_target(ctx, parsed.target, targets)
+        target = resolve_link_target(ctx, parsed.target, targets, titles)
         link = Link(
             source_id=memory_id,
             target_text=parsed.target,
@@ -114,9 +149,4 @@ def write_links(
             target_id=target[1] if target else None,
         )
         rows.append((link, linkrules.normalize_title(parsed.target)))
-        if target:
-            resolved.append({"target": parsed.target, "kind": target[0], "id": target[1]})
-        elif parsed.target not in pending:
-            pending.append(parsed.target)
-    ctx.store.replace_links(memory_id, rows)
-    return resolved, pending
+    return rows

@@ -97,6 +97,8 @@ def mask_code(text: str, *, inline: bool = True) -> str:
 
 def parse_links(text: str) -> list[WikiLink]:
     """Every wikilink of ``text`` in order (see the module docstring for the grammar)."""
+    if "[[" not in text:
+        return []  # most text: no code to mask (masking only blanks characters)
     masked = mask_code(text)
     links: list[WikiLink] = []
     pos = 0
@@ -190,6 +192,8 @@ def validate_title(title: str) -> str:
                 f"the title {cleaned!r} contains {what}, which would break [[{cleaned}]] links",
                 hint="remove the brackets or the bar from the title",
             )
+    if cleaned.isprintable():
+        return cleaned  # no control character nor line break: the walk below says where one is
     for index, char in enumerate(cleaned):
         if char in "\n\r\u2028\u2029":
             raise InvalidInputError(

@@ -105,6 +105,15 @@ _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
 lower to it (dotted and dotless i, long s)."""
 
 
+_ANY_NEEDLE = re.compile("|".join(map(re.escape, sorted(
+    {needle for _, _, needles, without_case in _PATTERNS if not without_case for needle in needles}))))
+_ANY_FOLDED_NEEDLE = re.compile("|".join(map(re.escape, sorted(
+    {needle for _, _, needles, without_case in _PATTERNS if without_case for needle in needles}
+    | set(_ASSIGNMENT_WORDS)))))
+"""Every pattern's needles in one search each (as written, and lowered): a text that
+holds none, as most do, runs no pattern."""
+
+
 def _holds_any(needles: tuple[str, ...], without_case: bool, text: str, folded: str) -> bool:
     """Whether ``text`` holds one of ``needles`` (in ``folded``, lowered as ``re.IGNORECASE``
     matches, when ``without_case``): a pattern none of whose needles is there cannot match,
@@ -132,7 +141,9 @@ def find_secret(text: str) -> SecretMatch | None:
 def find_secrets(text: str) -> list[SecretMatch]:
     """Every credential-looking thing in ``text``, in reading order, one per place."""
     hits: dict[int, str] = {}
-    folded = text.translate(_FOLD).lower()
+    folded = (text if text.isascii() else text.translate(_FOLD)).lower()  # _FOLD maps letters past ASCII only
+    if not _ANY_NEEDLE.search(text) and not _ANY_FOLDED_NEEDLE.search(folded):
+        return []
     for kind, pattern, needles, without_case in _PATTERNS:
         if not _holds_any(needles, without_case, text, folded):
             continue

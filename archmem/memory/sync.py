@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -37,10 +37,16 @@ from archmem.memory.file_format import (
 )
 from archmem.memory.files import MemoryFiles, revised
 from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
-from archmem.memory.linking import LinkTargets, link_targets, resolve_link_target, write_links
+from archmem.memory.linking import (
+    LinkTargets,
+    link_targets,
+    memory_titles,
+    resolve_link_target,
+    resolved_links,
+)
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
-from archmem.store.base import FileRow, Store
+from archmem.store.base import FiledMemory, FileRow, Store
 from archmem.store.files import FileStat, MemoryFolder, content_sha, directories_unchanged
 from archmem.values import Record, Value
 
@@ -262,12 +268,13 @@ def _index_changed_files(
         stats = folder.scan() if paths is None else folder.scan_paths(paths)
         rows = store.file_rows(paths)
         on_disk = _OnDisk(folder, stats, rows, store, every=paths is None)
+        writes = _Writes.start(store, rows, every=paths is None)
         changed: list[_ReadFile] = []
         for path in sorted(stats):
             stat, row = stats[path], rows.get(path)
             if row is not None and row.unchanged(stat) and row.error is None:
                 continue  # a file that failed is looked at again: its duplicate may be gone
-            read = _read_file(store, folder, path, stat, row)
+            read = _read_file(writes, folder, path, stat, row)
             if read is not None:
                 changed.append(read)
         # oldest first: the index numbers memories (its order of `list`, of ties) as the
@@ -277,28 +284,34 @@ def _index_changed_files(
                                        read.memory.created_at, read.memory.id, read.path))
         ctx = MemoryContext(store=store, model=model(), clock=system_clock) if changed else None
         known = store.indexed_ids() if changed else set()
-        touched: list[str] = []
+        touched: dict[str, str] = {}
+        """The id of each memory indexed anew → its content (the last file's, for an id two hold)."""
         for read in changed:
             assert ctx is not None
-            memory_id = _index_file(ctx, read, on_disk, known, report)
+            memory_id = _index_file(ctx, read, on_disk, known, report, writes)
             if memory_id is not None:
-                touched.append(memory_id)
+                touched[memory_id] = read.memory.content
+        writes.flush()
         for path in sorted(set(rows) - set(stats)):
             store.forget_file(path)
             memory_id = rows[path].memory_id
             if memory_id and store.path_of(memory_id) is None:
                 store.forget_memory(memory_id)
+                known.discard(memory_id)
                 report.removed.append(memory_id)
         if report.changed:
             if ctx is None:
                 ctx = MemoryContext(store=store, model=model(), clock=system_clock)
             store.derive_chains()
             targets = link_targets(ctx.model)  # once for every link of every file
-            for start in range(0, len(touched), _CHUNK):  # the files' memories a chunk at a time
-                found = store.get_memories(touched[start:start + _CHUNK])
-                for memory in found.values():
-                    write_links(ctx, memory.id, memory.content, targets)
-            _resolve_pending(ctx, targets)
+            titles = memory_titles(store)  # each title asked once: no memory changes below
+            ids = [memory_id for memory_id in touched if memory_id in known]  # not one forgotten since
+            for start in range(0, len(ids), _CHUNK):  # the files' links a chunk at a time
+                store.replace_many_links({
+                    memory_id: resolved_links(ctx, memory_id, touched[memory_id], targets, titles)
+                    for memory_id in ids[start:start + _CHUNK]
+                })
+            _resolve_pending(ctx, targets, titles)
             store.retarget_links_to_heads()
 
 
@@ -369,13 +382,13 @@ class _ReadFile(Record):
 
 
 def _read_file(
-    store: Store, folder: MemoryFolder, path: str, stat: FileStat, row: FileRow | None
+    writes: _Writes, folder: MemoryFolder, path: str, stat: FileStat, row: FileRow | None
 ) -> _ReadFile | None:
     """Read a new or changed file: None when there is nothing to index (its bytes did not
     change, or it does not parse: then the error is recorded with its line)."""
     if stat.size > MAX_FILE_BYTES:
-        store.record_file(path, row.memory_id if row else None, stat, f"size:{stat.size}",
-                          f"the file is {stat.size:,} bytes; a memory file is at most {MAX_FILE_BYTES:,}", 1)
+        writes.record_file(path, row.memory_id if row else None, stat, f"size:{stat.size}",
+                           f"the file is {stat.size:,} bytes; a memory file is at most {MAX_FILE_BYTES:,}", 1)
         return None
     try:
         data = folder.read(path)
@@ -383,43 +396,111 @@ def _read_file(
         return None  # gone since the scan: the next open forgets it
     sha = content_sha(data)
     if row is not None and row.sha256 == sha and row.error is None:
-        store.record_file(path, row.memory_id, stat, sha)  # touched, not changed
+        writes.record_file(path, row.memory_id, stat, sha)  # touched, not changed
         return None
     try:
         parsed = read_memory_file(data)
     except MemoryFileError as exc:
-        store.record_file(path, row.memory_id if row else None, stat, sha, exc.message, exc.line)
+        writes.record_file(path, row.memory_id if row else None, stat, sha, exc.message, exc.line)
         return None
     return _ReadFile(path, stat, row, sha, parsed.memory)
 
 
+class _Writes:
+    """What a sync writes to the index, held and written a chunk at a time (a statement
+    per table a chunk, not a few per file); written out before the index is read back.
+    When the sync compares every file, which file holds an id is answered from the rows
+    read at its start and kept up to date here, not asked of the index per file. (A
+    plain class: a dataclass compiles its methods when recall imports this module.)"""
+
+    def __init__(self, store: Store, holders: dict[str, set[str]] | None, owners: dict[str, str | None]) -> None:
+        self.store = store
+        self.holders = holders
+        """Memory id → the files that hold it, when every file's row is known."""
+        self.owners = owners
+        """File → the memory id it holds, the same rows the other way round."""
+        self.memories: list[FiledMemory] = []
+        self.files: list[FileRow] = []
+
+    @classmethod
+    def start(cls, store: Store, rows: dict[str, FileRow], *, every: bool) -> _Writes:
+        if not every:
+            return cls(store, None, {})
+        holders: dict[str, set[str]] = {}
+        for row in rows.values():
+            if row.memory_id:
+                holders.setdefault(row.memory_id, set()).add(row.path)
+        return cls(store, holders, {path: row.memory_id for path, row in rows.items()})
+
+    def record_file(self, path: str, memory_id: str | None, stat: FileStat, sha256: str,
+                    error: str | None = None, error_line: int | None = None) -> None:
+        if self.holders is not None and self.owners.get(path) != memory_id:
+            before = self.owners.get(path)
+            if before:
+                self.holders[before].discard(path)
+            if memory_id:
+                self.holders.setdefault(memory_id, set()).add(path)
+            self.owners[path] = memory_id
+        self.files.append(FileRow(path, memory_id, stat.size, stat.mtime_ns, sha256, error, error_line))
+        if len(self.files) >= _CHUNK:
+            self.store.record_files(self.files)
+            self.files = []
+
+    def path_of(self, memory_id: str) -> str | None:
+        """The file that holds ``memory_id`` (the first by path), as ``Store.path_of``."""
+        if self.holders is None:
+            self.flush()
+            return self.store.path_of(memory_id)
+        held = self.holders.get(memory_id)
+        return min(held) if held else None
+
+    def upsert(self, filed: FiledMemory) -> None:
+        self.memories.append(filed)
+        if len(self.memories) >= _CHUNK:
+            self.store.upsert_from_files(self.memories)
+            self.memories = []
+
+    def flush(self) -> None:
+        if self.memories:
+            self.store.upsert_from_files(self.memories)
+            self.memories = []
+        if self.files:
+            self.store.record_files(self.files)
+            self.files = []
+
+
 def _index_file(
     ctx: MemoryContext, read: _ReadFile, on_disk: _OnDisk, known: set[str], report: SyncReport,
+    writes: _Writes,
 ) -> str | None:
     """Index one new or changed file; returns the memory id it now holds, if it changed."""
     store = ctx.store
     path, stat, row, sha, memory = read.path, read.stat, read.row, read.sha, read.memory
-    holder = store.path_of(memory.id)
+    holder = writes.path_of(memory.id)
     holder_stat = on_disk.stat(holder) if holder is not None and holder != path else None
     if holder is not None and holder_stat is not None:
+        writes.flush()  # what is read back below is written first
         held = store.get_memory(memory.id)
         kept = row.memory_id if row and row.memory_id != memory.id else None
         if held is None or holder_rank(holder, held) < holder_rank(path, memory):
-            store.record_file(path, kept, stat, sha, _duplicate(memory.id, holder), 2)
+            writes.record_file(path, kept, stat, sha, _duplicate(memory.id, holder), 2)
             return None
         # this file comes first (``holder_rank``), as on a clone that reads both at once
         earlier = on_disk.row(holder)
-        store.record_file(holder, None, holder_stat, earlier.sha256 if earlier else "",
-                          _duplicate(memory.id, path), 2)
+        writes.record_file(holder, None, holder_stat, earlier.sha256 if earlier else "",
+                           _duplicate(memory.id, path), 2)
     if row is not None and row.memory_id and row.memory_id != memory.id:
+        writes.flush()
         store.forget_memory(row.memory_id)  # the file's id was edited
         known.discard(row.memory_id)
         report.removed.append(row.memory_id)
-    memory = revised(memory, private=stat.private, elements=_element_ids(ctx.model, memory.elements))
+    elements = _element_ids(ctx.model, memory.elements)
+    if stat.private != memory.private or elements != memory.elements:
+        memory = revised(memory, private=stat.private, elements=elements)
     (report.updated if memory.id in known else report.added).append(memory.id)
     known.add(memory.id)
-    _upsert(ctx, memory)
-    store.record_file(path, memory.id, stat, sha)
+    writes.upsert(_filed(ctx.model, memory))
+    writes.record_file(path, memory.id, stat, sha)
     return memory.id
 
 
@@ -427,13 +508,12 @@ def _duplicate(memory_id: str, other: str) -> str:
     return f"duplicate id {memory_id!r}: {other} holds it too (give one of them a new id)"
 
 
-def _upsert(ctx: MemoryContext, memory: Memory) -> None:
-    store = ctx.store
-    store.upsert_from_file(
+def _filed(model: ArchitectureModel, memory: Memory) -> FiledMemory:
+    return FiledMemory(
         memory,
         title_key=linkrules.normalize_title(memory.title) if memory.title else None,
         content_hash=content_hash(memory.content),
-        **search_fields(ctx.model, memory.title, memory.content, memory.elements),
+        **search_fields(model, memory.title, memory.content, memory.elements),
     )
 
 
@@ -451,11 +531,11 @@ def _element_ids(model: ArchitectureModel, refs: list[str]) -> list[str]:
     return ids
 
 
-def _resolve_pending(ctx: MemoryContext, targets: LinkTargets) -> None:
+def _resolve_pending(ctx: MemoryContext, targets: LinkTargets, titles: Mapping[str, str]) -> None:
     """Attach pending links whose target a changed file now provides."""
     store = ctx.store
     for target in sorted({link.target_text for link in store.links(pending=True)}):
-        found = resolve_link_target(ctx, target, targets)
+        found = resolve_link_target(ctx, target, targets, titles)
         if found is not None:
             store.resolve_pending_links(linkrules.normalize_title(target), found[0], found[1])
 

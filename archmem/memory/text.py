@@ -86,7 +86,7 @@ COMMON_VERB_PARTS = frozenset(
 """Parts of identifiers too common to carry a match alone (``add_on``, ``getCart``)."""
 
 _CHUNK = re.compile(r"[^\W_]+(?:['\u2019_./\\:#@-]+[^\W_]+)*")
-_LEVELS = (r"[/\\:#@]+", r"\.+", r"['\u2019-]+", r"_+")
+_LEVELS = tuple(map(lazy, (r"[/\\:#@]+", r"\.+", r"['\u2019-]+", r"_+")))
 _LETTER_DIGIT = re.compile(r"\d+|[^\W\d_]+")
 _TERM = re.compile(r"[^\W_]+")
 _UNITS = {
@@ -121,6 +121,13 @@ def search_tokens(text: str) -> list[str]:
 def split_tokens(text: str) -> tuple[list[str], list[str]]:
     """(whole words, parts of compounds) of ``text``; parts that cannot carry a match
     alone (stop-words, common verbs, single letters) are left out."""
+    if len(text) <= _SHORT_TEXT:
+        wholes, parts = _short_split(text)
+        return list(wholes), list(parts)
+    return _split(text)
+
+
+def _split(text: str) -> tuple[list[str], list[str]]:
     wholes: list[str] = []
     parts: list[str] = []
     for token, is_part in _terms(text):
@@ -129,6 +136,17 @@ def split_tokens(text: str) -> tuple[list[str], list[str]]:
         elif not _weak_part(token):
             parts.append(token)
     return wholes, parts
+
+
+_SHORT_TEXT = 64
+"""Texts up to this long are split once a process: element names, indexed with every
+memory attached to them, are the same few texts again and again."""
+
+
+@lru_cache(maxsize=4096)
+def _short_split(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    wholes, parts = _split(text)
+    return tuple(wholes), tuple(parts)
 
 
 def search_text(*parts: str | None) -> str:
@@ -180,8 +198,12 @@ def _weak_part(token: str) -> bool:
 def _terms(text: str) -> list[tuple[str, bool]]:
     """(token, is it a part of a compound) for every token of ``text``, in order."""
     terms: list[tuple[str, bool]] = []
-    for chunk in _CHUNK.findall(unicodedata.normalize("NFKC", text)):
-        terms.extend(_chunk_tokens(chunk))
+    ascii_text = text.isascii()  # NFKC leaves ASCII as it is
+    for chunk in _CHUNK.findall(text if ascii_text else unicodedata.normalize("NFKC", text)):
+        if (ascii_text or chunk.isascii()) and chunk.isalpha() and (chunk.islower() or chunk[1:].islower()):
+            terms.append((chunk.lower(), False))  # a plain word, most of any text: itself, whole
+        else:
+            terms.extend(_chunk_tokens(chunk))
     return terms
 
 
@@ -212,7 +234,7 @@ def _chunk_tokens(chunk: str) -> tuple[tuple[str, bool], ...]:
     def emit(piece: str, level: int, is_part: bool) -> None:
         add("".join(_LETTER_DIGIT.findall(piece)).lower(), is_part)
         if level < len(_LEVELS):
-            parts = [p for p in re.split(_LEVELS[level], piece) if p]
+            parts = [p for p in _LEVELS[level].split(piece) if p]
             split_here = len(parts) > 1
             for part in parts if split_here else [piece]:
                 emit(part, level + 1, is_part or (split_here and level >= _PART_LEVEL))

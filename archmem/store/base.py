@@ -11,7 +11,7 @@ this layer changes. Writes happen inside ``transaction()``, which must serialize
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -20,7 +20,7 @@ from archmem.git.types import Commit
 from archmem.memory.types import Link, Memory, Session
 from archmem.recall.types import WordQuery
 from archmem.store.files import FileStat
-from archmem.values import Value
+from archmem.values import Record, Value
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -38,6 +38,19 @@ class FileRow(Value):
 
     def unchanged(self, stat: FileStat) -> bool:
         return self.size == stat.size and self.mtime_ns == stat.mtime_ns
+
+
+@dataclass(repr=False, eq=False)
+class FiledMemory(Record):
+    """A memory as its file states it, with what the index derives from it for search
+    (``upsert_from_files`` takes many at once)."""
+
+    memory: Memory
+    title_key: str | None
+    content_hash: str
+    search_title: str
+    search_body: str
+    search_parts: str = ""
 
 
 class HistoryCache(Protocol):
@@ -206,11 +219,9 @@ class Store(Protocol):
         how many memories changed."""
 
     # the memory files as the index last read them
-    def upsert_from_file(
-        self, memory: Memory, *, title_key: str | None, content_hash: str, search_title: str, search_body: str,
-        search_parts: str = "",
-    ) -> None:
-        """Index what a file says: its fields replace the index's, usage stays."""
+    def upsert_from_files(self, filed: Sequence[FiledMemory]) -> None:
+        """Index what files say, many at once: their fields replace the index's, usage
+        stays; the same id twice keeps the last."""
 
     def forget_memory(self, memory_id: str) -> None:
         """Drop a memory whose file is gone; links to it become pending again."""
@@ -220,6 +231,9 @@ class Store(Protocol):
         error: str | None = None, error_line: int | None = None,
     ) -> None:
         """Record what a memory file held when read or written (or why it could not be read)."""
+
+    def record_files(self, rows: Iterable[FileRow]) -> None:
+        """``record_file`` for many files at once (a sync's chunk)."""
 
     def forget_file(self, path: str) -> None:
         """A file that is gone."""
@@ -257,6 +271,9 @@ class Store(Protocol):
     # links
     def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
         """Set a memory's links (each with its normalized target key)."""
+
+    def replace_many_links(self, by_source: Mapping[str, Sequence[tuple[Link, str]]]) -> None:
+        """Set the links of many memories at once (a sync's chunk of files)."""
 
     def links(self, *, source_ids: Iterable[str] | None = None, pending: bool | None = None) -> list[Link]:
         """Links from some memories, or all pending ones."""

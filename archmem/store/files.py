@@ -119,7 +119,7 @@ class MemoryFolder(Record):
         return found
 
     def read(self, rel: str) -> bytes:
-        with self.absolute(rel).open("rb") as handle:
+        with open(os.path.join(self.root, rel), "rb") as handle:  # as ``absolute``, without a Path a file
             return handle.read()
 
     def stat(self, rel: str) -> FileStat:

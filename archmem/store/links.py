@@ -10,7 +10,8 @@ mixed into ``SQLiteStore``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from archmem.memory.types import Link
@@ -24,14 +25,19 @@ class LinkTable(SQLiteConnection):
 
     def replace_links(self, source_id: str, links: Sequence[tuple[Link, str]]) -> None:
         """Set a memory's links; each comes with its normalized target key."""
+        self.replace_many_links({source_id: links})
+
+    def replace_many_links(self, by_source: Mapping[str, Sequence[tuple[Link, str]]]) -> None:
+        """Set the links of many memories: one statement deletes the old, one inserts the new."""
         with self.transaction():
-            self._execute("DELETE FROM links WHERE source_id = ?", (source_id,))
-            for position, (link, key) in enumerate(links):
-                self._execute(
-                    "INSERT INTO links (source_id, position, target_text, target_key, shown, target_kind, target_id) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (source_id, position, link.target_text, key, link.shown, link.target_kind, link.target_id),
-                )
+            self._execute("DELETE FROM links WHERE source_id IN (SELECT value FROM json_each(?))",
+                          (json.dumps(list(by_source)),))
+            self.db.executemany(
+                "INSERT INTO links (source_id, position, target_text, target_key, shown, target_kind, target_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(source_id, position, link.target_text, key, link.shown, link.target_kind, link.target_id)
+                 for source_id, links in by_source.items() for position, (link, key) in enumerate(links)],
+            )
 
     def links(self, *, source_ids: Iterable[str] | None = None, pending: bool | None = None) -> list[Link]:
         where, params = [], []

@@ -96,6 +96,11 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
                     "archived" if memory.status == "archived" else "active",
                 ),
             )
+            self._execute(  # no trigger does it: migration 14
+                "INSERT INTO memory_fts (rowid, search_title, search_body, search_parts) "
+                "SELECT seq, search_title, search_body, search_parts FROM memories WHERE id = ? AND status = 'active'",
+                (memory.id,),
+            )
             self.add_elements(memory.id, memory.elements)
             self.add_anchors(memory.id, memory.anchors)
 

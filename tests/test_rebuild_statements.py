@@ -1,0 +1,155 @@
+"""A rebuild of the index from the memory files does the work a chunk of files at a
+time, not a file at a time: the word index is written in a few segments, and the
+statements archmem runs grow with the chunks. Counted on real files, a real git
+repository and a real SQLite index (sqlite3's trace callback and a counting connection);
+what a rebuilt index answers is compared with the index the writes built."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from archmem.memory.file_format import file_name, render_memory
+from archmem.memory.types import Memory
+from archmem.recall.types import WordQuery
+from archmem.workspace import Workspace
+
+from .conftest import DRIFT_MODEL, commit, git, write
+
+START = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def memory(i: int) -> Memory:
+    created = START + timedelta(minutes=i)
+    return Memory(
+        id=f"m-{i:010x}", kind="pitfall" if i % 2 else "convention", title=f"Rule {i}" if i % 3 else None,
+        content=f"Gateway retry rule {i} keeps `services/api/router.go` calm; see [[Rule {max(i - 1, 1)}]].",
+        elements=["api" if i % 2 else "orders"], anchors=["services/api/router.go"] if i % 5 == 0 else [],
+        author="claude-code/dev", created_at=created, confirmed_at=created, confirmations=i % 3,
+        supersedes=f"m-{i - 1:010x}" if i % 7 == 0 else None, status="archived" if i % 11 == 0 else "active",
+    )
+
+
+def build(root: Path, count: int) -> Path:
+    root.mkdir()
+    git(root, "init", "-q")
+    folder = root / ".archmem" / "memories"
+    folder.mkdir(parents=True)
+    for i in range(count):
+        item = memory(i)
+        (folder / file_name(item)).write_text(render_memory(item), encoding="utf-8")
+    write(root, {"workspace.dsl": DRIFT_MODEL, ".gitignore": ".archmem/archmem.db*\n"})
+    commit(root, "memories", "2026-01-02T00:00:00Z")
+    return root
+
+
+class Watch:
+    """What every connection opened while watching ran: the statements SQLite traced
+    (FTS5's own start with ``-- ``) and archmem's calls of execute and executemany."""
+
+    def __init__(self) -> None:
+        self.traced: list[str] = []
+        self.calls: list[str] = []
+
+    def fts_pages_written(self) -> int:
+        return sum(1 for sql in self.traced if sql.startswith("-- ") and "_fts_data'(id, block)" in sql)
+
+
+@pytest.fixture
+def watch(monkeypatch: pytest.MonkeyPatch) -> Iterator[Watch]:
+    seen = Watch()
+
+    class Counting(sqlite3.Connection):
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:  # type: ignore[override]
+            seen.calls.append(sql)
+            return super().execute(sql, *args)  # type: ignore[arg-type]
+
+        def executemany(self, sql: str, *args: object) -> sqlite3.Cursor:  # type: ignore[override]
+            seen.calls.append(sql)
+            return super().executemany(sql, *args)  # type: ignore[arg-type]
+
+    real = sqlite3.connect
+
+    def connect(*args: object, **kwargs: object) -> sqlite3.Connection:
+        db = real(*args, factory=Counting, **kwargs)  # type: ignore[misc, call-overload]
+        db.set_trace_callback(seen.traced.append)
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    yield seen
+
+
+def rebuild(root: Path) -> None:
+    for path in (root / ".archmem").glob("archmem.db*"):
+        path.unlink()
+    with Workspace.open(root, env={}) as ws:
+        assert ws.store.count_memories(status=None) == len(list((root / ".archmem/memories").glob("*.md")))
+        assert not ws.file_warnings
+
+
+def test_a_rebuild_writes_the_word_index_in_a_few_segments(tmp_path: Path, watch: Watch):
+    """FTS5 writes out the words it holds whenever a statement opens a savepoint (a
+    trigger's does) or a rowid goes down: written a row at a time, 300 memories took
+    852 page writes, merging segments over and over; in one ordered statement a chunk, 17."""
+    root = build(tmp_path / "repo", 300)
+    watch.traced.clear()
+    rebuild(root)
+    assert watch.fts_pages_written() < 60
+
+
+def answers(root: Path) -> tuple[object, ...]:
+    with Workspace.open(root, env={}) as ws:
+        store = ws.store
+        found = [[memory_id for memory_id, _ in store.lexical_search(WordQuery((word,)))]
+                 for word in ("gateway", "router", "rule", "calm", "3")]
+        listed = [(m.id, m.status, m.superseded_by, m.elements, m.anchors, m.title) for m in store.list_memories(status=None)]
+        return found, listed, store.term_document_counts(["gateway", "rule", "services"]), store.links()
+
+
+def test_a_rebuilt_index_answers_as_the_index_the_sync_kept(tmp_path: Path):
+    """The rows written a chunk at a time are the rows written one at a time: searches,
+    chains, elements, anchors and links agree after the index is deleted and rebuilt,
+    and after one file changes and is indexed again."""
+    root = build(tmp_path / "repo", 40)
+    with Workspace.open(root, env={}) as ws:
+        ws.remember("Orders retry budget is three calls.", kind="convention", title="Retry budget", elements=["Orders"])
+    kept = answers(root)
+    rebuild(root)
+    assert answers(root) == kept
+    edited = next((root / ".archmem/memories").glob("rule-4.*.md"))
+    edited.write_text(edited.read_text(encoding="utf-8").replace("keeps", "keeps gateway"), encoding="utf-8")
+    again = answers(root)
+    rebuild(root)
+    assert answers(root) == again
+
+
+def test_a_rebuild_runs_statements_by_the_chunk_not_by_the_file(tmp_path: Path, watch: Watch):
+    """Which file holds an id, the file records, the memories and their links are written
+    a chunk of files at a time: 200 more files ran 1,640 more statements (a holder
+    lookup, a file record and a links delete per file); now a handful. The links'
+    targets are still looked up one by one (reads of memory rows by title), not counted."""
+    counts = []
+    for files in (100, 300):
+        root = build(tmp_path / f"repo{files}", files)
+        watch.calls.clear()
+        rebuild(root)
+        counts.append(sum(1 for sql in watch.calls if not sql.lstrip().startswith("SELECT m.id, m.title")))
+    assert counts[1] - counts[0] < 20, counts
+
+
+def test_a_rebuild_asks_for_each_link_title_once(tmp_path: Path, watch: Watch):
+    """Every link looked its title up twice (``in``, then the id), and again when it was
+    still pending: 300 files ran 884 lookups by title for 300 targets. Now a title is
+    asked once a sync (and once more among superseded memories when no active one has it)."""
+    root = build(tmp_path / "repo", 300)
+    watch.calls.clear()
+    rebuild(root)
+    by_title = sum(1 for sql in watch.calls if "WHERE m.title_key = ?" in sql)
+    targets = {f"rule {max(i - 1, 1)}" for i in range(300)}
+    with Workspace.open(root, env={}) as ws:
+        active = {m.title.lower() for m in ws.store.list_memories() if m.title}
+    assert by_title <= len(targets) + len(targets - active), by_title
