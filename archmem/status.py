@@ -66,12 +66,12 @@ def _part(read: Callable[[], dict[str, Any]]) -> dict[str, Any]:
 
 def _model(ws: Workspace, stored: bool) -> dict[str, Any]:
     model = ws.model
-    counts = ws.store.element_memory_counts() if stored else {}
     ids = {element.id for element in model.elements}
+    documented = ws.store.documented_elements(ids) if stored else set()
     return {
         "file": _relative(ws, ws.model_path), "format": model.format,
         "elements": len(model.elements), "relationships": len(model.relationships),
-        "decisions": len(model.decisions), "documented": len(ids & set(counts)), "warnings": len(model.warnings),
+        "decisions": len(model.decisions), "documented": len(documented), "warnings": len(model.warnings),
         "ownership_warnings": ws.ownership_warnings(),
     }
 

@@ -137,6 +137,14 @@ def test_chains_are_derived_from_supersedes_and_forks_reported(store: Store):
     assert store.derive_chains() == 0  # nothing left to change
 
 
+def test_documented_elements_are_those_an_active_memory_is_about(store: Store):
+    put(store, memory("m1", elements=["api", "db"]))
+    put(store, memory("m2", elements=["queue"]))
+    store.update_memory("m2", status="archived")
+    assert store.documented_elements(["api", "queue", "web"]) == {"api"}
+    assert store.documented_elements([]) == set()
+
+
 def test_element_and_anchor_lookups(store: Store):
     put(store, memory("m1", elements=["api"], anchors=["src/api/routes.py#handler"]))
     put(store, memory("m2", elements=["api"], anchors=["src/api"]))

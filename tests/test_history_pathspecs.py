@@ -189,3 +189,33 @@ def test_a_subfolder_root_excludes_relative_to_itself(history: Path):
     assert reader.pathspecs() == ["services/", ":(exclude,glob)services/**/*.lock"]
     last = list(reader.read())[-1]
     assert last.changes == ()
+
+
+def test_the_pathspecs_are_worked_out_again_only_when_what_they_come_from_changes(
+    history: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Every command needs the scan's pathspecs; each anchored file goes through every
+    ignore glob to make them, so they are kept with a digest of the globs and anchors
+    and made again only when those change (a memory anchors a new file)."""
+    from archmem.drift import scan as scan_module
+
+    made: list[list[str]] = []
+    real = scan_module.history_inclusions
+
+    def counted(globs, anchors):
+        made.append(list(anchors))
+        return real(globs, anchors)
+
+    monkeypatch.setattr(scan_module, "history_inclusions", counted)
+    with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
+        ws.remember("Orders round per line.", kind="convention", title="Rounding", elements=["Orders"])
+    for _ in range(3):
+        with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
+            ws.drift_report()
+    assert made == [[]]
+    with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
+        ws.remember("The old code stays.", kind="convention", title="Legacy", anchors=["legacy/old.py"])
+    for _ in range(2):
+        with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
+            ws.drift_report()
+    assert made == [[], ["legacy/old.py"]]

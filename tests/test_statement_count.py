@@ -17,13 +17,17 @@ from archmem.workspace import Workspace
 
 from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
 
-RECALL_LIMIT = 26
+RECALL_LIMIT = 28
 """Two of them read the parsed model and the thesaurus's word forms the index keeps
 (model/dsl_cache.py, store/words.py) instead of parsing and analysing; the first recall
-of an index writes the forms (three statements, once)."""
-STATUS_LIMIT = 22
+of an index writes the forms (three statements, once). One reads the commits that last
+changed the memory files, a row apart from the rest of drift/head_cache.py's, looked up
+there for the few memories a recall shows rather than parsed for every file; one the
+history scan's pathspecs, kept rather than worked out from every anchored file (drift/scan.py)."""
+STATUS_LIMIT = 23
 """One of them reads what drift keeps per HEAD (drift/head_cache.py) instead of starting a git log,
-one the parsed model (model/dsl_cache.py) instead of parsing it."""
+one the parsed model (model/dsl_cache.py) instead of parsing it, one the history scan's pathspecs
+(drift/scan.py) instead of matching every anchored file against every ignore glob."""
 
 
 def clock(day: int) -> FrozenClock:
@@ -145,3 +149,71 @@ def test_the_count_of_memories_to_verify_is_the_length_of_the_listed_ones(tmp_pa
         assert counted.counts() == listed.counts() and counted.score == listed.score
         stale = {memory.id for memory, _ in listed.stale}
         assert written_with_code not in stale and 0 < len(stale) < ws.store.count_memories()
+
+
+def steps(root: Path, action: Callable[[Workspace], object]) -> int:
+    """How many SQLite virtual-machine steps ``action`` takes on an opened workspace
+    (the progress handler called at every instruction: a count, not a time)."""
+    with Workspace.open(root, clock=clock(5), env={}) as ws:
+        ws.store  # noqa: B018  (opened and synced before counting)
+        taken = 0
+
+        def step() -> int:
+            nonlocal taken
+            taken += 1
+            return 0
+
+        ws.store.db.set_progress_handler(step, 1)
+        try:
+            action(ws)
+        finally:
+            ws.store.db.set_progress_handler(None, 1)
+    return taken
+
+
+def test_listing_the_unreadable_files_does_not_walk_every_file(stores: dict[int, Path]):
+    """Every open lists the files that failed: from an index of those alone, not a walk
+    over every file's row."""
+    small, large = (steps(stores[n], lambda ws: ws.store.file_problems()) for n in sorted(stores))
+    assert small == large
+
+
+def test_a_recall_places_the_files_of_the_memories_it_weighs_not_of_every_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Where in history each memory file was last committed is looked up for the memories
+    a recall weighs; memories the task does not match cost nothing (once, every file's
+    commit was read and placed in history on every recall)."""
+    from archmem.drift.index import DriftIndex
+
+    def placed(unrelated: int) -> int:
+        root = build(tmp_path / f"unrelated{unrelated}", 8)
+        with Workspace.open(root, clock=clock(4), env={}) as ws:
+            for i in range(unrelated):
+                ws.remember(f"Invoices are rounded per line, case {i}.", kind="note", title=f"Invoice {i}")
+        write(root, {"legacy/old.py": lines(12)})
+        commit(root, "more memories", "2026-01-04T00:00:00Z")
+        with Workspace.open(root, clock=clock(5), env={}) as ws:
+            ws.drift_report()
+        count = 0
+        real = DriftIndex.ordinal
+
+        def counted(self: DriftIndex, sha: str) -> int | None:
+            nonlocal count
+            count += 1
+            return real(self, sha)
+
+        monkeypatch.setattr(DriftIndex, "ordinal", counted)
+        with Workspace.open(root, clock=clock(5), env={}) as ws:
+            recall(ws)
+        monkeypatch.undo()
+        return count
+
+    assert placed(0) == placed(40)
+
+
+def test_status_asks_which_elements_are_documented_without_counting_their_memories(stores: dict[int, Path]):
+    """Whether an element has a memory is one found memory, not a count over them all."""
+    small, large = (steps(stores[n], lambda ws: ws.store.documented_elements(["ApiGateway", "Orders", "Legacy"]))
+                    for n in sorted(stores))
+    assert small == large

@@ -240,3 +240,125 @@ def test_a_pulled_copy_of_a_memory_is_reported_as_a_full_compare_reports_it(shop
     commit(shop, "the copy goes", "2026-01-04T00:00:00Z")
     with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
         assert ws.store.list_memories() and ws.last_sync is not None and not ws.last_sync.problems
+
+
+def settle(root: Path) -> None:
+    """Date the memory folders' mtimes an hour back, as a folder nobody wrote to lately."""
+    import os
+    import time
+
+    past = time.time_ns() - 3_600_000_000_000
+    for folder in [root / ".archmem" / "memories", *(root / ".archmem" / "memories").rglob("*")]:
+        if folder.is_dir():
+            os.utime(folder, ns=(past, past))
+
+
+def memory_folder_commands(root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The git commands one open runs about the committed memory folder."""
+    trace = tmp_path / "trace.txt"
+    trace.unlink(missing_ok=True)
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    contents(root)
+    monkeypatch.delenv("GIT_TRACE")
+    return [command for command in git_commands(trace) if ".archmem/memories" in command]
+
+
+def test_an_open_with_nothing_new_asks_git_of_the_tracked_files_alone(
+    shop: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    """Once a full ``git status`` listed no untracked file and the folder's directories,
+    HEAD and git's index have not moved since, git compares its tracked files only (a new
+    file would have moved its directory) and the folder's tree is known: one process,
+    half the work."""
+    settle(shop)
+    contents(shop)  # the full look, which finds nothing untracked
+    [status] = memory_folder_commands(shop, tmp_path, monkeypatch)
+    assert " status " in status and "--untracked-files=no" in status
+
+
+def test_after_a_quiet_open_new_and_edited_files_are_still_seen(
+    shop: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+):
+    from archmem.memory.file_format import file_name, render_memory
+    from archmem.memory.types import Memory
+
+    settle(shop)
+    contents(shop)
+    memory_folder_commands(shop, tmp_path, monkeypatch)
+    path = memory_file(shop, "Retries")
+    text = path.read_text()
+    with path.open("r+") as handle:  # in place: the folder's mtime does not move
+        handle.write(text.replace("Retries are set", "Retries are cut"))
+    assert contents(shop)["Retries"] == "Retries are cut in the gateway."
+    settle(shop)
+    contents(shop)
+    memory = Memory(id="m-byhand01", kind="note", title="By hand", content="Written by hand.",
+                    elements=["ApiGateway"], created_at=FrozenClock()())
+    (shop / ".archmem" / "memories" / file_name(memory)).write_text(render_memory(memory), encoding="utf-8")
+    assert contents(shop)["By hand"] == "Written by hand."
+    git(shop, "rm", "-q", "--cached", path.relative_to(shop).as_posix())  # untracked now, still there
+    settle(shop)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        from archmem.status import workspace_status
+
+        assert workspace_status(ws)["files"]["uncommitted"]
+
+
+def test_listing_the_code_walks_no_memory_file(shop: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """The repository's file list leaves the memory folder out before git walks it for
+    untracked files (git's own count of the paths it visited), not after."""
+    from archmem.git.repository import Repository
+
+    def visited() -> int:
+        trace = tmp_path / "trace2.txt"
+        trace.unlink(missing_ok=True)
+        monkeypatch.setenv("GIT_TRACE2_PERF", str(trace))
+        Repository.at(shop).files()
+        monkeypatch.delenv("GIT_TRACE2_PERF")
+        return sum(int(line.rpartition("paths-visited:")[2]) for line in trace.read_text().splitlines()
+                   if "paths-visited:" in line)
+
+    before = visited()
+    for number in range(20):
+        (shop / ".archmem" / "memories" / f"untracked-{number}.md").write_text("not a memory yet\n")
+    assert visited() == before
+
+
+def test_a_memory_folder_removed_and_made_again_is_listed_in_full(shop: Path):
+    """A folder that is not there has no mtime to vouch for it: the next open lists it."""
+    import shutil
+
+    from archmem.memory.file_format import file_name, render_memory
+    from archmem.memory.types import Memory
+
+    settle(shop)
+    contents(shop)
+    folder = shop / ".archmem" / "memories"
+    shutil.rmtree(folder)
+    assert contents(shop) == {}
+    folder.mkdir()
+    memory = Memory(id="m-byhand02", kind="note", title="Again", content="Written again.",
+                    elements=["ApiGateway"], created_at=FrozenClock()())
+    (folder / file_name(memory)).write_text(render_memory(memory), encoding="utf-8")
+    assert contents(shop) == {"Again": "Written again."}
+
+
+def test_status_leaves_gits_index_file_as_it_was(shop: Path):
+    """A reading command does not rewrite git's index (a ``git status`` refreshes what it
+    stats unless told not to): the open after it still finds the checkout as it left it."""
+    import os
+
+    from archmem.status import workspace_status
+
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.accept_drift("ApiGateway", reason="reviewed")
+    commit(shop, "accepted", "2026-01-04T00:00:00Z")
+    [accept] = (shop / ".archmem" / "accepts").rglob("*.yaml")
+    later = accept.stat().st_mtime_ns + 5_000_000_000
+    for touched in (accept, memory_file(shop, "Retries")):  # touched, not changed: git's stat cache is out of date
+        os.utime(touched, ns=(later, later))
+    index = shop / ".git" / "index"
+    before = index.stat().st_mtime_ns
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        workspace_status(ws)
+    assert index.stat().st_mtime_ns == before

@@ -39,6 +39,10 @@ class DriftContext(Value):
     describes was written against that code (``archmem.drift.staleness``)."""
     accept_folder: AcceptFolder | None = None
     """The committed accept files (``archmem.drift.accepts``); None: no accepts."""
+    files_signature: str | None = None
+    """The memory folders' signature after this open's sync, while nothing was written
+    since (``SyncReport.signature``): what the memories to VERIFY are kept under
+    (``archmem.drift.verify_cache``); None: work them out."""
 
     @cached_property
     def thresholds(self) -> Thresholds:

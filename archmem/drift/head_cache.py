@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, ValuesView
 from typing import Any, Protocol
 
 from archmem.drift.symbols import Hunk, parse_unified_zero
@@ -20,6 +20,8 @@ from archmem.git.revisions import Revisions
 
 KEY = "drift_head_cache"
 """The one ``store_meta`` row that holds it all: one read per command, one write per batch."""
+COMMITS_KEY = "drift_file_commits"
+"""A row per folder (``:folder`` after it): the commit that last changed each file (``FileCommits``)."""
 KEPT_CHARS = 8 << 20
 """At most this much is written back (the diffs are dropped first); beyond it git is asked each time."""
 
@@ -52,8 +54,100 @@ class ByPath(Mapping[str, int]):
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_key)  # the digests: the paths themselves are not kept
 
+    def values(self) -> ValuesView[int]:
+        return self._by_key.values()
+
     def __len__(self) -> int:
         return len(self._by_key)
+
+
+class FileCommits(Mapping[str, str]):
+    """``path_key`` → the commit that last changed the file, for every file of a folder,
+    as the index keeps it: a line with the HEAD it was read at and the commits that
+    appear, then fixed-width records (the key, the commit's number on that line) sorted by
+    key, so a recall looks up its few files by bisection instead of loading a record per
+    memory file (50,000 of them were a JSON parse and a dict every command)."""
+
+    def __init__(self, text: str) -> None:
+        header, _, self._records = text.partition("\n")
+        self.head, *self.shas = header.split(" ")
+        self._width = _KEY_CHARS + _digits(len(self.shas))
+        self._count = len(self._records) // self._width if self.shas else 0
+
+    @classmethod
+    def of(cls, head: str, found: Mapping[str, str]) -> FileCommits:
+        """The records of ``found`` (path → sha), read at ``head``."""
+        records = sorted((path_key(path), sha) for path, sha in found.items() if len(sha) == len(head))
+        shas = list(dict.fromkeys(sha for _, sha in records))
+        digits = _digits(len(shas))
+        number = {sha: f"{n:0{digits}x}" for n, sha in enumerate(shas)}
+        return cls(" ".join([head, *shas]) + "\n" + "".join(key + number[sha] for key, sha in records))
+
+    @property
+    def text(self) -> str:
+        return " ".join([self.head, *self.shas]) + "\n" + self._records
+
+    def __getitem__(self, key: str) -> str:
+        records, width, low, high = self._records, self._width, 0, self._count
+        while low < high:
+            middle = (low + high) // 2
+            start = middle * width
+            found = records[start:start + _KEY_CHARS]
+            if found == key:
+                return self.shas[int(records[start + _KEY_CHARS:start + width], 16)]
+            if found < key:
+                low = middle + 1
+            else:
+                high = middle
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        records, width = self._records, self._width
+        return (records[start:start + _KEY_CHARS] for start in range(0, self._count * width, width))
+
+    def items(self) -> Iterator[tuple[str, str]]:  # type: ignore[override]
+        records, width, shas = self._records, self._width, self.shas
+        return ((records[start:start + _KEY_CHARS], shas[int(records[start + _KEY_CHARS:start + width], 16)])
+                for start in range(0, self._count * width, width))
+
+    def __len__(self) -> int:
+        return self._count
+
+
+def _digits(count: int) -> int:
+    """Hex digits that number ``count`` commits."""
+    return len(f"{max(count - 1, 0):x}")
+
+
+_KEY_CHARS = 16
+"""``path_key``'s length in hex."""
+
+
+class FilePlaces:
+    """Path → the place in history of the commit that last changed the file (its
+    ``FileCommits`` read through the history's ordinals): a path at a time for the few
+    memories of a recall, ``every`` at once for counting them all."""
+
+    def __init__(self, commits: FileCommits, ordinal: Callable[[str], int | None]) -> None:
+        self._commits, self._ordinal = commits, ordinal
+
+    def get(self, path: str) -> int | None:
+        sha = self._commits.get(path_key(path))
+        return self._ordinal(sha) if sha is not None else None
+
+    def every(self) -> ByPath:
+        places: dict[str, int | None] = {}
+        found: dict[str, int] = {}
+        for key, sha in self._commits.items():
+            if sha not in places:
+                places[sha] = self._ordinal(sha)
+            place = places[sha]
+            if place is not None:
+                found[key] = place
+        return ByPath(found)
+
+    def __bool__(self) -> bool:
+        return bool(self._commits)
 
 
 class HeadCache:
@@ -64,18 +158,22 @@ class HeadCache:
         self.store, self.head = store, head
         self._state: dict[str, Any] | None = None
         self._changed = False
+        self._folders: dict[str, FileCommits] = {}
+        self._unsaved: set[str] = set()
 
-    def last_commits(self, folder: str, revisions: Revisions) -> dict[str, str]:
+    def last_commits(self, folder: str, revisions: Revisions) -> FileCommits:
         """``path_key(file)`` → the newest first-parent commit of HEAD that changed the
-        file below ``folder`` (``Revisions.last_commits``)."""
+        file below ``folder`` (``Revisions.last_commits``), kept in a row of its own."""
         if self.head is None:
-            return {}
-        folders = self._kept()["folders"]
-        if folder not in folders:
-            found = revisions.last_commits(folder, head=self.head)
-            folders[folder] = {path_key(path): sha for path, sha in found.items()}
-            self._changed = True
-        return dict(folders[folder])
+            return FileCommits("")
+        found = self._folders.get(folder)
+        if found is None:
+            found = FileCommits(self.store.meta(f"{COMMITS_KEY}:{folder}") or "")
+            if found.head != self.head:
+                found = FileCommits.of(self.head, revisions.last_commits(folder, head=self.head))
+                self._unsaved.add(folder)
+            self._folders[folder] = found
+        return found
 
     def anchor_hunks(self, path: str, base: str, revisions: Revisions) -> list[Hunk]:
         """The zero-context, whitespace-blind diff of ``path`` from ``base`` to HEAD; a file
@@ -95,6 +193,10 @@ class HeadCache:
 
     def save(self) -> None:
         """Write back what was learnt since the last save (nothing when nothing was)."""
+        for folder in sorted(self._unsaved):
+            text = self._folders[folder].text
+            self.store.set_meta(f"{COMMITS_KEY}:{folder}", text if len(text) <= KEPT_CHARS else None)
+        self._unsaved.clear()
         if not self._changed or self._state is None:
             return
         self._changed = False
@@ -110,7 +212,8 @@ class HeadCache:
                 kept = json.loads(self.store.meta(KEY) or "{}")
             except ValueError:
                 kept = {}
-            fresh = isinstance(kept, dict) and kept.get("head") == self.head and all(
-                isinstance(kept.get(part), dict) for part in ("folders", "diffs"))
-            self._state = kept if fresh else {"head": self.head, "folders": {}, "diffs": {}}
+            fresh = isinstance(kept, dict) and kept.get("head") == self.head and isinstance(kept.get("diffs"), dict)
+            self._state = kept if fresh else {"head": self.head, "diffs": {}}
+            if self._state.pop("folders", None):  # kept here by an older archmem
+                self._changed = True
         return self._state

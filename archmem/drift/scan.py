@@ -19,6 +19,8 @@ oldest commit of ``cached_head..HEAD`` must have the cached head as its first pa
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -43,6 +45,30 @@ class ScanResult(Value):
     new: int
     rescanned: bool
     head: str | None = None
+
+
+PATHSPECS = "history_pathspecs"
+"""``store_meta`` row: the last pathspecs worked out and the digest of what they came from."""
+
+
+def history_pathspecs(
+    store: Store, ignore: Sequence[str], element_globs: Sequence[str], anchors: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """(``history_exclusions``, ``history_inclusions``) of these globs and anchors, kept in
+    the index under a digest of them: thousands of anchored files went through every
+    ignore glob on every command, for an answer that changes when a memory anchors a new
+    file or the model or the configuration moves."""
+    made_of = hashlib.sha256(json.dumps([list(ignore), list(element_globs), list(anchors)]).encode(
+        "utf-8", "surrogateescape")).hexdigest()
+    try:
+        kept = json.loads(store.meta(PATHSPECS) or "null")
+    except ValueError:
+        kept = None
+    if isinstance(kept, dict) and kept.get("of") == made_of:
+        return list(kept["exclude"]), list(kept["include"])
+    exclude, include = history_exclusions(ignore, anchors), history_inclusions(element_globs, anchors)
+    store.set_meta(PATHSPECS, json.dumps({"of": made_of, "exclude": exclude, "include": include}))
+    return exclude, include
 
 
 def history_exclusions(ignore: Sequence[str], anchors: Iterable[str]) -> list[str]:

@@ -136,11 +136,12 @@ class StalenessChecker:
         ``staleness``, none put into words, each worked out once per place in history,
         elements and anchors (what ``status`` and the map need of thousands of memories)."""
         position_at, commit_of, found = self.index.position_at, file_commits.get, []
+        newest = max(file_commits.values(), default=-1)  # a memory placed after it has no file commit to weigh
         moved: dict[tuple[int, int, tuple[str, ...], tuple[str, ...]], int] = {}
         verdicts: dict[tuple[int, tuple[str, ...], tuple[str, ...]], bool] = {}
         for memory_id, since, elements, anchors, path in scopes:
             position = position_at(since)
-            last = commit_of(path) if path is not None else None
+            last = commit_of(path) if path is not None and position <= newest else None
             if last is not None and last >= position:
                 key = (position, last, elements, anchors)
                 after = moved.get(key)

@@ -21,12 +21,11 @@ from archmem.drift.changes import (
     changes_since,
 )
 from archmem.drift.context import DriftContext, HistoryReading
-from archmem.drift.head_cache import ByPath, HeadCache
+from archmem.drift.head_cache import FilePlaces, HeadCache
 from archmem.drift.index import DriftIndex
 from archmem.drift.scan import (
     ScanResult,
-    history_exclusions,
-    history_inclusions,
+    history_pathspecs,
     reader_for,
     scan_history,
 )
@@ -57,11 +56,15 @@ class DriftView:
         self._memory_paths: dict[str, str | None] = {}
 
     @cached_property
+    def _anchor_paths(self) -> list[str]:
+        return self.context.store.anchor_paths()
+
+    @cached_property
     def scan(self) -> ScanResult:
-        anchors = self.context.store.anchor_paths()
+        anchors = self._anchor_paths
         model = self.context.model
-        exclude = history_exclusions(self.thresholds.ignore, anchors)
-        include = history_inclusions([g for e in model.elements for g in model.effective_paths(e.id)], anchors)
+        exclude, include = history_pathspecs(self.context.store, self.thresholds.ignore,
+                                             [g for e in model.elements for g in model.effective_paths(e.id)], anchors)
         reading = self.reading
         reader = reader_for(self.context.repository, exclude=exclude, include=include)
         return scan_history(self.context.store, reader, deepen=reading.deepen, progress=reading.progress,
@@ -236,7 +239,8 @@ class DriftView:
         code (a squash merge, or code committed together with the accept)."""
         baseline, missing = self._place_by_commit(accept)
         index = self.index
-        brought = self._accept_file_commits.get(accept.path or "")
+        places = self._accept_file_commits
+        brought = places.get(accept.path or "") if places is not None else None
         if brought is not None and brought >= index.position(baseline) and index.commit_touches(
                 brought, [accept.element], []):
             return Baseline(index.shas[brought], accept.accepted_at)
@@ -276,17 +280,14 @@ class DriftView:
         return by_time, "this clone does not have it" if descendants is None else "it is not in the history of HEAD"
 
     @cached_property
-    def _accept_file_commits(self) -> Mapping[str, int]:
+    def _accept_file_commits(self) -> FilePlaces | None:
         """Committed accept file → the place in history of the commit that last changed it."""
         if self.context.accept_folder is None or self.scan.head is None or not self.accept_files.accepts:
-            return {}
-        found: dict[str, int] = {}
-        for path, sha in self.head_cache.last_commits(self.context.accept_folder.folder, self.revisions).items():
-            ci = self.index.ordinal(sha)
-            if ci is not None:
-                found[path] = ci
+            return None
+        found = FilePlaces(self.head_cache.last_commits(self.context.accept_folder.folder, self.revisions),
+                           self.index.ordinal)
         self.head_cache.save()
-        return ByPath(found)
+        return found
 
     def report(self, *, since: Mapping[str, Baseline | None] | None = None, reasons: bool = True) -> DriftReport:
         """Each element's drift and the memories to VERIFY with their reasons; without
@@ -304,10 +305,9 @@ class DriftView:
         )
         warnings = [] if since else self.accept_warnings()
         if not reasons:
-            counts = self.context.store.element_memory_counts()
+            documented = self.context.store.documented_elements(e.id for e in self.context.model.elements)
             return DriftReport(
-                elements=elements, verify_ids=self.stale_ids(),
-                documented=sum(1 for e in self.context.model.elements if counts.get(e.id)),
+                elements=elements, verify_ids=self.stale_ids(), documented=len(documented),
                 commits=len(self.scan.commits), warnings=warnings,
             )
         # by when they were written, not by the index's own order: a fresh clone indexes
@@ -324,10 +324,39 @@ class DriftView:
         )
 
     def stale_ids(self) -> list[str]:
-        """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``)."""
-        found = self.checker.stale_ids(self.context.store.memory_scopes(), self._memory_file_commits)
+        """The active memories to VERIFY, without their reasons (``StalenessChecker.stale_ids``),
+        kept in the index while nothing they depend on moved (``drift/verify_cache.py``)."""
+        from archmem.drift import verify_cache
+
+        digest = self._verdict_digest()
+        found = verify_cache.kept_ids(self.context.store, digest) if digest is not None else None
+        if found is None:
+            places = self._memory_file_commits
+            found = self.checker.stale_ids(self.context.store.memory_scopes(), places.every() if places else {})
+            if digest is not None:
+                verify_cache.keep_ids(self.context.store, digest, found)
         self.head_cache.save()
         return found
+
+    def _verdict_digest(self) -> str | None:
+        """What the VERIFY verdicts depend on, in one digest (None: the memories' rows have
+        no signature to vouch for them)."""
+        from dataclasses import asdict
+
+        from archmem.drift.verify_cache import verdict_digest
+
+        context = self.context
+        if context.files_signature is None or self.scan.head is None:
+            return None
+        model, index = context.model, self.index
+        return verdict_digest(
+            files_signature=context.files_signature, head=self.scan.head, commits=len(self.scan.commits),
+            settings=repr(asdict(self.thresholds)),
+            element_paths={e.id: model.effective_paths(e.id) for e in model.elements},
+            sizes={element: self.sizes[element] for element in self.sizes}, missing=self.missing,
+            generated=context.ownership.generated, root=context.repository.root,
+            anchored=[path for path in self._anchor_paths if index.activity(path, 0).commits],
+        )
 
     def accept_warnings(self) -> list[str]:
         """The accept problems, one line each (after ``described`` placed the accepts)."""
@@ -347,17 +376,13 @@ class DriftView:
         )
 
     @cached_property
-    def _memory_file_commits(self) -> Mapping[str, int]:
+    def _memory_file_commits(self) -> FilePlaces | None:
         """Committed memory file → the index in history of the commit that last changed
         it (asked of git: the history cache keeps no change to archmem's own files)."""
         if self.context.memory_folder is None or self.scan.head is None:
-            return {}
-        found: dict[str, int] = {}
-        for path, sha in self.head_cache.last_commits(self.context.memory_folder, self.revisions).items():
-            ci = self.index.ordinal(sha)
-            if ci is not None:
-                found[path] = ci
-        return ByPath(found)
+            return None
+        return FilePlaces(self.head_cache.last_commits(self.context.memory_folder, self.revisions),
+                          self.index.ordinal)
 
     def _memory_commit(self, memory: Memory) -> int | None:
         if not self._memory_file_commits:
@@ -365,7 +390,7 @@ class DriftView:
         if memory.id not in self._memory_paths:
             self._memory_paths[memory.id] = self.context.store.path_of(memory.id)
         path = self._memory_paths[memory.id]
-        return self._memory_file_commits.get(path) if path else None
+        return self._memory_file_commits.get(path) if path and self._memory_file_commits else None
 
     def _read_memory_paths(self, memories: Sequence[Memory]) -> None:
         """The files of many memories in one query, before their staleness is asked one

@@ -89,6 +89,19 @@ def current_head(start: Path) -> str | None:
     return result.stdout.decode().strip() or None
 
 
+def index_file(start: Path) -> Path | None:
+    """git's index file (the staging area) of the checkout holding ``start``; None when
+    the layout is not a plain one (``read``)."""
+    if any(name in os.environ for name in _MOVED_BY):
+        return None
+    try:
+        top = _top(Path(start).resolve())
+        git_dir = _git_dir(top) if top is not None else None
+    except (OSError, UnicodeDecodeError):
+        return None
+    return git_dir / "index" if git_dir is not None else None
+
+
 def _top(start: Path) -> Path | None:
     """The nearest folder at or above ``start`` holding ``.git`` (None: none, or one
     that belongs to another user, which git would refuse as dubious)."""

@@ -59,6 +59,8 @@ class FolderState(Value):
     uncommitted: list[str]
     clean: bool
     """git lists nothing below the folder: every file there is as the tree holds it."""
+    untracked: bool = False
+    """git listed a file there that it does not track (new, or ignored)."""
 
 
 @dataclass(repr=False, eq=False)
@@ -229,16 +231,19 @@ class Repository(Record):
         return result.stdout.decode().split() if result.returncode == 0 else []
 
     def uncommitted(self, folder: str) -> list[str]:
-        """Files below ``folder`` that are new or changed against HEAD (not yet shared)."""
+        """Files below ``folder`` that are new or changed against HEAD (not yet shared).
+        git is told not to write its refreshed index back: a reading command leaves the
+        checkout as it found it (and git's index file, which sync's quiet look watches)."""
         if not self.is_git:
             return []
-        result = self._git("status", "--porcelain", "-z", "--untracked-files=all", "--", folder, check=False)
+        result = self._git("--no-optional-locks", "status", "--porcelain", "-z", "--untracked-files=all", "--", folder,
+                           check=False)
         if result.returncode != 0:
             return []
         entries = result.stdout.decode("utf-8", errors="surrogateescape").split("\0")
         return [entry[3:] for entry in entries if len(entry) > 3]
 
-    def folder_state(self, folder: str) -> FolderState | None:
+    def folder_state(self, folder: str, *, untracked: bool = True, tree: str | None = None) -> FolderState | None:
         """What changed below ``folder``, from one ``git status`` (see ``FolderState``);
         None outside git or when git fails.
 
@@ -246,16 +251,21 @@ class Repository(Record):
         folder leaves it as it was) and each path git lists as differing from it there
         (staged, changed, deleted, untracked, ignored) with its size and mtime. git tells
         the other files unchanged from its index's stat cache, in C (and its fsmonitor
-        where one is set up), so nothing here stats them."""
+        where one is set up), so nothing here stats them. Without ``untracked`` git looks
+        only at the files it tracks (the caller knows no other file is there: the same
+        listing, for half the work); ``tree``, when the caller knows it for HEAD, spares
+        asking git for it."""
         if not self.is_git:
             return None
+        listing = ("--untracked-files=all", "--ignored=traditional") if untracked else ("--untracked-files=no",)
         result = self._git(
             "--no-optional-locks", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z",
-            "--untracked-files=all", "--ignored=traditional", "--", folder, check=False,
+            *listing, "--", folder, check=False,
         )
         if result.returncode != 0:
             return None
-        tree = self.folder_tree(folder)
+        if tree is None:
+            tree = self.folder_tree(folder)
         top = os.fsencode(_top_level(self.root))
         digest = hashlib.sha256(b"%s\0" % (tree or "-").encode())
         digest.update(result.stdout)
@@ -268,7 +278,25 @@ class Repository(Record):
                 digest.update(b"-\0")
             if kind is not None:
                 uncommitted.append(path.decode("utf-8", errors="surrogateescape"))
-        return FolderState(digest.hexdigest(), tree, uncommitted, not result.stdout)
+        listed_untracked = any(record[:1] in (b"?", b"!") for record in result.stdout.split(b"\0"))
+        return FolderState(digest.hexdigest(), tree, uncommitted, not result.stdout, listed_untracked)
+
+    def checkout_stamp(self) -> str | None:
+        """HEAD's commit and the size and mtime of git's index file, read from the
+        ``.git`` files without starting git: while it holds, no commit, checkout, pull or
+        staging happened (None outside git, or where git must be asked)."""
+        if not self.is_git:
+            return None
+        from archmem.git.checkout import index_file, read
+
+        found, index = read(self.root), index_file(self.root)
+        if found is None or index is None:
+            return None
+        try:
+            info = os.stat(index)
+        except OSError:
+            return None
+        return f"{found.head} {info.st_size} {info.st_mtime_ns}"
 
     def folder_tree(self, folder: str) -> str | None:
         """The id of ``folder``'s tree in HEAD (None without commits, or when HEAD has no
@@ -319,7 +347,7 @@ class Repository(Record):
         each cost a process before."""
         if self._listed is None:
             self._listed = self._git("ls-files", "-s", "-z", "--cached", "--others", "--exclude-standard",
-                                     *_NOT_STATE, check=False)
+                                     f"--exclude=/{_STATE}/", *_NOT_STATE, check=False)
         return self._listed
 
     def _git_files(self) -> list[str]:
@@ -342,9 +370,12 @@ class Repository(Record):
         return found
 
 
-_NOT_STATE = ("--", ".", ":(exclude).archmem")
+_STATE = ".archmem"
+_NOT_STATE = ("--", ".", f":(exclude){_STATE}")
 """Pathspecs that leave archmem's own folder out of a listing: its thousands of memory
-files are no one's code, and listing them made every command grow with the memories."""
+files are no one's code, and listing them made every command grow with the memories.
+(A pathspec filters what git found; the listing's ``--exclude`` of the same folder keeps
+git from walking it for untracked files at all.)"""
 
 
 def _is_state(path: str) -> bool:

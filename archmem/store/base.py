@@ -187,6 +187,10 @@ class Store(Protocol):
     def element_memory_counts(self) -> dict[str, int]:
         """Active memories per element id."""
 
+    def documented_elements(self, element_ids: Iterable[str]) -> set[str]:
+        """Those of ``element_ids`` that an active memory is about (each asks for one
+        memory, not a count of them all)."""
+
     def memory_scopes(self) -> list[tuple[str, str, tuple[str, ...], tuple[str, ...], str | None]]:
         """(id, last confirmed as stored, elements, anchors, file) of every active memory,
         without making a ``Memory``: what counting the ones to VERIFY needs."""

@@ -255,10 +255,13 @@ class MemoryFileIndex:
 
     def forks(self) -> dict[str, list[str]]:
         """{memory id: the ids of its successors} where more than one supersedes it (an
-        archived successor was retired on purpose and ends the fork)."""
+        archived successor was retired on purpose and ends the fork). Every recall asks:
+        the memories superseded more than once are found in the index of ``supersedes``
+        alone, and only their successors' rows are read and ordered."""
         rows = self._execute(
             "SELECT supersedes, json_group_array(id) FROM (SELECT supersedes, id FROM memories "
-            "WHERE supersedes IS NOT NULL AND file_status != 'archived' ORDER BY created_at, id) "
+            "WHERE supersedes IN (SELECT supersedes FROM memories WHERE supersedes IS NOT NULL "
+            "GROUP BY supersedes HAVING COUNT(*) > 1) AND file_status != 'archived' ORDER BY created_at, id) "
             "GROUP BY supersedes HAVING COUNT(*) > 1"
         ).fetchall()
         return {row[0]: json.loads(row[1]) for row in rows}

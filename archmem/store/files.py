@@ -91,6 +91,14 @@ class MemoryFolder(Record):
         """``stamps`` of the git-ignored private folder alone (git knows nothing of it)."""
         return self._stamps(self.private)
 
+    def directory_stamps(self) -> dict[str, int]:
+        """{folder: mtime_ns} of the committed folder and of every folder below it (hidden
+        ones too): a file added, removed or renamed in a folder moves its mtime, so while
+        none moved, no file came or went there (an edit in place moves none)."""
+        found: dict[str, int] = {}
+        _directories(self.shared, self.relative(self.shared), found)
+        return found
+
     def scan_paths(self, paths: Iterable[str]) -> dict[str, FileStat]:
         """``scan`` of just these paths (the files a pull changed): those that are memory
         files there now, as the full scan would find them."""
@@ -197,3 +205,23 @@ def _holds_file(folder: Path | str) -> bool:
             if entry.is_dir(follow_symlinks=False) and _holds_file(entry.path):
                 return True
     return False
+
+
+def _directories(folder: str | Path, rel: str, found: dict[str, int]) -> None:
+    try:
+        found[rel] = os.stat(folder).st_mtime_ns
+        entries = os.scandir(folder)
+    except OSError:
+        return
+    with entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                _directories(entry.path, f"{rel}/{entry.name}", found)
+
+
+def directories_unchanged(root: Path, stamps: dict[str, int]) -> bool:
+    """Do the folders of ``directory_stamps`` (relative to ``root``) all still have those mtimes?"""
+    try:
+        return all(os.stat(root / rel).st_mtime_ns == mtime for rel, mtime in stamps.items())
+    except OSError:
+        return False

@@ -347,7 +347,8 @@ class WorkspaceCore:
 
         report = sync_from_files(store, self.memory_folder, lambda: self.model_or_empty,
                                  signature=self.repository.folder_state,
-                                 tree_changes=self.repository.tree_changes)
+                                 tree_changes=self.repository.tree_changes,
+                                 checkout_stamp=self.repository.checkout_stamp)
         self._export_index_accepts(store)
         return report
 

@@ -69,6 +69,7 @@ class DriftOps(WorkspaceCore):
             store=self.store, repository=self.repository, model=self.model, ownership=self.ownership,
             config=self._drift_config, clock=self.clock, memory_folder=self.config.store.memories,
             accept_folder=self.accept_folder,
+            files_signature=self.last_sync.signature if self.last_sync is not None and not self._writing else None,
         )
         return DriftView(context, HistoryReading(deepen, progress or self.history_progress, budget))
 
