@@ -222,11 +222,18 @@ def test_a_rebuild_lists_and_stats_the_files_once(tmp_path: Path, monkeypatch: p
 
 def test_a_rebuild_writes_the_word_index_in_one_statement(tmp_path: Path, watch: Watch):
     """Into an empty index the words of every memory go in at the end, in one statement
-    (one segment for FTS5 to merge, not one a chunk of 500 files: 600 files ran two)."""
+    (one segment for FTS5 to merge, not one a chunk of 500 files: 600 files ran two), once
+    the chains are derived: the words of a memory superseded or archived are not written
+    to be deleted again (600 files: 22 word-index pages written, now 18)."""
     root = build(tmp_path / "repo", 600)
     watch.calls.clear()
+    watch.traced.clear()
     rebuild(root)
     assert sum(1 for sql in watch.calls if sql.startswith("INSERT INTO memory_fts")) == 1
+    traced = [sql.strip() for sql in watch.traced]
+    words = next(i for i, sql in enumerate(traced) if sql.startswith("INSERT INTO memory_fts (rowid"))
+    chains = [i for i, sql in enumerate(traced) if sql.startswith("UPDATE memories SET status")]
+    assert chains and chains[0] < words
 
 
 def test_a_rebuild_with_two_files_for_one_id_indexes_its_words_once(tmp_path: Path, watch: Watch):

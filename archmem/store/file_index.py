@@ -191,8 +191,9 @@ class MemoryFileIndex:
         rebuild), the secondary indexes of the tables the files fill are dropped and made
         again, from their own definitions, once the rows are in (sorting once is cheaper
         than keeping each index in order row by row), and the word index is written in
-        one statement at the end (one segment to merge, not one a chunk). One
-        transaction: a crash leaves the index as it was."""
+        one statement at the end (one segment to merge, not one a chunk), after the chains
+        are derived (no words written for a memory superseded meanwhile, to be deleted
+        again). One transaction: a crash leaves the index as it was."""
         with self.transaction():
             if self._execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None:
                 yield
@@ -208,10 +209,11 @@ class MemoryFileIndex:
                 yield
             finally:
                 self._words_deferred = False
-            # a memory updated meanwhile (two files, one id) had its words written by the trigger
-            self._execute(_WORDS_OF.format(rows="seq NOT IN (SELECT rowid FROM memory_fts)"))
             for _, sql in indexes:
                 self._execute(sql)
+            self.derive_chains()  # first: a memory superseded or archived gets no words to delete again
+            # a memory updated meanwhile (two files, one id) had its words written by the trigger
+            self._execute(_WORDS_OF.format(rows="seq NOT IN (SELECT rowid FROM memory_fts)"))
 
     def forget_memory(self, memory_id: str) -> None:
         """Drop a memory whose file is gone from the index: links to it become pending
