@@ -155,15 +155,15 @@ def parse_memory(text: str) -> ParsedFile:
     decoded value is scanned for credentials again (escapes and folds hide them from the
     first scan) before any value is judged. Errors quote the file's own text, never a
     value built from it."""
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+    if len(text) * 4 > MAX_FILE_BYTES and len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:  # 4 bytes a char at most
         raise MemoryFileError(f"the file is over {MAX_FILE_BYTES:,} bytes, the most a memory file holds",
                               rule="unreadable")
     if "\x00" in text:
         raise MemoryFileError("the file holds a NUL byte: it is not text", rule="unreadable")
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    joined = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = joined.split("\n")
     from archmem.memory.secrets import find_secret  # only when a file is read: its patterns cost each import
 
-    joined = "\n".join(lines)
     found = find_secret(joined)
     if found is not None:
         raise MemoryFileError(f"looks like a credential ({found.kind}); {SECRET_ADVICE}", found.line, found.column,
