@@ -259,3 +259,17 @@ def test_a_rebuild_with_two_files_for_one_id_indexes_its_words_once(tmp_path: Pa
     finally:
         db.close()
     assert words == (active, active)
+
+
+def test_reading_a_valid_file_looks_for_no_key_line():
+    """Where each front-matter key stands is for messages (an error, a warning, ``check``):
+    a file read without one does not look for it (a regular expression a line was a sixth
+    of reading a valid file); asked, it is there."""
+    from archmem.memory.file_format import parse_memory
+
+    parsed = parse_memory(render_memory(memory(3)))
+    assert parsed.source is not None and "keys" not in vars(parsed.source)
+    assert parsed.lines["id"] == 2 and parsed.lines["kind"] > 2
+    warned = parse_memory(render_memory(memory(3)).replace("kind:", "colour: red\nkind:", 1))
+    assert [message for _, message in warned.warnings] == ["unknown key 'colour' is ignored"]
+    assert warned.warnings[0][0] == warned.lines["colour"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from archmem.clock import TimeRangeError, format_time, parse_time
@@ -65,8 +66,14 @@ class ParsedFile(Record):
 
     memory: Memory
     warnings: list[tuple[int, str]] = field(default_factory=list)
-    lines: dict[str, int] = field(default_factory=dict)
-    """The line each front-matter key stands on (for messages about it)."""
+    source: _FrontSource | None = None
+    """The file's lines, for ``lines``."""
+
+    @property
+    def lines(self) -> dict[str, int]:
+        """The line each front-matter key stands on (for messages about it), worked out
+        when asked: a sync reading every file never asks."""
+        return self.source.keys if self.source is not None else {}
 
 
 # ---- writing -------------------------------------------------------------------------
@@ -195,10 +202,12 @@ class _FrontSource(Record):
     lines: list[str]
     end: int
     """The index of the closing ``---`` line."""
-    keys: dict[str, int] = field(default_factory=dict)
 
-    def __post_init__(self) -> None:
-        self.keys = {
+    @cached_property
+    def keys(self) -> dict[str, int]:
+        """{key: its line}, found when first asked (an error, a warning, ``check``): a
+        regular expression a line of every file was a sixth of reading a valid one."""
+        return {
             match.group(1): number
             for number, line in enumerate(self.lines[1 : self.end], start=2)
             if (match := _KEY.match(line))
@@ -235,13 +244,13 @@ def _check_decoded_secrets(front: dict[str, Any], source: _FrontSource) -> None:
 
 
 def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int) -> ParsedFile:
-    fail, written, key_lines = source.fail, source.written, source.keys
+    fail, written = source.fail, source.written
     warnings: list[tuple[int, str]] = []
     for key in front:
         if key not in FIELDS:
             near = closest(str(key), list(FIELDS))
             hint = f"; did you mean {near[0]!r}?" if near else ""
-            warnings.append((key_lines.get(str(key), 1), f"unknown key {key[:MAX_QUOTED_CHARS]!r} is ignored{hint}"))
+            warnings.append((source.keys.get(str(key), 1), f"unknown key {key[:MAX_QUOTED_CHARS]!r} is ignored{hint}"))
     for required in ("id", "kind", "created"):
         if front.get(required) in (None, ""):
             raise MemoryFileError(f"the front matter has no {required!r}", 2)
@@ -255,7 +264,7 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
                    + f" (one of {', '.join(MEMORY_KINDS)})")
     status = _optional_text(front, "status", fail) or "active"
     if status == "superseded":
-        warnings.append((key_lines.get("status", 1),
+        warnings.append((source.keys.get("status", 1),
                          "'status: superseded' is not written: a memory is superseded when another supersedes it"))
         status = "active"
     elif status not in FILE_STATUSES:
@@ -275,7 +284,7 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
     confirm_reason = _one_line(front, "confirm_reason", source) if confirmed else None
     for key in ("confirmed_by", "confirm_reason"):
         if front.get(key) not in (None, "") and confirmed is None:
-            warnings.append((key_lines.get(key, 1), f"{key!r} without 'confirmed' is ignored: it says who and "
+            warnings.append((source.keys.get(key, 1), f"{key!r} without 'confirmed' is ignored: it says who and "
                                                     "why of a confirmation"))
     try:
         memory = Memory(
@@ -298,7 +307,7 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
         )
     except ValueError as exc:  # a kind or status the checks above let through: a bug, said as a file error
         raise MemoryFileError(f"invalid memory ({exc})", 2) from None
-    return ParsedFile(memory, warnings, key_lines)
+    return ParsedFile(memory, warnings, source)
 
 
 def _load_front_matter(text: str) -> tuple[dict[str, Any], bool]:
