@@ -9,8 +9,10 @@ written), so what is timed is what a user or an agent's hook pays on every call.
 three commands are run in turn, ``--runs`` times each, interleaved so a busy machine
 slows them alike; printed are the minimum and the median of each and the ratios of the
 medians to bare Python (aim: recall ≤ 5×, goal 3×), in wall time and in processor time
-(the command's own and that of the git processes it waits for). ``--imports`` adds the slowest
-imports of one recall (``python -X importtime``), summed per top-level package.
+(the command's own and that of the git processes it waits for). A fourth command times the
+floor of any command built like recall: a Python that imports the standard modules and click
+that one recall imports, and nothing of archmem's. ``--imports`` adds the slowest imports of
+one recall (``python -X importtime``), summed per top-level package.
 """
 
 from __future__ import annotations
@@ -61,6 +63,19 @@ def import_shares(command: list[str], cwd: Path, top: int = 12) -> list[tuple[st
     return sorted(spent.items(), key=lambda item: -item[1])[:top]
 
 
+def imported_outside_archmem(command: list[str], cwd: Path) -> list[str]:
+    """The modules besides archmem's that ``command`` (``python -m archmem …``) leaves
+    imported and a bare interpreter does not: what any command doing its job imports."""
+    probe = ("import runpy, sys; before = set(sys.modules); sys.argv = ['archmem', *sys.argv[1:]]\n"
+             "try:\n    runpy.run_module('archmem', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             "sys.stderr.write('\\n' + ' '.join(sorted(set(sys.modules) - before)))")
+    found = subprocess.run([command[0], "-c", probe, *command[3:]], cwd=cwd, env=ENV,
+                           capture_output=True, text=True, check=True).stderr
+    names = found.strip().splitlines()[-1].split()
+    return [name for name in names if name.split(".")[0] not in ("archmem", "runpy")
+            and not name.startswith("typing.")]  # typing.io and typing.re: typing's aliases, not modules
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
@@ -79,6 +94,10 @@ def main() -> None:
         print(f"demo in {root} (task of the demo: {TASK!r})")
         for command in commands.values():  # warm: index, history cache, byte code
             timed(command, root)
+        needed = imported_outside_archmem(commands[f"archmem recall {args.task!r}"], root)
+        commands = {**dict(list(commands.items())[:2]),
+                    "its modules, not archmem's": [python, "-c", "import " + ", ".join(needed)],
+                    f"archmem recall {args.task!r}": commands[f"archmem recall {args.task!r}"]}
         times: dict[str, list[float]] = {name: [] for name in commands}
         cpu: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(args.runs):
@@ -97,6 +116,9 @@ def main() -> None:
         recall = statistics.median(times[last]) / floor
         print(f"recall against bare python: {recall:.1f}× wall, {statistics.median(cpu[last]) / cpu_floor:.1f}× "
               "processor time (aim ≤ 5×, goal 3×)")
+        needs = statistics.median(times["its modules, not archmem's"])
+        print(f"recall against a python importing the {len(needed)} standard and click modules it uses: "
+              f"{statistics.median(times[last]) / needs:.1f}× wall (those alone: {needs / floor:.1f}× bare python)")
         if args.imports:
             print("imports of one recall, ms (self time, per package; archmem per module):")
             for name, spent in import_shares(commands[list(commands)[-1]], root):
