@@ -263,8 +263,8 @@ def test_a_rebuild_with_two_files_for_one_id_indexes_its_words_once(tmp_path: Pa
 
 def test_reading_a_valid_file_looks_for_no_key_line():
     """Where each front-matter key stands is for messages (an error, a warning, ``check``):
-    a file read without one does not look for it (a regular expression a line was a sixth
-    of reading a valid file); asked, it is there."""
+    a file read without one does not look for it (a regular expression a front-matter
+    line); asked, it is there."""
     from archmem.memory.file_format import parse_memory
 
     parsed = parse_memory(render_memory(memory(3)))

@@ -205,8 +205,8 @@ class _FrontSource(Record):
 
     @cached_property
     def keys(self) -> dict[str, int]:
-        """{key: its line}, found when first asked (an error, a warning, ``check``): a
-        regular expression a line of every file was a sixth of reading a valid one."""
+        """{key: its line}, found when first asked (an error, a warning, ``check``), not
+        for every file a sync reads (about 3% of parsing 10,000 valid files)."""
         return {
             match.group(1): number
             for number, line in enumerate(self.lines[1 : self.end], start=2)
