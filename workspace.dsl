@@ -147,7 +147,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                 }
                 memoryfiles = component "Memory files" "One Markdown file per memory (the truth in git), the one writer of those files, and the sync that indexes them." {
                     properties {
-                        "archmem.paths" "archmem/memory/file_format.py, archmem/memory/files.py, archmem/memory/sync.py"
+                        "archmem.paths" "archmem/memory/file_format.py, archmem/memory/files.py, archmem/memory/sync.py, archmem/memory/folder_signature.py"
                     }
                 }
                 teamfiles = component "Check and merge" "archmem check's rules over the memory files (forks, clashes, links, secrets), and the three-way merge of one memory file." {

@@ -52,7 +52,8 @@ RECALL_MODULES = {
     # the memory files: read, checked for secrets, linked
     "archmem.memory", "archmem.memory.types", "archmem.memory.fields", "archmem.memory.file_format",
     "archmem.memory.kinds", "archmem.memory.lifecycle", "archmem.memory.linking", "archmem.memory.links",
-    "archmem.memory.sync", "archmem.memory.text", "archmem.memory.files", "archmem.memory.restatement",
+    "archmem.memory.sync", "archmem.memory.folder_signature", "archmem.memory.text", "archmem.memory.files",
+    "archmem.memory.restatement",
 }
 """Not the secret patterns: they are compiled when a memory is written or a file read."""
 

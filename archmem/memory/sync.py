@@ -1,16 +1,14 @@
 """Bring the local index up to date with the memory files (the truth, shared through git).
 
-Runs on every open. A large folder in git is known unchanged by its signature: its tree
-in HEAD, and the files git says differ from it (git compares the others with its index's
-stat cache), only those stat-ed (``Repository.folder_state``); the signature the last
-sync saw is kept in the index, so a commit that does not touch the folder costs nothing.
-Where git last listed no untracked file there and HEAD, git's index file and the folder's
-directories have not moved since, git is asked about its tracked files alone (``_QUIET``).
-When only commits moved the folder (a pull, a checkout: git listed nothing else there
-before or now), git names the files that differ between its trees, and only those are
-stat-ed, read and compared with their rows. Otherwise, unchanged files are recognized
-by size and mtime without being read; a changed one is hashed, and parsed only when its bytes changed (a checkout that touched
-it without changing it costs a read). A file that cannot be read as a memory is reported
+Runs on every open. A large folder in git is known unchanged by its signature
+(``memory/folder_signature.py``): its tree in HEAD, and the files git says differ from it
+(git compares the others with its index's stat cache), only those stat-ed; the signature
+the last sync saw is kept in the index, so a commit that does not touch the folder costs
+nothing. When only commits moved the folder (a pull, a checkout: git listed nothing else
+there before or now), git names the files that differ between its trees, and only those
+are stat-ed, read and compared with their rows. Otherwise, unchanged files are recognized
+by size and mtime without being read; a changed one is hashed, and parsed only when its
+bytes changed (a checkout that touched it without changing it costs a read). A file that cannot be read as a memory is reported
 with its path and line and skipped: the rest of the memories work, and what the index
 already held for that file stays until the file is fixed. Nothing here writes a memory
 file, with one exception: an index from before the files, whose memories exist nowhere
@@ -20,11 +18,9 @@ else, has them written out once (``archmem.memory.files``, the one writer).
 from __future__ import annotations
 
 import hashlib
-import json
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from archmem.clock import system_clock
 from archmem.errors import ArchmemError
@@ -36,6 +32,16 @@ from archmem.memory.file_format import (
     read_memory_file,
 )
 from archmem.memory.files import MemoryFiles, revised
+from archmem.memory.folder_signature import (
+    PRIVATE,
+    TREE,
+    CheckoutStamp,
+    FolderSignature,
+    Signature,
+    TreeChanges,
+    pulled_paths,
+    shared_state,
+)
 from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
 from archmem.memory.linking import (
     LinkTargets,
@@ -47,7 +53,7 @@ from archmem.memory.linking import (
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
 from archmem.store.base import FiledMemory, FileRow, Store
-from archmem.store.files import FileStat, MemoryFolder, content_sha, directories_unchanged
+from archmem.store.files import FileStat, MemoryFolder, content_sha
 from archmem.values import Record, Value
 
 
@@ -102,67 +108,6 @@ _SIGNATURE = "files_signature"
 _CHUNK = 500
 """Memories read back at once to store their links."""
 
-class FolderState(Protocol):
-    """What git says of the committed folder (``Repository.folder_state``)."""
-
-    @property
-    def digest(self) -> str:
-        """Changes whenever a file below the folder may have."""
-
-    @property
-    def tree(self) -> str | None:
-        """The folder's tree in HEAD."""
-
-    @property
-    def uncommitted(self) -> list[str]:
-        """Its files that are new or changed against HEAD."""
-
-    @property
-    def clean(self) -> bool:
-        """Every file below it is as its tree holds it."""
-
-    @property
-    def untracked(self) -> bool:
-        """git listed a file below it that it does not track (new, or ignored)."""
-
-
-class FolderSignature(Protocol):
-    """A repository folder → its state, None when git cannot say (``Repository.folder_state``):
-    without ``untracked``, of the files git tracks alone; ``tree``, the folder's tree in
-    HEAD when the caller knows it."""
-
-    def __call__(self, folder: str, *, untracked: bool = True, tree: str | None = None) -> FolderState | None: ...
-
-
-CheckoutStamp = Callable[[], "str | None"]
-"""HEAD and git's index file as they are now (``Repository.checkout_stamp``), None when unknown."""
-TreeChanges = Callable[[str, str], "list[str] | None"]
-"""Two trees → the paths inside them that differ, None when git cannot say."""
-_TREE = "files_tree"
-"""The committed folder's tree at the last sync, when git listed nothing else there."""
-_PRIVATE = "files_private"
-_QUIET = "files_quiet"
-"""The last full ``git status`` of the committed folder that listed no file git does not
-track: the checkout's stamp then, the folder's directories with their mtimes (taken before
-git looked) and its tree. While all three hold, no file came or went there and no commit
-or staging happened, so git is asked about its tracked files alone (an edit in place is
-still seen: git stats each of them) and not for the tree."""
-SETTLED_NS = 2_000_000_000
-"""A directory changed this recently is not trusted to show the next change in its mtime
-(a file system's clock ticks coarser than nanoseconds): its folder is listed in full."""
-
-
-@dataclass(frozen=True, repr=False, eq=False)
-class _Signature(Value):
-    """Both folders as an open found them: what the index keeps to know the next open's
-    folders unchanged, or moved only by commits."""
-
-    digest: str
-    tree: str | None
-    """The committed folder's tree, when it holds every file there (git lists no other)."""
-    private: str
-
-
 def sync_from_files(
     store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel],
     *, signature: FolderSignature | None = None, tree_changes: TreeChanges | None = None,
@@ -173,15 +118,15 @@ def sync_from_files(
     seen = _files_signature(store, folder, signature, report, checkout_stamp)
     kept = store.meta(_SIGNATURE)
     if seen is None or kept != seen.digest:
-        paths = _pulled_paths(store, folder, seen, tree_changes) if seen is not None else None
+        paths = pulled_paths(store, folder, seen, tree_changes) if seen is not None else None
         _index_changed_files(store, folder, model, report, paths)
         if seen is None:
             if kept is not None:
                 store.set_meta(_SIGNATURE, None)
         else:
             store.set_meta(_SIGNATURE, seen.digest)
-            store.set_meta(_TREE, seen.tree)
-            store.set_meta(_PRIVATE, seen.private)
+            store.set_meta(TREE, seen.tree)
+            store.set_meta(PRIVATE, seen.private)
     report.signature = seen.digest if seen is not None else None
     if store.meta("files_export") == "pending":
         # after indexing: files an export killed before its COMMIT left are taken as they are,
@@ -196,62 +141,19 @@ def sync_from_files(
 def _files_signature(
     store: Store, folder: MemoryFolder, signature: FolderSignature | None, report: SyncReport,
     checkout_stamp: CheckoutStamp | None = None,
-) -> _Signature | None:
+) -> Signature | None:
     """Both folders' signature: git's for the committed one, the stamps of the private
     one (git ignores it); None when the folder is small or git cannot say. The files
     git lists as not committed go into ``report``."""
     if signature is None or store.file_count() < SIGNATURE_FROM:
         return None
-    shared = _shared_state(store, folder, signature, checkout_stamp() if checkout_stamp is not None else None)
+    shared = shared_state(store, folder, signature, checkout_stamp() if checkout_stamp is not None else None)
     if shared is None:
         return None
     report.uncommitted = shared.uncommitted
     private = hashlib.sha256(repr(sorted(folder.private_stamps().items())).encode("utf-8", "surrogateescape"))
     digest = hashlib.sha256(f"{shared.digest}\0{private.hexdigest()}".encode())
-    return _Signature(digest.hexdigest(), shared.tree if shared.clean else None, private.hexdigest())
-
-
-def _shared_state(
-    store: Store, folder: MemoryFolder, signature: FolderSignature, stamp: str | None
-) -> FolderState | None:
-    """git's state of the committed folder: of its tracked files alone while nothing else
-    can be there (``_QUIET``), else in full (and then, when git listed no other file, what
-    lets the next open ask less)."""
-    rel = folder.relative(folder.shared)
-    try:
-        kept = json.loads(store.meta(_QUIET) or "null")
-    except ValueError:
-        kept = None
-    if (stamp is not None and isinstance(kept, dict) and kept.get("checkout") == stamp
-            and isinstance(kept.get("dirs"), dict) and directories_unchanged(folder.root, kept["dirs"])):
-        return signature(rel, untracked=False, tree=str(kept["tree"]))
-    before = time.time_ns() - SETTLED_NS
-    dirs = folder.directory_stamps() if stamp is not None else {}
-    shared = signature(rel)
-    quiet = None
-    if (shared is not None and stamp is not None and shared.tree is not None and not shared.untracked
-            and rel in dirs and all(mtime < before for mtime in dirs.values())):
-        quiet = json.dumps({"checkout": stamp, "dirs": dirs, "tree": shared.tree}, separators=(",", ":"))
-    if quiet is not None or kept is not None:
-        store.set_meta(_QUIET, quiet)
-    return shared
-
-
-def _pulled_paths(
-    store: Store, folder: MemoryFolder, seen: _Signature, tree_changes: TreeChanges | None
-) -> set[str] | None:
-    """The files to look at when only commits moved the committed folder (a pull, a
-    checkout): what git says differs between its tree then and now, and the files that
-    failed before (their duplicate may be gone); None when anything else may have
-    changed (then every file is compared)."""
-    then = store.meta(_TREE)
-    if tree_changes is None or then is None or seen.tree is None or store.meta(_PRIVATE) != seen.private:
-        return None
-    changed = tree_changes(then, seen.tree)
-    if changed is None:
-        return None
-    prefix = folder.relative(folder.shared).rstrip("/") + "/"
-    return {prefix + path for path in changed} | {row.path for row in store.file_problems()}
+    return Signature(digest.hexdigest(), shared.tree if shared.clean else None, private.hexdigest())
 
 
 def _index_changed_files(

@@ -1,0 +1,126 @@
+"""The memory folder's signature: how an open knows, by asking git, that the committed
+memory folder did not change, or moved only by commits (``memory/sync.py`` keeps the
+signature the last open saw, and reads only what it says changed).
+
+The committed folder's state is git's (``Repository.folder_state``): its tree in HEAD and
+the files that differ from it. Where git last listed no untracked file there and HEAD,
+git's index file and the folder's directories have not moved since, git is asked about
+its tracked files alone (``QUIET``). When only commits moved the folder, git names the
+files that differ between its trees then and now (``pulled_paths``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from archmem.store.base import Store
+from archmem.store.files import MemoryFolder, directories_unchanged
+from archmem.values import Value
+
+
+class FolderState(Protocol):
+    """What git says of the committed folder (``Repository.folder_state``)."""
+
+    @property
+    def digest(self) -> str:
+        """Changes whenever a file below the folder may have."""
+
+    @property
+    def tree(self) -> str | None:
+        """The folder's tree in HEAD."""
+
+    @property
+    def uncommitted(self) -> list[str]:
+        """Its files that are new or changed against HEAD."""
+
+    @property
+    def clean(self) -> bool:
+        """Every file below it is as its tree holds it."""
+
+    @property
+    def untracked(self) -> bool:
+        """git listed a file below it that it does not track (new, or ignored)."""
+
+
+class FolderSignature(Protocol):
+    """A repository folder → its state, None when git cannot say (``Repository.folder_state``):
+    without ``untracked``, of the files git tracks alone; ``tree``, the folder's tree in
+    HEAD when the caller knows it."""
+
+    def __call__(self, folder: str, *, untracked: bool = True, tree: str | None = None) -> FolderState | None: ...
+
+
+CheckoutStamp = Callable[[], "str | None"]
+"""HEAD and git's index file as they are now (``Repository.checkout_stamp``), None when unknown."""
+TreeChanges = Callable[[str, str], "list[str] | None"]
+"""Two trees → the paths inside them that differ, None when git cannot say."""
+TREE = "files_tree"
+"""The committed folder's tree at the last sync, when git listed nothing else there."""
+PRIVATE = "files_private"
+QUIET = "files_quiet"
+"""The last full ``git status`` of the committed folder that listed no file git does not
+track: the checkout's stamp then, the folder's directories with their mtimes (taken before
+git looked) and its tree. While all three hold, no file came or went there and no commit
+or staging happened, so git is asked about its tracked files alone (an edit in place is
+still seen: git stats each of them) and not for the tree."""
+SETTLED_NS = 2_000_000_000
+"""A directory changed this recently is not trusted to show the next change in its mtime
+(a file system's clock ticks coarser than nanoseconds): its folder is listed in full."""
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class Signature(Value):
+    """Both folders as an open found them: what the index keeps to know the next open's
+    folders unchanged, or moved only by commits."""
+
+    digest: str
+    tree: str | None
+    """The committed folder's tree, when it holds every file there (git lists no other)."""
+    private: str
+
+
+def shared_state(
+    store: Store, folder: MemoryFolder, signature: FolderSignature, stamp: str | None
+) -> FolderState | None:
+    """git's state of the committed folder: of its tracked files alone while nothing else
+    can be there (``QUIET``), else in full (and then, when git listed no other file, what
+    lets the next open ask less)."""
+    rel = folder.relative(folder.shared)
+    try:
+        kept = json.loads(store.meta(QUIET) or "null")
+    except ValueError:
+        kept = None
+    if (stamp is not None and isinstance(kept, dict) and kept.get("checkout") == stamp
+            and isinstance(kept.get("dirs"), dict) and directories_unchanged(folder.root, kept["dirs"])):
+        return signature(rel, untracked=False, tree=str(kept["tree"]))
+    before = time.time_ns() - SETTLED_NS
+    dirs = folder.directory_stamps() if stamp is not None else {}
+    shared = signature(rel)
+    quiet = None
+    if (shared is not None and stamp is not None and shared.tree is not None and not shared.untracked
+            and rel in dirs and all(mtime < before for mtime in dirs.values())):
+        quiet = json.dumps({"checkout": stamp, "dirs": dirs, "tree": shared.tree}, separators=(",", ":"))
+    if quiet is not None or kept is not None:
+        store.set_meta(QUIET, quiet)
+    return shared
+
+
+def pulled_paths(
+    store: Store, folder: MemoryFolder, seen: Signature, tree_changes: TreeChanges | None
+) -> set[str] | None:
+    """The files to look at when only commits moved the committed folder (a pull, a
+    checkout): what git says differs between its tree then and now, and the files that
+    failed before (their duplicate may be gone); None when anything else may have
+    changed (then every file is compared)."""
+    then = store.meta(TREE)
+    if tree_changes is None or then is None or seen.tree is None or store.meta(PRIVATE) != seen.private:
+        return None
+    changed = tree_changes(then, seen.tree)
+    if changed is None:
+        return None
+    prefix = folder.relative(folder.shared).rstrip("/") + "/"
+    return {prefix + path for path in changed} | {row.path for row in store.file_problems()}
