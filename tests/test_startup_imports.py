@@ -22,6 +22,7 @@ from .conftest import commit, git, write
 
 RUN = """\
 import json, sys
+BEFORE
 sys.argv = ["archmem", *json.loads(sys.argv[1])]
 from archmem.entry import main
 try:
@@ -29,8 +30,17 @@ try:
 except SystemExit:
     pass
 with open(OUT, "w") as handle:
-    json.dump(sorted(sys.modules), handle)
+    json.dump(RESULT, handle)
 """
+"""A fresh ``archmem ARGS`` in a probe: BEFORE runs first, RESULT is written to OUT as JSON."""
+
+
+def probe(args: list[str], cwd: Path, out: Path, *, before: str = "",
+          result: str = "sorted(sys.modules)") -> subprocess.CompletedProcess[str]:
+    """Run ``archmem ARGS`` in a fresh interpreter and write ``result`` (an expression) to ``out``."""
+    code = RUN.replace("BEFORE", before).replace("RESULT", result).replace("OUT", repr(str(out)))
+    return subprocess.run([sys.executable, "-c", code, json.dumps(args)], cwd=cwd, check=True, capture_output=True,
+                          text=True)
 
 ALWAYS = {"archmem", "archmem.entry", "archmem.cli", "archmem.cli.output", "archmem.escape", "archmem.patterns",
           "archmem.words"}
@@ -100,8 +110,7 @@ Tax is rounded once, on the whole cart.
 def imported(args: list[str], cwd: Path, tmp_path: Path) -> set[str]:
     """The modules a fresh ``archmem ARGS`` leaves in ``sys.modules``."""
     out = tmp_path / "modules.json"
-    code = RUN.replace("OUT", repr(str(out)))
-    subprocess.run([sys.executable, "-c", code, json.dumps(args)], cwd=cwd, check=True, capture_output=True)
+    probe(args, cwd, out)
     return set(json.loads(out.read_text()))
 
 
@@ -351,17 +360,8 @@ def test_what_recall_remembers_of_git_follows_head(tmp_path: Path):
 
 
 OPENED = """\
-import json, sys
 opened = []
 sys.addaudithook(lambda event, args: opened.append(args[0]) if event == "open" and isinstance(args[0], str) else None)
-sys.argv = ["archmem", *json.loads(sys.argv[1])]
-from archmem.entry import main
-try:
-    main()
-except SystemExit:
-    pass
-with open(OUT, "w") as handle:
-    json.dump(opened, handle)
 """
 
 TWO_PARTS = MODEL.replace('''      }
@@ -391,9 +391,7 @@ def test_a_recall_reads_the_code_of_the_elements_it_asks_about_only(tmp_path: Pa
     subprocess.run([sys.executable, "-m", "archmem", "recall", "tax rounding"], cwd=root, check=True,
                    capture_output=True)
     out = tmp_path / "opened.json"
-    code = OPENED.replace("OUT", repr(str(out)))
-    done = subprocess.run([sys.executable, "-c", code, json.dumps(["recall", "tax rounding"])], cwd=root,
-                          capture_output=True, text=True, check=True)
+    done = probe(["recall", "tax rounding"], root, out, before=OPENED, result="opened")
     assert "Tax is rounded" in done.stdout
     opened = [Path(path).resolve() for path in json.loads(out.read_text())]
     assert not [path for path in opened if (root / "billing") in path.parents]
