@@ -196,3 +196,17 @@ def cli_commands(group, prefix: str = "") -> list:
         if isinstance(command, click.Group):
             found += cli_commands(command, prefix + name + " ")
     return found
+
+
+def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple]:
+    """Count the calls of ``owner.name`` while the real one runs: the arguments of each
+    call are appended to the list returned (``self`` first for a method on a class)."""
+    real = getattr(owner, name)
+    calls: list[tuple] = []
+
+    def recorded(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
+    return calls

@@ -18,7 +18,7 @@ from archmem.git.repository import Repository
 from archmem.store.commits import CommitCache
 from archmem.workspace import Workspace
 
-from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
+from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, spy, write
 
 ELEMENTS = {"api": ["services/api/**"], "orders": ["services/orders/**"], "legacy": ["legacy/**"]}
 DEFAULT_IGNORE = DriftConfig().ignore
@@ -199,23 +199,16 @@ def test_the_pathspecs_are_worked_out_again_only_when_what_they_come_from_change
     and made again only when those change (a memory anchors a new file)."""
     from archmem.drift import scan as scan_module
 
-    made: list[list[str]] = []
-    real = scan_module.history_inclusions
-
-    def counted(globs, anchors):
-        made.append(list(anchors))
-        return real(globs, anchors)
-
-    monkeypatch.setattr(scan_module, "history_inclusions", counted)
+    made = spy(monkeypatch, scan_module, "history_inclusions")
     with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
         ws.remember("Orders round per line.", kind="convention", title="Rounding", elements=["Orders"])
     for _ in range(3):
         with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
             ws.drift_report()
-    assert made == [[]]
+    assert [list(anchors) for _, anchors in made] == [[]]
     with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
         ws.remember("The old code stays.", kind="convention", title="Legacy", anchors=["legacy/old.py"])
     for _ in range(2):
         with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
             ws.drift_report()
-    assert made == [[], ["legacy/old.py"]]
+    assert [list(anchors) for _, anchors in made] == [[], ["legacy/old.py"]]

@@ -14,7 +14,7 @@ from archmem.git.repository import Repository
 from archmem.model.generated import generated_header
 from archmem.workspace import Workspace
 
-from .conftest import FrozenClock, commit, git, lines, write
+from .conftest import FrozenClock, commit, git, lines, spy, write
 
 MODEL = """\
 workspace "Shop" {
@@ -130,14 +130,7 @@ def test_conformance_reads_no_file_heads_a_previous_run_remembered(tmp_path: Pat
     (root / ".archmem").mkdir()  # archmem in use: its index persists between runs
     with Workspace.open(root, env={}) as ws:
         ws.conformance()
-    read: list[str] = []
-    original = Repository.read_head
-
-    def counted(self: Repository, path: str, size: int = 1024) -> str | None:
-        read.append(path)
-        return original(self, path, size)
-
-    monkeypatch.setattr(Repository, "read_head", counted)
+    read = spy(monkeypatch, Repository, "read_head")
     with Workspace.open(root, env={}) as ws:
         ws.conformance()
         assert "services/orders/orders_stubs.py" in ws.generated

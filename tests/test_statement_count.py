@@ -15,7 +15,7 @@ import pytest
 from archmem.status import workspace_status
 from archmem.workspace import Workspace
 
-from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
+from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, spy, write
 
 RECALL_LIMIT = 28
 """Two of them read the parsed model and the thesaurus's word forms the index keeps
@@ -195,19 +195,11 @@ def test_a_recall_places_the_files_of_the_memories_it_weighs_not_of_every_memory
         commit(root, "more memories", "2026-01-04T00:00:00Z")
         with Workspace.open(root, clock=clock(5), env={}) as ws:
             ws.drift_report()
-        count = 0
-        real = DriftIndex.ordinal
-
-        def counted(self: DriftIndex, sha: str) -> int | None:
-            nonlocal count
-            count += 1
-            return real(self, sha)
-
-        monkeypatch.setattr(DriftIndex, "ordinal", counted)
+        asked = spy(monkeypatch, DriftIndex, "ordinal")
         with Workspace.open(root, clock=clock(5), env={}) as ws:
             recall(ws)
         monkeypatch.undo()
-        return count
+        return len(asked)
 
     assert placed(0) == placed(40)
 

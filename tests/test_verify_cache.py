@@ -17,7 +17,7 @@ from archmem.memory import sync as sync_module
 from archmem.status import workspace_status
 from archmem.workspace import Workspace
 
-from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
+from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, spy, write
 
 CHARGE = "def charge(amount):\n    total = amount\n    return total\n"
 
@@ -53,19 +53,12 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def to_verify(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
     """(memories to VERIFY as status counts them, verdict passes it worked out)."""
-    passes = 0
     real = StalenessChecker.stale_ids
-
-    def counted(self, *args, **kwargs):
-        nonlocal passes
-        passes += 1
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(StalenessChecker, "stale_ids", counted)
+    passes = spy(monkeypatch, StalenessChecker, "stale_ids")
     with Workspace.open(root, clock=clock(5), env={}) as ws:
         found = workspace_status(ws)["drift"]["stale_memories"]
     monkeypatch.setattr(StalenessChecker, "stale_ids", real)
-    return found, passes
+    return found, len(passes)
 
 
 def test_a_second_status_works_out_no_verdict(shop: Path, monkeypatch: pytest.MonkeyPatch):
