@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -159,14 +160,36 @@ def test_a_repository_with_nothing_yet_answers_as_the_schemas_say(tmp_path):
 
 
 def raw_session(root: Path, *requests: dict[str, Any]) -> list[str]:
-    """The lines ``python -m archmem mcp`` answers to an initialize and ``requests``."""
+    """The lines ``python -m archmem mcp`` answers to an initialize and ``requests``, read as
+    a client does: stdin stays open until every request is answered (a server may drop
+    what is still in flight when its input ends), then closes."""
     hello = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}
     lines = [hello, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *requests]
-    done = subprocess.run([sys.executable, "-m", "archmem", "mcp"], input="".join(json.dumps(m) + "\n" for m in lines),
-                          capture_output=True, text=True, timeout=120, cwd=root,
-                          env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
-    return done.stdout.splitlines()
+    waiting = {m["id"] for m in lines if "id" in m}
+    server = subprocess.Popen([sys.executable, "-m", "archmem", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True, cwd=root,
+                              env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    deadline = threading.Timer(120, server.kill)  # a server that never answers fails the test, not the run
+    deadline.start()
+    answered: list[str] = []
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write("".join(json.dumps(m) + "\n" for m in lines))
+        server.stdin.flush()
+        while waiting:
+            line = server.stdout.readline()
+            if not line:
+                break
+            answered.append(line.rstrip("\n"))
+            waiting.discard(json.loads(line).get("id"))
+        server.stdin.close()
+        server.wait(timeout=120)
+    finally:
+        deadline.cancel()
+        if server.poll() is None:
+            server.kill()
+    return answered
 
 
 def test_tools_list_costs_an_agent_at_most_16_kb(session: Connected):
