@@ -17,8 +17,10 @@ else, has them written out once (``archmem.memory.files``, the one writer).
 
 from __future__ import annotations
 
+import gc
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,7 +121,8 @@ def sync_from_files(
     kept = store.meta(_SIGNATURE)
     if seen is None or kept != seen.digest:
         paths = pulled_paths(store, folder, seen, tree_changes) if seen is not None else None
-        _index_changed_files(store, folder, model, report, paths)
+        with _collector_paused():
+            _index_changed_files(store, folder, model, report, paths)
         if seen is None:
             if kept is not None:
                 store.set_meta(_SIGNATURE, None)
@@ -219,6 +222,23 @@ def _index_changed_files(
                 })
             _resolve_pending(ctx, targets, titles)
             store.retarget_links_to_heads()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while files are indexed: every parsed file adds
+    objects that live until the end, and the collector walked them over and over (at
+    10,000 files it ran 260 times, a gen-2 pass over every object twice, ~10% of a
+    rebuild). Nothing indexed here makes a cycle; whatever garbage there is waits for
+    the next collection once it is back on."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @dataclass(repr=False, eq=False)
