@@ -233,6 +233,10 @@ def _chunk_tokens(chunk: str) -> tuple[tuple[str, bool], ...]:
         found[token] = found.get(token, True) and is_part
 
     def emit(piece: str, level: int, is_part: bool) -> None:
+        if piece.isalnum():  # one run of letters and digits (most pieces): no level splits it
+            add(piece.lower(), is_part)
+            words_of(piece, is_part)
+            return
         add("".join(_LETTER_DIGIT.findall(piece)).lower(), is_part)
         if level < len(_LEVELS):
             parts = [p for p in _LEVELS[level].split(piece) if p]
@@ -240,6 +244,9 @@ def _chunk_tokens(chunk: str) -> tuple[tuple[str, bool], ...]:
             for part in parts if split_here else [piece]:
                 emit(part, level + 1, is_part or (split_here and level >= _PART_LEVEL))
             return
+        words_of(piece, is_part)
+
+    def words_of(piece: str, is_part: bool) -> None:
         words = _camel_parts(piece)
         # a change of case makes parts; a letter/digit boundary alone ("8KB") does not
         cased = is_part or sum(1 for word in words if not word.isdigit()) > 1
@@ -261,8 +268,8 @@ def _camel_parts(word: str) -> list[str]:
     ``utf8Decoder`` → utf8, Decoder; ``URLs`` and ``IDs`` stay whole; scripts without
     case (``中文``) are parts of their own."""
 
-    if word.isalpha() and (word.islower() or (word[0].isupper() and word[1:].islower())):
-        return [word]  # the common case, without the per-character walk below
+    if word.isdigit() or (word.isalpha() and (word.islower() or (word[0].isupper() and word[1:].islower()))):
+        return [word]  # the common cases, without the per-character walk below
 
     def cls(ch: str) -> str:
         if ch.isdigit() or ch.isnumeric():
