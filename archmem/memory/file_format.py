@@ -168,7 +168,6 @@ def parse_memory(text: str) -> ParsedFile:
     if "\x00" in text:
         raise MemoryFileError("the file holds a NUL byte: it is not text", rule="unreadable")
     joined = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = joined.split("\n")
     from archmem.memory.secrets import find_secret  # only when a file is read: its patterns cost each import
 
     found = find_secret(joined)
@@ -181,17 +180,30 @@ def parse_memory(text: str) -> ParsedFile:
             "git conflict markers: resolve the merge (keep one version, or both confirmations) and save",
             joined.count("\n", 0, marker.start()) + 1, rule="conflict-markers",
         )
-    if not lines or lines[0].strip() != FRONT_MATTER:
+    first = joined.partition("\n")[0]
+    if first.strip() != FRONT_MATTER:
         raise MemoryFileError("a memory file starts with a '---' line and its front matter")
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == FRONT_MATTER)
-    except StopIteration:
-        raise MemoryFileError("the front matter is not closed by a '---' line", len(lines)) from None
-    front, verbatim = _load_front_matter("\n".join(lines[1:end]))
-    source = _FrontSource(lines, end)
+    closing, after = _closing_line(joined, len(first))
+    end = joined.count("\n", 0, closing) + 1
+    front, verbatim = _load_front_matter(joined[len(first) + 1 : closing])
+    source = _FrontSource(joined, end)
     if not verbatim:  # every value stands in the text the first scan read: nothing is hidden
         _check_decoded_secrets(front, source)
-    return _read_front(front, source, "\n".join(lines[end + 1 :]), end)
+    return _read_front(front, source, joined[after + 1 :], end)
+
+
+def _closing_line(text: str, start: int) -> tuple[int, int]:
+    """Where the line that closes the front matter (the first after the opening one that
+    is ``---``, trailing spaces aside) starts (the offset of the line break before it)
+    and ends; found by searching the text, not by splitting every line of the body."""
+    at = start
+    while (at := text.find("\n" + FRONT_MATTER, at)) >= 0:
+        end = text.find("\n", at + 1)
+        end = len(text) if end < 0 else end
+        if text[at + 1 : end].rstrip() == FRONT_MATTER:
+            return at, end
+        at = end
+    raise MemoryFileError("the front matter is not closed by a '---' line", text.count("\n") + 1)
 
 
 @dataclass(repr=False, eq=False)
@@ -199,9 +211,15 @@ class _FrontSource(Record):
     """The file's lines and where each front-matter key stands: what errors point at
     and quote."""
 
-    lines: list[str]
+    text: str
+    """The file's text, line breaks as ``\\n``."""
     end: int
     """The index of the closing ``---`` line."""
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """The file's lines, split when an error or ``check`` asks, not for every file read."""
+        return self.text.split("\n")
 
     @cached_property
     def keys(self) -> dict[str, int]:
