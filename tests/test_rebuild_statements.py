@@ -301,3 +301,22 @@ def test_a_rebuild_runs_no_more_cycle_collections_for_more_files(tmp_path: Path)
             gc.callbacks.remove(count)
         counts.append(len(runs))
     assert counts[1] <= counts[0] + 1, counts
+
+
+def test_a_rebuild_derives_the_chains_once(tmp_path: Path, watch: Watch):
+    """A load into an empty index derives the chains before it writes the words; the sync
+    derived them again after it (two updates of every memory row's chain, to change
+    nothing). A changed file still has them derived."""
+    root = build(tmp_path / "repo", 60)
+    watch.calls.clear()
+    rebuild(root)
+    assert sum(1 for sql in watch.calls if sql.startswith("UPDATE memories SET superseded_by")) == 1
+    edited = next((root / ".archmem/memories").glob("*.m-0000000007.md"))
+    text = edited.read_text(encoding="utf-8")
+    assert "supersedes: m-0000000006" in text
+    edited.write_text(text.replace("supersedes: m-0000000006", "supersedes: m-0000000003"), encoding="utf-8")
+    watch.calls.clear()
+    with Workspace.open(root, env={}) as ws:
+        assert ws.store.get_memory("m-0000000003").superseded_by == "m-0000000007"  # type: ignore[union-attr]
+        assert ws.store.get_memory("m-0000000006").status == "active"  # type: ignore[union-attr]
+    assert sum(1 for sql in watch.calls if sql.startswith("UPDATE memories SET superseded_by")) == 1

@@ -194,13 +194,14 @@ def _index_changed_files(
         known = store.indexed_ids() if changed else set()
         touched: dict[str, str] = {}
         """The id of each memory indexed anew → its content (the last file's, for an id two hold)."""
-        with store.bulk_load():  # an empty index: its secondary indexes are sorted once, after
+        with store.bulk_load() as rebuilt:  # an empty index: its secondary indexes are sorted once, after
             for read in changed:
                 assert ctx is not None
                 memory_id = _index_file(ctx, read, on_disk, known, report, writes)
                 if memory_id is not None:
                     touched[memory_id] = read.memory.content
             writes.flush()
+        forgotten = False
         for path in sorted(set(rows) - set(stats)):
             store.forget_file(path)
             memory_id = rows[path].memory_id
@@ -208,10 +209,12 @@ def _index_changed_files(
                 store.forget_memory(memory_id)
                 known.discard(memory_id)
                 report.removed.append(memory_id)
+                forgotten = True
         if report.changed:
             if ctx is None:
                 ctx = MemoryContext(store=store, model=model(), clock=system_clock)
-            store.derive_chains()
+            if forgotten or not rebuilt:  # a load into an empty index derived them as it ended
+                store.derive_chains()
             targets = link_targets(ctx.model)  # once for every link of every file
             titles = memory_titles(store)  # each title asked once: no memory changes below
             ids = [memory_id for memory_id in touched if memory_id in known]  # not one forgotten since
