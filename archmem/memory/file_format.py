@@ -32,6 +32,7 @@ FIELDS: tuple[str, ...] = (
     "confirmed_by", "confirm_reason", "confirmations", "supersedes", "status", "reason",
 )
 """The front matter's keys, in the order they are written."""
+_KNOWN_KEYS = frozenset(FIELDS)
 FILE_STATUSES = ("active", "archived")
 """What a file may say of itself; "superseded" follows from another file's ``supersedes``."""
 MAX_SLUG_CHARS = 48
@@ -265,7 +266,7 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
     fail, written = source.fail, source.written
     warnings: list[tuple[int, str]] = []
     for key in front:
-        if key not in FIELDS:
+        if key not in _KNOWN_KEYS:
             near = closest(str(key), list(FIELDS))
             hint = f"; did you mean {near[0]!r}?" if near else ""
             warnings.append((source.keys.get(str(key), 1), f"unknown key {key[:MAX_QUOTED_CHARS]!r} is ignored{hint}"))
@@ -374,10 +375,13 @@ def _anchors(front: dict[str, Any], source: _FrontSource) -> list[str]:
     """Anchors as ``remember`` takes them: repository paths (``path#Symbol``); one that is
     absolute or leaves the repository makes the file unreadable, so nothing outside the
     repository is ever looked at on a file's word."""
+    listed = _text_list(front, "anchors", source.fail)
+    if not listed:
+        return []
     from archmem.model.paths import normalize_glob
 
     anchors = []
-    for anchor in _text_list(front, "anchors", source.fail):
+    for anchor in listed:
         path, sep, symbol = anchor.partition("#")
         try:
             clean = normalize_glob(path)
