@@ -320,3 +320,25 @@ def test_a_rebuild_derives_the_chains_once(tmp_path: Path, watch: Watch):
         assert ws.store.get_memory("m-0000000003").superseded_by == "m-0000000007"  # type: ignore[union-attr]
         assert ws.store.get_memory("m-0000000006").status == "active"  # type: ignore[union-attr]
     assert sum(1 for sql in watch.calls if sql.startswith("UPDATE memories SET superseded_by")) == 1
+
+
+def test_a_rebuild_leaves_no_cycles_for_the_collector(tmp_path: Path):
+    """With the cycle collector paused, what a rebuild leaves in reference cycles waits in
+    memory until the end: splitting a compound word made one (a recursive closure) a word,
+    7 MB of 60 at 10,000 files. 300 more files leave no more cyclic garbage than 100."""
+    import gc
+
+    from archmem.memory.text import _chunk_tokens
+
+    left = []
+    for files in (100, 400):
+        root = build(tmp_path / f"repo{files}", files)
+        _chunk_tokens.cache_clear()
+        gc.collect()
+        gc.disable()
+        try:
+            rebuild(root)
+        finally:
+            gc.enable()
+        left.append(gc.collect())
+    assert left[1] <= left[0] + 50, left
