@@ -50,7 +50,7 @@ from archmem.memory.linking import (
     link_targets,
     memory_titles,
     resolve_link_target,
-    resolved_links,
+    resolved_links_of,
 )
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
@@ -219,10 +219,8 @@ def _index_changed_files(
             titles = memory_titles(store)  # each title asked once: no memory changes below
             ids = [memory_id for memory_id in touched if memory_id in known]  # not one forgotten since
             for start in range(0, len(ids), _CHUNK):  # the files' links a chunk at a time
-                store.replace_many_links({
-                    memory_id: resolved_links(ctx, memory_id, touched[memory_id], targets, titles)
-                    for memory_id in ids[start:start + _CHUNK]
-                })
+                chunk = {memory_id: touched[memory_id] for memory_id in ids[start:start + _CHUNK]}
+                store.replace_many_links(resolved_links_of(ctx, chunk, targets, titles))
             _resolve_pending(ctx, targets, titles)
             store.retarget_links_to_heads()
 

@@ -295,6 +295,10 @@ class Store(Protocol):
     def retarget_links_to_heads(self) -> int:
         """Links to a superseded memory follow its chain to the current one."""
 
+    def active_title_ids(self, title_keys: Iterable[str]) -> dict[str, str]:
+        """{title key: the newest active memory with that title} for many keys in one
+        query (as ``find_by_title``; keys no active memory has are left out)."""
+
     # vectors
     def vector_hash(self, memory_id: str, model: str) -> str | None:
         """The content hash of a stored vector, to skip re-embedding."""
