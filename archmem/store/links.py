@@ -83,9 +83,9 @@ class LinkTable(SQLiteConnection):
         """{title key: the newest active memory with that title}, in one query: what a
         sync resolving a chunk of files' links asks first, not a query a title."""
         found: dict[str, str] = {}
-        rows = self._execute(
+        rows = self._execute(  # by the index of titles (a partial one), not of statuses: "+status"
             "SELECT title_key, id FROM memories WHERE title_key IN (SELECT value FROM json_each(?)) "
-            "AND status = 'active' ORDER BY seq",
+            "AND title_key IS NOT NULL AND +status = 'active' ORDER BY seq",
             (json.dumps(list(dict.fromkeys(title_keys))),),
         )
         for key, memory_id in rows:
