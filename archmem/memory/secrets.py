@@ -107,7 +107,8 @@ lower to it (dotted and dotless i, long s)."""
 
 _CASE_NEEDLES = ("://", "-----", "private_key", "_live_", "eyJ", "sk-", "xox", "xapp-", "github_pat_")
 _FOLDED_NEEDLES = ("key", "aws", "bearer", "credential", "pass", "pwd", "secret", "token")
-_PREFIXED_NEEDLES = (re.compile("A(?:3T|GPA|IDA|IPA|Iza|KIA|NPA|NVA|ROA|SIA)"), re.compile("gh[pousr]_"))
+_AWS_NEEDLE = re.compile("A(?:3T|GPA|IDA|IPA|Iza|KIA|NPA|NVA|ROA|SIA)")
+_GITHUB_NEEDLE = re.compile("gh[pousr]_")
 """Texts one of which every pattern's needles hold (as written, lowered, or matched from a
 first literal that the search skips to): a text that holds none, as most do, runs no
 pattern. Fewer and shorter than the needles themselves (``key`` for ``api_key`` and
@@ -116,8 +117,8 @@ every one at every character, 10 µs a memory file."""
 
 
 def _may_hold_a_secret(text: str, folded: str) -> bool:
-    return (any(map(text.__contains__, _CASE_NEEDLES)) or any(pattern.search(text) for pattern in _PREFIXED_NEEDLES)
-            or any(map(folded.__contains__, _FOLDED_NEEDLES)))
+    return (any(map(text.__contains__, _CASE_NEEDLES)) or _AWS_NEEDLE.search(text) is not None
+            or _GITHUB_NEEDLE.search(text) is not None or any(map(folded.__contains__, _FOLDED_NEEDLES)))
 
 
 def _holds_any(needles: tuple[str, ...], without_case: bool, text: str, folded: str) -> bool:
