@@ -175,7 +175,7 @@ def parse_memory(text: str) -> ParsedFile:
     if found is not None:
         raise MemoryFileError(f"looks like a credential ({found.kind}); {SECRET_ADVICE}", found.line, found.column,
                               rule="secret")
-    marker = linkrules.CONFLICT_MARKER.search(joined)
+    marker = linkrules.conflict_marker(joined)
     if marker is not None:
         raise MemoryFileError(
             "git conflict markers: resolve the merge (keep one version, or both confirmations) and save",

@@ -209,6 +209,14 @@ CONFLICT_MARKER = lazy(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
 content may hold one either (it could not be read back)."""
 
 
+def conflict_marker(text: str) -> re.Match[str] | None:
+    """The first ``CONFLICT_MARKER`` line of ``text``, looked for only where seven ``<``
+    or ``>`` stand in a row (two substring searches; the line pattern tries every line)."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+        return None
+    return CONFLICT_MARKER.search(text)
+
+
 def validate_content(content: str) -> str:
     """The cleaned content (``\\r\\n`` and ``\\r`` → ``\\n``, trailing whitespace off every
     line, blank lines at both ends off), or ``InvalidInputError`` saying what and where."""
@@ -223,7 +231,7 @@ def validate_content(content: str) -> str:
             f"the content is {len(cleaned):,} characters long; the limit is {MAX_CONTENT_CHARS:,}",
             hint="a memory is a note, not a document: keep the lesson and link to the rest",
         )
-    marker = CONFLICT_MARKER.search(cleaned)
+    marker = conflict_marker(cleaned)
     if marker is not None:
         line_no = cleaned.count("\n", 0, marker.start()) + 1
         raise InvalidInputError(
