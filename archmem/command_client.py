@@ -153,7 +153,11 @@ def _converse(sock: object, path: str, argv: list[str]) -> int | None:
     assert isinstance(sock, _socket.socket)
     umask = os.umask(0)
     os.umask(umask)
-    request = encode_request(identity(os.environ), argv, os.getcwdb(), os.environb, umask)
+    try:
+        cwd = os.getcwdb()
+    except OSError:  # a folder removed under the shell: run here, and fail as archmem does
+        return _unavailable("the current folder is gone")
+    request = encode_request(identity(os.environ), argv, cwd, os.environb, umask)
     relay = _SignalRelay()  # from before the request: a Ctrl-C meant for the command must reach it
     try:
         sock.sendall(request)

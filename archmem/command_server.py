@@ -57,9 +57,11 @@ def preload() -> list[str]:
 
 
 def code_stamp() -> tuple[tuple[str, int, int], ...]:
-    """Size and time of every archmem source file this process has imported, and of the
-    package folders (a module added): a changed stamp means the code on disk is not ours."""
-    files: list[str] = [*archmem.__path__]
+    """Size and time of every archmem source file this process has imported, of the
+    package folders (a module added) and of the folders on the module path (installing or
+    upgrading any package changes its site-packages): a changed stamp means the code on
+    disk is not the code this process holds."""
+    files: list[str] = [*archmem.__path__, *(entry for entry in sys.path if entry and os.path.isdir(entry))]
     for module in list(sys.modules.values()):
         origin = getattr(module, "__file__", None)
         if origin and getattr(module, "__name__", "").split(".")[0] == "archmem":
@@ -142,14 +144,27 @@ class Server:
         if _peer_uid(connection) != os.getuid():
             return True
         if code_stamp() != self.stamp:
+            connection.settimeout(1.0)
+            try:
+                _read_request(connection)  # read first: a caller still sending would see a reset, not the answer
+            except (OSError, ValueError):
+                pass
             _send(connection, b"S")
             return False
         pid = os.fork()
-        if pid == 0:
-            assert self.listener is not None
-            self.listener.close()
-            os.close(self.lock)  # the lock is the server's life, not its workers'
-            os._exit(Worker(connection, self).run())
+        if pid == 0:  # the worker: whatever happens, it ends here and never returns to the loop
+            code = 1
+            try:
+                assert self.listener is not None
+                self.listener.close()
+                os.close(self.lock)  # the lock is the server's life, not its workers'
+                code = Worker(connection, self).run()
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                os._exit(code)
         self.served += 1
         return True
 

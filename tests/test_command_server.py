@@ -310,3 +310,25 @@ def test_a_server_that_does_not_answer_never_runs_the_command_a_second_time(repo
     until(lambda: not workers_of(server["pid"]), "the late worker did not end")
     shown = archmem(repo, {**served, "ARCHMEM_SERVER": "off"}, "list", "--json")
     assert shown.stdout.count("Written once only") == 1
+
+
+def test_a_package_installed_beside_archmem_ends_the_server(tmp_path: Path, repo: Path, runtime: str):
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    env = {**server_env(runtime), "PYTHONPATH": str(extra)}
+    start(repo, env)
+    assert archmem(repo, env, "status").returncode == 0
+    (extra / "newly_installed.py").write_text("VALUE = 1\n", encoding="utf-8")  # what pip install does to a folder
+    stale = archmem(repo, env, "status")
+    assert stale.returncode == 1 and "stale" in stale.stderr
+
+
+def test_a_removed_current_folder_fails_as_it_fails_without_a_server(tmp_path: Path, repo: Path, served: dict[str, str]):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = f'cd "{gone}" && rmdir "{gone}" && exec "{sys.executable}" -m archmem status'
+    here = subprocess.run(["sh", "-c", script], env={**served, "ARCHMEM_SERVER": "off"}, capture_output=True, text=True)
+    gone.mkdir()
+    there = subprocess.run(["sh", "-c", script], env={**served, "ARCHMEM_SERVER": "on"}, capture_output=True, text=True)
+    assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr)
+    assert here.returncode != 0
