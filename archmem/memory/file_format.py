@@ -168,7 +168,7 @@ def parse_memory(text: str) -> ParsedFile:
                               rule="unreadable")
     if "\x00" in text:
         raise MemoryFileError("the file holds a NUL byte: it is not text", rule="unreadable")
-    joined = text.replace("\r\n", "\n").replace("\r", "\n")
+    joined = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     from archmem.memory.secrets import find_secret  # only when a file is read: its patterns cost each import
 
     found = find_secret(joined)

@@ -222,8 +222,9 @@ def validate_content(content: str) -> str:
     line, blank lines at both ends off), or ``InvalidInputError`` saying what and where."""
     if not isinstance(content, str):
         raise InvalidInputError(f"content must be text, not {type(content).__name__}")
-    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    cleaned = "\n".join(line.rstrip() for line in lines).strip("\n")
+    if "\r" in content:
+        content = content.replace("\r\n", "\n").replace("\r", "\n")
+    cleaned = "\n".join([line.rstrip() for line in content.split("\n")]).strip("\n")
     if not cleaned.strip():
         raise InvalidInputError("the content is empty", hint="write what was learned")
     if len(cleaned) > MAX_CONTENT_CHARS:
