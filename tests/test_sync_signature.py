@@ -362,3 +362,49 @@ def test_status_leaves_gits_index_file_as_it_was(shop: Path):
     with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
         workspace_status(ws)
     assert index.stat().st_mtime_ns == before
+
+
+def test_a_recall_reads_the_index_while_git_compares_the_memory_files(
+    shop: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """On the quiet path git's look at the tracked memory files is started with the open
+    and waited for once the answer is worked out: the stat of every file overlaps the
+    reading (a new process, then one answer from git, asked once)."""
+    from archmem.git import commands
+    from archmem.recall import engine
+
+    settle(shop)
+    contents(shop)  # the full look, which finds nothing untracked
+    events: list[str] = []
+    real_recall, real_result = engine.recall, commands.StartedGit.result
+
+    def ranked(*args, **kwargs):
+        events.append("ranked")
+        return real_recall(*args, **kwargs)
+
+    def answered(self):
+        events.append("git answered")
+        return real_result(self)
+
+    monkeypatch.setattr(engine, "recall", ranked)
+    monkeypatch.setattr(commands.StartedGit, "result", answered)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        found = ws.recall("timeouts").results
+    assert [r["title"] for r in found][:1] == ["Timeouts"]
+    assert events == ["ranked", "git answered"]
+
+
+def test_an_edit_in_place_made_before_a_quiet_recall_is_in_its_answer(shop: Path):
+    """The recall that read the index before git answered reads it again once the edit
+    is indexed: the answer is the file's."""
+    settle(shop)
+    contents(shop)
+    path = memory_file(shop, "Retries")
+    text = path.read_text()
+    with path.open("r+") as handle:  # same size, in place: the folder's mtime does not move
+        handle.write(text.replace("Retries are set", "Retries are cut"))
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        results = ws.recall("retries are cut").results
+        assert [r["content"] for r in results if r["title"] == "Retries"] == ["Retries are cut in the gateway."]
+        assert ws.last_sync is not None and len(ws.last_sync.updated) == 1
+    assert contents(shop)["Retries"] == "Retries are cut in the gateway."  # and the index keeps it

@@ -11,13 +11,13 @@ import hashlib
 import os
 import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from archmem.errors import RepositoryError
-from archmem.git.commands import run_git
+from archmem.git.commands import StartedGit, run_git
 from archmem.git.types import BlamedCommit
 from archmem.values import Record, Value
 
@@ -255,22 +255,33 @@ class Repository(Record):
         only at the files it tracks (the caller knows no other file is there: the same
         listing, for half the work); ``tree``, when the caller knows it for HEAD, spares
         asking git for it."""
+        return self.folder_state_later(folder, untracked=untracked, tree=tree)()
+
+    def folder_state_later(
+        self, folder: str, *, untracked: bool = True, tree: str | None = None
+    ) -> Callable[[], FolderState | None]:
+        """``folder_state`` with its ``git status`` started now: the returned function
+        waits for git and reads its answer (git stats every tracked file there, which the
+        caller need not wait for while it reads the index)."""
         if not self.is_git:
-            return None
+            return lambda: None
         listing = ("--untracked-files=all", "--ignored=traditional") if untracked else ("--untracked-files=no",)
-        result = self._git(
-            "--no-optional-locks", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z",
-            *listing, "--", folder, check=False,
+        started = StartedGit(
+            self.root, "--no-optional-locks", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z",
+            *listing, "--", folder,
         )
-        if result.returncode != 0:
+        return lambda: self._folder_state(folder, *started.result(), tree=tree)
+
+    def _folder_state(self, folder: str, returncode: int, output: bytes, *, tree: str | None) -> FolderState | None:
+        if returncode != 0:
             return None
         if tree is None:
             tree = self.folder_tree(folder)
         top = os.fsencode(_top_level(self.root))
         digest = hashlib.sha256(b"%s\0" % (tree or "-").encode())
-        digest.update(result.stdout)
+        digest.update(output)
         uncommitted: list[str] = []
-        for kind, path in _status_paths(result.stdout):
+        for kind, path in _status_paths(output):
             try:
                 info = os.lstat(top + b"/" + path)
                 digest.update(b"%d %d\0" % (info.st_size, info.st_mtime_ns))
@@ -278,8 +289,8 @@ class Repository(Record):
                 digest.update(b"-\0")
             if kind is not None:
                 uncommitted.append(path.decode("utf-8", errors="surrogateescape"))
-        listed_untracked = any(record[:1] in (b"?", b"!") for record in result.stdout.split(b"\0"))
-        return FolderState(digest.hexdigest(), tree, uncommitted, not result.stdout, listed_untracked)
+        listed_untracked = any(record[:1] in (b"?", b"!") for record in output.split(b"\0"))
+        return FolderState(digest.hexdigest(), tree, uncommitted, not output, listed_untracked)
 
     def checkout_stamp(self) -> str | None:
         """HEAD's commit and the size and mtime of git's index file, read from the
