@@ -383,8 +383,10 @@ def test_a_recall_reads_the_index_while_git_compares_the_memory_files(
         return real_recall(*args, **kwargs)
 
     def answered(self):
-        events.append("git answered")
-        return real_result(self)
+        done = real_result(self)
+        if "status" in done.args:
+            events.append("git answered")
+        return done
 
     monkeypatch.setattr(engine, "recall", ranked)
     monkeypatch.setattr(commands.StartedGit, "result", answered)
@@ -408,3 +410,34 @@ def test_an_edit_in_place_made_before_a_quiet_recall_is_in_its_answer(shop: Path
         assert [r["content"] for r in results if r["title"] == "Retries"] == ["Retries are cut in the gateway."]
         assert ws.last_sync is not None and len(ws.last_sync.updated) == 1
     assert contents(shop)["Retries"] == "Retries are cut in the gateway."  # and the index keeps it
+
+
+def test_a_recall_lists_the_code_while_the_model_is_read(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    """git reads its whole index (every memory file's entry too) to list the code drift
+    needs: a recall starts that listing with the open and takes it when drift asks, one
+    ``git ls-files`` as before."""
+    from archmem.git import commands, repository
+    from archmem.workspace import core
+
+    events: list[str] = []
+    real_start, real_run, real_load = commands.StartedGit.__init__, repository.run_git, core.load_model
+
+    def started(self, root, *args):
+        events.append(f"started {args[0]}")
+        real_start(self, root, *args)
+
+    def ran(root, *args, **kwargs):
+        events.append(f"ran {args[0]}")
+        return real_run(root, *args, **kwargs)
+
+    def loaded(*args, **kwargs):
+        events.append("model read")
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(commands.StartedGit, "__init__", started)
+    monkeypatch.setattr(repository, "run_git", ran)
+    monkeypatch.setattr(core, "load_model", loaded)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        assert ws.recall("timeouts").results
+    assert events.index("started ls-files") < events.index("model read")
+    assert [e for e in events if e.endswith("ls-files")] == ["started ls-files"]

@@ -32,17 +32,17 @@ class StartedGit:
     def __init__(self, root: Path, *args: str) -> None:
         try:
             self._process = subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.PIPE,
-                                             stderr=subprocess.DEVNULL)
+                                             stderr=subprocess.PIPE)
         except FileNotFoundError:
             raise RepositoryError("git is not installed, but this folder is a git checkout") from None
-        self._result: tuple[int, bytes] | None = None
+        self._done: subprocess.CompletedProcess[bytes] | None = None
 
-    def result(self) -> tuple[int, bytes]:
+    def result(self) -> subprocess.CompletedProcess[bytes]:
         """git's exit code and output, once it ended (asked again, the same)."""
-        if self._result is None:
-            out, _ = self._process.communicate()
-            self._result = (self._process.returncode, out)
-        return self._result
+        if self._done is None:
+            out, err = self._process.communicate()
+            self._done = subprocess.CompletedProcess(self._process.args, self._process.returncode, out, err)
+        return self._done
 
 
 def run_as(root: Path, *args: str, author: tuple[str, str], when: datetime | None = None) -> None:

@@ -72,6 +72,7 @@ class Repository(Record):
     _files: list[str] | None = field(default=None, repr=False)
     _lines: dict[str, int] = field(default_factory=dict, repr=False)
     _listed: subprocess.CompletedProcess[bytes] | None = field(default=None, repr=False)
+    _listing_started: StartedGit | None = field(default=None, repr=False)
 
     @classmethod
     def at(cls, start: Path, *, exact: bool = False) -> Repository:
@@ -270,11 +271,14 @@ class Repository(Record):
             self.root, "--no-optional-locks", "-c", "core.quotePath=false", "status", "--porcelain=v2", "-z",
             *listing, "--", folder,
         )
-        return lambda: self._folder_state(folder, *started.result(), tree=tree)
+        return lambda: self._folder_state(folder, started.result(), tree=tree)
 
-    def _folder_state(self, folder: str, returncode: int, output: bytes, *, tree: str | None) -> FolderState | None:
-        if returncode != 0:
+    def _folder_state(
+        self, folder: str, result: subprocess.CompletedProcess[bytes], *, tree: str | None
+    ) -> FolderState | None:
+        if result.returncode != 0:
             return None
+        output = result.stdout
         if tree is None:
             tree = self.folder_tree(folder)
         top = os.fsencode(_top_level(self.root))
@@ -352,13 +356,20 @@ class Repository(Record):
     def _git(self, *args: str, check: bool = True, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
         return run_git(self.root, *args, check=check, cwd=cwd)
 
+    def start_listing(self) -> None:
+        """Start the listing of the files (``files``, ``blob_ids``) now, for a caller that
+        will ask for it after other work (git reads its whole index for it, which grows
+        with the memory files it tracks)."""
+        if self.is_git and self._listed is None and self._listing_started is None:
+            self._listing_started = StartedGit(self.root, *_LISTING)
+
     def _listing(self) -> subprocess.CompletedProcess[bytes]:
         """One ``git ls-files -s`` of the tracked files (with their blob ids) and the
         untracked ones git does not ignore (bare paths): the file list and the blob ids
         each cost a process before."""
         if self._listed is None:
-            self._listed = self._git("ls-files", "-s", "-z", "--cached", "--others", "--exclude-standard",
-                                     f"--exclude=/{_STATE}/", *_NOT_STATE, check=False)
+            started, self._listing_started = self._listing_started, None
+            self._listed = started.result() if started is not None else self._git(*_LISTING, check=False)
         return self._listed
 
     def _git_files(self) -> list[str]:
@@ -387,6 +398,7 @@ _NOT_STATE = ("--", ".", f":(exclude){_STATE}")
 files are no one's code, and listing them made every command grow with the memories.
 (A pathspec filters what git found; the listing's ``--exclude`` of the same folder keeps
 git from walking it for untracked files at all.)"""
+_LISTING = ("ls-files", "-s", "-z", "--cached", "--others", "--exclude-standard", f"--exclude=/{_STATE}/", *_NOT_STATE)
 
 
 def _is_state(path: str) -> bool:

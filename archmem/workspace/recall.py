@@ -95,6 +95,7 @@ class RecallOps(DriftOps):
             raise InvalidInputError(f"--limit must be at least 1, not {limit}")
         files = list(changed_files) + (self.repository.changed_files() if changed else [])
         self.store_read_while_syncing()  # settled below, once the answer is worked out
+        self.repository.start_listing()  # drift lists the code once the model is read
         if session_id is not None:
             from archmem.memory.sessions import get_session
 
