@@ -369,7 +369,7 @@ def test_a_recall_reads_the_index_while_git_compares_the_memory_files(
 ):
     """On the quiet path git's look at the tracked memory files is started with the open
     and waited for once the answer is worked out: the stat of every file overlaps the
-    reading (a new process, then one answer from git, asked once)."""
+    reading, in one git thread beside it."""
     from archmem.git import commands
     from archmem.recall import engine
 
@@ -386,6 +386,7 @@ def test_a_recall_reads_the_index_while_git_compares_the_memory_files(
         done = real_result(self)
         if "status" in done.args:
             events.append("git answered")
+            assert "core.preloadIndex=false" in done.args  # one thread beside the reader, not twenty
         return done
 
     monkeypatch.setattr(engine, "recall", ranked)
