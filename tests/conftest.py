@@ -16,10 +16,12 @@ CORPUS = SHARED / "c4-corpus"
 
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No ARCHMEM_* setting of the person running the tests leaks into them."""
+    """No ARCHMEM_* setting of the person running the tests leaks into them, and every
+    ``archmem`` they start runs in its own process (the command server's tests turn it on)."""
     for name in list(os.environ):
         if name.upper().startswith("ARCHMEM_"):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("ARCHMEM_SERVER", "off")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
