@@ -442,3 +442,46 @@ def test_a_recall_lists_the_code_while_the_model_is_read(shop: Path, monkeypatch
         assert ws.recall("timeouts").results
     assert events.index("started ls-files") < events.index("model read")
     assert [e for e in events if e.endswith("ls-files")] == ["started ls-files"]
+
+
+def test_a_look_started_for_a_reader_is_waited_for_and_never_indexed_on_close(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    """A command that ends before it settles (an error on the way) leaves no git running
+    and writes nothing for it: the edit git found is indexed by the next open instead."""
+    from archmem.git import commands
+
+    settle(shop)
+    contents(shop)
+    started: list[commands.StartedGit] = []
+    real_start = commands.StartedGit.__init__
+
+    def recorded(self, root, *args):
+        real_start(self, root, *args)
+        started.append(self)
+
+    monkeypatch.setattr(commands.StartedGit, "__init__", recorded)
+    path = memory_file(shop, "Retries")
+    with path.open("r+") as handle:  # in place: the folder's mtime does not move
+        handle.write(path.read_text().replace("Retries are set", "Retries are cut"))
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.store_read_while_syncing()
+        assert [m.content for m in ws.store.list_memories() if m.title == "Retries"] == [
+            "Retries are set in the gateway."]  # the index as the last sync left it
+    [status] = started
+    assert status._process.returncode is not None  # waited for at close
+    assert contents(shop)["Retries"] == "Retries are cut in the gateway."
+
+
+def test_a_later_sync_settles_the_look_already_started(shop: Path):
+    """A long-running reader (the MCP server) syncs before its next call: the look its
+    open started is settled first (nothing stays pending), and the edit is indexed."""
+    settle(shop)
+    contents(shop)
+    path = memory_file(shop, "Retries")
+    with path.open("r+") as handle:
+        handle.write(path.read_text().replace("Retries are set", "Retries are cut"))
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.store_read_while_syncing()
+        ws.sync_files()
+        assert ws._pending_sync is None
+        assert [m.content for m in ws.store.list_memories() if m.title == "Retries"] == [
+            "Retries are cut in the gateway."]
