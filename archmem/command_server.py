@@ -16,7 +16,6 @@ each worker starts from that state, so nothing one command does reaches the next
 
 from __future__ import annotations
 
-import fcntl
 import gc
 import importlib
 import io
@@ -93,6 +92,8 @@ class Server:
         self.lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
 
     def take_lock(self) -> bool:
+        import fcntl  # POSIX only, as the server is: `archmem server status` imports this module anywhere
+
         try:
             fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -394,6 +395,8 @@ def request_info(path: str, kind: bytes = b"info") -> dict[str, object] | None:
 
 def wait_ended(path: str, timeout: float = 10.0) -> bool:
     """Wait until no server holds the lock of ``path`` (True), or ``timeout`` seconds pass."""
+    import fcntl
+
     try:
         lock = os.open(path + ".lock", os.O_RDWR)
     except FileNotFoundError:

@@ -151,8 +151,7 @@ def test_the_worker_takes_the_callers_folder_environment_umask_and_stdin(repo: P
 def test_a_changed_source_file_ends_the_server_and_the_next_call_runs_the_new_code(tmp_path: Path, repo: Path,
                                                                                       runtime: str):
     copy = tmp_path / "site"
-    shutil.copytree(Path(__import__("archmem").__file__).parent, copy / "archmem",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(__import__("archmem").__file__).parent, copy / "archmem")  # byte code too: times kept
     env = {**server_env(runtime), "PYTHONPATH": str(copy)}
     try:
         first = start(repo, env)
@@ -332,3 +331,19 @@ def test_a_removed_current_folder_fails_as_it_fails_without_a_server(tmp_path: P
     there = subprocess.run(["sh", "-c", script], env={**served, "ARCHMEM_SERVER": "on"}, capture_output=True, text=True)
     assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr)
     assert here.returncode != 0
+
+
+def test_where_there_is_no_fork_the_server_command_still_says_so(repo: Path):
+    """On Windows (no fcntl, no fork) ``archmem server status`` says the server is off."""
+    probe = ("import builtins, os, sys\nreal = builtins.__import__\n"
+             "def without(name, *args, **kwargs):\n"
+             "    if name == 'fcntl':\n        raise ImportError('no fcntl here')\n"
+             "    return real(name, *args, **kwargs)\n"
+             "import archmem.cli  # click, as imported where it runs\n"
+             "builtins.__import__ = without\nsys.platform = 'win32'\n"
+             "sys.argv = ['archmem', 'server', 'status']\nfrom archmem.entry import main\nmain()\n")
+    env = {**os.environ, "ARCHMEM_SERVER": ""}
+    env.pop("CI", None)
+    done = subprocess.run([sys.executable, "-c", probe], cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("off: not used on win32")
