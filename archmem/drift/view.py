@@ -159,9 +159,18 @@ class DriftView:
     def _blame(self, path: Path) -> tuple[list[BlamedCommit | None] | None, set[int]]:
         """Per line of a model file, the commit that last *described* it, and the numbers
         of the lines that never count (``archmem.*`` properties and what holds only them,
-        and lines only a mapping-only commit wrote)."""
+        and lines only a mapping-only commit wrote); kept per HEAD and file content."""
         if not self.context.repository.is_git:
             return None, set()
+        try:
+            content = path.read_bytes()
+        except OSError:
+            return self._blame_now(path)
+        found = self.head_cache.blame(str(path), content, lambda: self._blame_now(path))
+        self.head_cache.save()
+        return found
+
+    def _blame_now(self, path: Path) -> tuple[list[BlamedCommit | None] | None, set[int]]:
         skip = mapping_only_commits(self.lines.patches(path))
         commits = self.lines.blame(path, ignore=skip)
         if commits is None:

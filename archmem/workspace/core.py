@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from archmem.clock import Clock, format_time, system_clock
 from archmem.config import Config, load_config
-from archmem.errors import ModelNotFoundError
+from archmem.errors import ArchmemError, ModelNotFoundError
 from archmem.git.repository import Repository
 from archmem.model.loader import discover_model, load_model
 from archmem.model.ownership import Ownership, compute_ownership
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from archmem.memory.sync import PendingSync, SyncReport
     from archmem.store.base import Store
     from archmem.store.files import MemoryFolder
+    from archmem.store.line_counts import LineCounts
 
 
 class WorkspaceCore:
@@ -101,9 +102,16 @@ class WorkspaceCore:
     def ownership(self) -> Ownership:
         """Which files each element owns now; generated and vendored code is nobody's."""
         return compute_ownership(
-            self.model, self.repository.files(), self.repository.lines, ignore=self.config.code.ignore,
+            self.model, self.repository.files(), self._line_counts.lines, ignore=self.config.code.ignore,
             generated=self.generated,
         )
+
+    @cached_property
+    def _line_counts(self) -> LineCounts:
+        """Line counts, kept in the index when it is open (``store/line_counts.py``)."""
+        from archmem.store.line_counts import LineCounts
+
+        return LineCounts(self.root, self._index_if_open(), self.repository.lines)
 
     @cached_property
     def generated(self) -> dict[str, str]:
@@ -399,7 +407,6 @@ class WorkspaceCore:
         if not store.legacy_accepts():  # the every-day case: nothing to export, nothing more to load
             return
         from archmem.drift.accepts import export_index_accepts
-        from archmem.errors import ArchmemError
 
         try:
             self.accepts_exported += export_index_accepts(store, self.accept_folder, git=self.repository.is_git)
@@ -418,6 +425,11 @@ class WorkspaceCore:
             self._pending_sync.abandon()  # git's look is waited for, not indexed: the command ended first
             self._pending_sync = None
         if "store" in self.__dict__:
+            if "_line_counts" in self.__dict__:
+                try:
+                    self._line_counts.save()
+                except ArchmemError:  # an index that cannot be written keeps no count: they are a cache
+                    pass
             self.store.close()
             del self.__dict__["store"]
 
