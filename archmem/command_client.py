@@ -85,22 +85,31 @@ it for itself (``-P``: no caller's folder on its module path)."""
 
 
 def runtime_folder(env: Mapping[str, str]) -> str | None:
-    """A folder only this user can enter, for the socket (None: no safe one)."""
-    base = env.get("ARCHMEM_RUNTIME_DIR")
-    if not base:
-        shared = env.get("XDG_RUNTIME_DIR")
-        base = (os.path.join(shared, "archmem") if shared
-                else os.path.join(env.get("TMPDIR") or "/tmp", f"archmem-{os.getuid()}"))
+    """A folder only this user can enter, for the socket (None: no safe one):
+    ``ARCHMEM_RUNTIME_DIR``, else ``$XDG_RUNTIME_DIR/archmem``, else (no such folder, or
+    one that cannot be made) ``archmem-UID`` in the temporary folder."""
+    given = env.get("ARCHMEM_RUNTIME_DIR")
+    shared = env.get("XDG_RUNTIME_DIR")
+    candidates = [given] if given else [
+        *([os.path.join(shared, "archmem")] if shared else []),
+        os.path.join(env.get("TMPDIR") or "/tmp", f"archmem-{os.getuid()}"),
+    ]
+    for base in candidates:
+        if _private(base):
+            return base
+    return None
+
+
+def _private(base: str) -> bool:
     try:
         os.makedirs(base, mode=0o700, exist_ok=True)
         info = os.lstat(base)
     except OSError:
-        return None
+        return False
     import stat
 
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        return None  # a symlink, someone else's folder, or one others may enter: not ours to trust
-    return base
+    # a symlink, someone else's folder, or one others may enter: not ours to trust
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
 def socket_path(env: Mapping[str, str]) -> str | None:

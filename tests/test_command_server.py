@@ -347,3 +347,15 @@ def test_where_there_is_no_fork_the_server_command_still_says_so(repo: Path):
     done = subprocess.run([sys.executable, "-c", probe], cwd=repo, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("off: not used on win32")
+
+
+def test_a_runtime_folder_that_cannot_be_made_falls_back_to_the_temporary_one(tmp_path: Path):
+    from archmem.command_client import runtime_folder
+
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    found = runtime_folder({"XDG_RUNTIME_DIR": str(blocked), "TMPDIR": str(temporary)})
+    assert found == str(temporary / f"archmem-{os.getuid()}")
+    assert runtime_folder({"ARCHMEM_RUNTIME_DIR": str(blocked / "x")}) is None  # a folder given is the only one

@@ -41,27 +41,27 @@ def test_a_settled_unchanged_file_is_counted_once_and_a_changed_one_again(tmp_pa
         return (tmp_path / path).read_text().count("\n")
 
     meta = Meta()
-    first = LineCounts(tmp_path, meta, count)
+    first = LineCounts(tmp_path, lambda: meta, count)
     assert (first.lines("a.py"), first.lines("b.py")) == (7, 3)
-    first.save()
-    again = LineCounts(tmp_path, meta, count)
+    first.save(meta)
+    again = LineCounts(tmp_path, lambda: meta, count)
     assert (again.lines("a.py"), again.lines("b.py")) == (7, 3)
     assert counted == ["a.py", "b.py"]  # the second asked the kept counts
 
     (tmp_path / "b.py").write_text(lines(5))
     settled(tmp_path / "b.py")
     (tmp_path / "a.py").write_text(lines(9))  # just written: counted, not kept
-    later = LineCounts(tmp_path, meta, count)
+    later = LineCounts(tmp_path, lambda: meta, count)
     assert (later.lines("a.py"), later.lines("b.py")) == (9, 5)
-    later.save()
-    assert LineCounts(tmp_path, meta, count).lines("a.py") == 9
+    later.save(meta)
+    assert LineCounts(tmp_path, lambda: meta, count).lines("a.py") == 9
     assert counted == ["a.py", "b.py", "a.py", "b.py", "a.py"]
 
 
 def test_a_damaged_kept_value_is_counted_again(tmp_path: Path):
     (tmp_path / "a.py").write_text(lines(4))
     meta = Meta(line_counts="{not json")
-    assert LineCounts(tmp_path, meta, lambda path: 4).lines("a.py") == 4
+    assert LineCounts(tmp_path, lambda: meta, lambda path: 4).lines("a.py") == 4
 
 
 def test_the_next_command_reads_no_code_file_to_size_an_element(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
