@@ -13,7 +13,7 @@ from archmem.git.repository import Repository
 from archmem.store.line_counts import SETTLED_SECONDS, LineCounts
 from archmem.workspace import Workspace
 
-from .conftest import DRIFT_MODEL, commit, git, lines, spy, write
+from .conftest import drift_again, lines
 
 
 class Meta(dict):  # type: ignore[type-arg]
@@ -64,20 +64,11 @@ def test_a_damaged_kept_value_is_counted_again(tmp_path: Path):
     assert LineCounts(tmp_path, lambda: meta, lambda path: 4).lines("a.py") == 4
 
 
-def test_the_next_command_reads_no_code_file_to_size_an_element(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    write(root, {"workspace.dsl": DRIFT_MODEL, "services/api/router.go": lines(40),
-                 "services/orders/app.py": lines(40)})
-    for path in ("services/api/router.go", "services/orders/app.py"):
+def test_the_next_command_reads_no_code_file_to_size_an_element(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    root = repo
+    for path in ("services/api/router.go", "services/orders/app.py", "legacy/old.py"):
         settled(root / path)
-    commit(root, "initial", "2026-01-01T00:00:00Z")
-    (root / ".archmem").mkdir()
-    with Workspace.open(root) as ws:
-        first = ws.drift_report().to_dict()
-    reads = spy(monkeypatch, Repository, "lines")
-    with Workspace.open(root) as ws:
-        assert ws.drift_report().to_dict() == first
-        assert ws.ownership.size("shop.orders").lines == 40
+    _, reads = drift_again(root, monkeypatch, Repository, "lines")
     assert reads == []
+    with Workspace.open(root) as ws:
+        assert ws.ownership.size("shop.orders").lines == 40
