@@ -74,7 +74,31 @@ def identity(env: Mapping[str, str]) -> str:
     settings = sorted(f"{name}={value}" for name, value in env.items() if name.startswith(SETTINGS_PREFIXES))
     flags = [value for name, value in zip(_FLAG_NAMES, sys.flags, strict=False) if name != "safe_path"]
     return "\n".join([MAGIC.decode(), sys.executable, os.path.dirname(os.path.abspath(__file__)), __version__,
-                      sys.version, repr(flags), repr(sorted(sys._xoptions.items())), repr(sys.warnoptions), *settings])
+                      sys.version, repr(flags), repr(sorted(sys._xoptions.items())), repr(sys.warnoptions),
+                      confinement(), *settings])
+
+
+NAMESPACES = ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup")
+
+
+def confinement() -> str:
+    """The sandbox this process runs in, as Linux shows it: its namespaces, seccomp and
+    no-new-privileges. A sandboxed agent (bubblewrap, a seccomp filter) then meets only a
+    server started inside the same sandbox: one started outside would run its commands
+    with more than the sandbox allows, one started inside would give an outside caller less."""
+    parts = []
+    for name in NAMESPACES:
+        try:
+            parts.append(os.readlink(f"/proc/self/ns/{name}"))
+        except OSError:
+            parts.append(name + ":?")
+    try:
+        with open("/proc/self/status", "rb") as status:
+            parts += [line.strip().decode("ascii", "replace") for line in status
+                      if line.startswith((b"Seccomp:", b"NoNewPrivs:"))]
+    except OSError:
+        pass
+    return " ".join(parts)
 
 
 _FLAG_NAMES = ("debug", "inspect", "interactive", "optimize", "dont_write_bytecode", "no_user_site", "no_site",
