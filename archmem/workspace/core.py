@@ -111,7 +111,7 @@ class WorkspaceCore:
         """Line counts, kept in the index when it is open (``store/line_counts.py``)."""
         from archmem.store.line_counts import LineCounts
 
-        return LineCounts(self.root, self._index_if_open(), self.repository.lines)
+        return LineCounts(self.root, self._index_if_open, self.repository.lines)
 
     @cached_property
     def generated(self) -> dict[str, str]:
@@ -427,7 +427,7 @@ class WorkspaceCore:
         if "store" in self.__dict__:
             if "_line_counts" in self.__dict__:
                 try:
-                    self._line_counts.save()
+                    self._line_counts.save(self.store)
                 except ArchmemError:  # an index that cannot be written keeps no count: they are a cache
                     pass
             self.store.close()
