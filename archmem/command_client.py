@@ -74,7 +74,31 @@ def identity(env: Mapping[str, str]) -> str:
     settings = sorted(f"{name}={value}" for name, value in env.items() if name.startswith(SETTINGS_PREFIXES))
     flags = [value for name, value in zip(_FLAG_NAMES, sys.flags, strict=False) if name != "safe_path"]
     return "\n".join([MAGIC.decode(), sys.executable, os.path.dirname(os.path.abspath(__file__)), __version__,
-                      sys.version, repr(flags), repr(sorted(sys._xoptions.items())), repr(sys.warnoptions), *settings])
+                      sys.version, repr(flags), repr(sorted(sys._xoptions.items())), repr(sys.warnoptions),
+                      confinement(), *settings])
+
+
+NAMESPACES = ("mnt", "user", "pid", "net", "ipc", "uts", "cgroup")
+
+
+def confinement() -> str:
+    """The sandbox this process runs in, as Linux shows it: its namespaces, seccomp and
+    no-new-privileges. A sandboxed agent (bubblewrap, a seccomp filter) then meets only a
+    server started inside the same sandbox: one started outside would run its commands
+    with more than the sandbox allows, one started inside would give an outside caller less."""
+    parts = []
+    for name in NAMESPACES:
+        try:
+            parts.append(os.readlink(f"/proc/self/ns/{name}"))
+        except OSError:
+            parts.append(name + ":?")
+    try:
+        with open("/proc/self/status", "rb") as status:
+            parts += [line.strip().decode("ascii", "replace") for line in status
+                      if line.startswith((b"Seccomp:", b"NoNewPrivs:"))]
+    except OSError:
+        pass
+    return " ".join(parts)
 
 
 _FLAG_NAMES = ("debug", "inspect", "interactive", "optimize", "dont_write_bytecode", "no_user_site", "no_site",
@@ -85,22 +109,31 @@ it for itself (``-P``: no caller's folder on its module path)."""
 
 
 def runtime_folder(env: Mapping[str, str]) -> str | None:
-    """A folder only this user can enter, for the socket (None: no safe one)."""
-    base = env.get("ARCHMEM_RUNTIME_DIR")
-    if not base:
-        shared = env.get("XDG_RUNTIME_DIR")
-        base = (os.path.join(shared, "archmem") if shared
-                else os.path.join(env.get("TMPDIR") or "/tmp", f"archmem-{os.getuid()}"))
+    """A folder only this user can enter, for the socket (None: no safe one):
+    ``ARCHMEM_RUNTIME_DIR``, else ``$XDG_RUNTIME_DIR/archmem``, else (no such folder, or
+    one that cannot be made) ``archmem-UID`` in the temporary folder."""
+    given = env.get("ARCHMEM_RUNTIME_DIR")
+    shared = env.get("XDG_RUNTIME_DIR")
+    candidates = [given] if given else [
+        *([os.path.join(shared, "archmem")] if shared else []),
+        os.path.join(env.get("TMPDIR") or "/tmp", f"archmem-{os.getuid()}"),
+    ]
+    for base in candidates:
+        if _private(base):
+            return base
+    return None
+
+
+def _private(base: str) -> bool:
     try:
         os.makedirs(base, mode=0o700, exist_ok=True)
         info = os.lstat(base)
     except OSError:
-        return None
+        return False
     import stat
 
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        return None  # a symlink, someone else's folder, or one others may enter: not ours to trust
-    return base
+    # a symlink, someone else's folder, or one others may enter: not ours to trust
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
 def socket_path(env: Mapping[str, str]) -> str | None:

@@ -46,7 +46,12 @@ def lazy(source: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
 def compile_all() -> int:
     """Compile every pattern made so far (a process that forks workers does it once for
     all of them); how many were compiled now."""
-    fresh = [pattern for pattern in _MADE if pattern._compiled is None]
-    for pattern in fresh:
-        pattern._compiled = re.compile(pattern._source, pattern._flags)
-    return len(fresh)
+    compiled = 0
+    for pattern in _MADE:
+        if pattern._compiled is None:
+            try:
+                pattern._compiled = re.compile(pattern._source, pattern._flags)
+            except re.error:
+                continue  # left to fail where it is used, as it would have
+            compiled += 1
+    return compiled

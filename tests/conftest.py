@@ -212,3 +212,19 @@ def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple
 
     monkeypatch.setattr(owner, name, recorded)
     return calls
+
+
+def drift_again(root: Path, monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> tuple[dict, list[tuple]]:
+    """The drift report of a first open of ``root``, then of a second with ``owner.name``
+    spied: the second must say what the first said; its report and the spied calls (what
+    a kept answer saves the next command from)."""
+    from archmem.workspace import Workspace
+
+    (root / ".archmem").mkdir(exist_ok=True)  # as after `archmem init`: reads keep the index in a file
+    with Workspace.open(root) as ws:
+        first = ws.drift_report().to_dict()
+    calls = spy(monkeypatch, owner, name)
+    with Workspace.open(root) as ws:
+        again = ws.drift_report().to_dict()
+    assert again == first
+    return first, calls

@@ -347,3 +347,27 @@ def test_where_there_is_no_fork_the_server_command_still_says_so(repo: Path):
     done = subprocess.run([sys.executable, "-c", probe], cwd=repo, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("off: not used on win32")
+
+
+def test_a_runtime_folder_that_cannot_be_made_falls_back_to_the_temporary_one(tmp_path: Path):
+    from archmem.command_client import runtime_folder
+
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    found = runtime_folder({"XDG_RUNTIME_DIR": str(blocked), "TMPDIR": str(temporary)})
+    assert found == str(temporary / f"archmem-{os.getuid()}")
+    assert runtime_folder({"ARCHMEM_RUNTIME_DIR": str(blocked / "x")}) is None  # a folder given is the only one
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv (util-linux)")
+def test_a_sandboxed_caller_never_meets_a_server_started_outside_its_sandbox(runtime: str):
+    """A process that cannot gain privileges (as an agent's sandbox sets) asks another socket."""
+    probe = [sys.executable, "-c", "import os; from archmem.command_client import socket_path; "
+             "print(socket_path(os.environ))"]
+    env = {**os.environ, "ARCHMEM_RUNTIME_DIR": runtime}
+    outside = subprocess.run(probe, env=env, capture_output=True, text=True, check=True).stdout
+    inside = subprocess.run(["setpriv", "--no-new-privs", *probe], env=env, capture_output=True, text=True,
+                            check=True).stdout
+    assert outside.strip() and inside.strip() and outside != inside

@@ -17,7 +17,7 @@ from archmem.drift.types import Baseline, ElementSize, Thresholds
 from archmem.git.types import Commit, FileChange
 from archmem.workspace import Workspace
 
-from .conftest import commit, git, lines, spy, write
+from .conftest import commit, drift_again, git, lines, spy, write
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PATHS = {"api": ["services/api/**"], "shared": ["services/shared/**", "!services/shared/gen/**"], "gone": ["old/**"]}
@@ -151,15 +151,10 @@ workspace "Shop" {
 
 def test_the_next_command_reads_the_kept_index_and_no_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     root = history_repo(tmp_path / "repo")
-    with Workspace.open(root) as ws:
-        first = ws.drift_report().to_dict()
-    assert index_cache.cache_path(root / ".archmem" / "archmem.db").is_file()
     builds = spy(monkeypatch, DriftIndex, "build")
-    reads = spy(monkeypatch, CachedCommits, "_read")
-    with Workspace.open(root) as ws:
-        again = ws.drift_report().to_dict()
-    assert again == first
-    assert builds == [] and reads == []
+    _, reads = drift_again(root, monkeypatch, CachedCommits, "_read")
+    assert index_cache.cache_path(root / ".archmem" / "archmem.db").is_file()
+    assert len(builds) == 1 and reads == []  # built by the first open only
 
 
 def test_a_new_commit_or_a_changed_model_builds_the_index_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

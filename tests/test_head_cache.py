@@ -27,25 +27,16 @@ def test_nothing_kept_reads_as_no_files():
     assert len(empty) == 0 and empty.get(path_key("x.md")) is None
 
 
-def test_the_model_files_blame_is_asked_of_git_once_per_head_and_content(tmp_path, monkeypatch):
+def test_the_model_files_blame_is_asked_of_git_once_per_head_and_content(repo, monkeypatch):
     """``status`` and ``drift`` blame the model file to place each element's description:
     a git log and a git blame that change only with HEAD and the file's own content."""
     from archmem.drift.view import DriftView
     from archmem.workspace import Workspace
 
-    from .conftest import DRIFT_MODEL, commit, git, lines, spy, write
+    from .conftest import DRIFT_MODEL, drift_again, write
 
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    write(root, {"workspace.dsl": DRIFT_MODEL, "services/api/router.go": lines(40)})
-    commit(root, "initial", "2026-01-01T00:00:00Z")
-    (root / ".archmem").mkdir()
-    with Workspace.open(root) as ws:
-        first = ws.drift_report().to_dict()
-    asked = spy(monkeypatch, DriftView, "_blame_now")
-    with Workspace.open(root) as ws:
-        assert ws.drift_report().to_dict() == first
+    root = repo
+    first, asked = drift_again(root, monkeypatch, DriftView, "_blame_now")
     assert asked == []
     write(root, {"workspace.dsl": DRIFT_MODEL.replace('"ApiGateway"', '"ApiGateway" "Routes requests"')})
     with Workspace.open(root) as ws:

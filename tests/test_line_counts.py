@@ -13,7 +13,7 @@ from archmem.git.repository import Repository
 from archmem.store.line_counts import SETTLED_SECONDS, LineCounts
 from archmem.workspace import Workspace
 
-from .conftest import DRIFT_MODEL, commit, git, lines, spy, write
+from .conftest import drift_again, lines
 
 
 class Meta(dict):  # type: ignore[type-arg]
@@ -41,43 +41,34 @@ def test_a_settled_unchanged_file_is_counted_once_and_a_changed_one_again(tmp_pa
         return (tmp_path / path).read_text().count("\n")
 
     meta = Meta()
-    first = LineCounts(tmp_path, meta, count)
+    first = LineCounts(tmp_path, lambda: meta, count)
     assert (first.lines("a.py"), first.lines("b.py")) == (7, 3)
-    first.save()
-    again = LineCounts(tmp_path, meta, count)
+    first.save(meta)
+    again = LineCounts(tmp_path, lambda: meta, count)
     assert (again.lines("a.py"), again.lines("b.py")) == (7, 3)
     assert counted == ["a.py", "b.py"]  # the second asked the kept counts
 
     (tmp_path / "b.py").write_text(lines(5))
     settled(tmp_path / "b.py")
     (tmp_path / "a.py").write_text(lines(9))  # just written: counted, not kept
-    later = LineCounts(tmp_path, meta, count)
+    later = LineCounts(tmp_path, lambda: meta, count)
     assert (later.lines("a.py"), later.lines("b.py")) == (9, 5)
-    later.save()
-    assert LineCounts(tmp_path, meta, count).lines("a.py") == 9
+    later.save(meta)
+    assert LineCounts(tmp_path, lambda: meta, count).lines("a.py") == 9
     assert counted == ["a.py", "b.py", "a.py", "b.py", "a.py"]
 
 
 def test_a_damaged_kept_value_is_counted_again(tmp_path: Path):
     (tmp_path / "a.py").write_text(lines(4))
     meta = Meta(line_counts="{not json")
-    assert LineCounts(tmp_path, meta, lambda path: 4).lines("a.py") == 4
+    assert LineCounts(tmp_path, lambda: meta, lambda path: 4).lines("a.py") == 4
 
 
-def test_the_next_command_reads_no_code_file_to_size_an_element(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    write(root, {"workspace.dsl": DRIFT_MODEL, "services/api/router.go": lines(40),
-                 "services/orders/app.py": lines(40)})
-    for path in ("services/api/router.go", "services/orders/app.py"):
+def test_the_next_command_reads_no_code_file_to_size_an_element(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    root = repo
+    for path in ("services/api/router.go", "services/orders/app.py", "legacy/old.py"):
         settled(root / path)
-    commit(root, "initial", "2026-01-01T00:00:00Z")
-    (root / ".archmem").mkdir()
-    with Workspace.open(root) as ws:
-        first = ws.drift_report().to_dict()
-    reads = spy(monkeypatch, Repository, "lines")
-    with Workspace.open(root) as ws:
-        assert ws.drift_report().to_dict() == first
-        assert ws.ownership.size("shop.orders").lines == 40
+    _, reads = drift_again(root, monkeypatch, Repository, "lines")
     assert reads == []
+    with Workspace.open(root) as ws:
+        assert ws.ownership.size("shop.orders").lines == 40

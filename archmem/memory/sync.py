@@ -39,9 +39,12 @@ from archmem.memory.folder_signature import (
     TREE,
     CheckoutStamp,
     FolderSignature,
+    FolderSignatureLater,
     Signature,
     TreeChanges,
+    answered_by,
     pulled_paths,
+    quiet_tree,
     shared_state,
 )
 from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
@@ -141,6 +144,52 @@ def sync_from_files(
     return report
 
 
+@dataclass(repr=False, eq=False)
+class PendingSync(Record):
+    """An open that took the index as the last sync left it while git compares the
+    committed folder's tracked files in the background (``start_sync``); ``finish``
+    waits for git and indexes what it found changed (the report says whether anything
+    did: what was read from the index meanwhile is then read again)."""
+
+    report: SyncReport
+    finish: Callable[[], SyncReport]
+    abandon: Callable[[], object]
+    """Waits for git without indexing anything (the command ended first)."""
+
+
+def start_sync(
+    store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel], *,
+    signature: FolderSignature, later: FolderSignatureLater, tree_changes: TreeChanges | None = None,
+    checkout_stamp: CheckoutStamp,
+) -> PendingSync | None:
+    """The quiet open (``folder_signature.QUIET``) with git's look at the tracked files
+    started, not waited for: while HEAD, git's index, the folders' directories and the
+    private files are as the last sync left them, only an edit in place of a committed
+    file can have changed the index's truth, and git's answer on that comes while the
+    caller reads. None when the open must sync first (``sync_from_files``)."""
+    if store.file_count() < SIGNATURE_FROM or store.meta("files_export") == "pending" \
+            or store.meta("search_text") == "stale":
+        return None
+    kept = store.meta(_SIGNATURE)
+    stamp = checkout_stamp()
+    tree = quiet_tree(store, folder, stamp) if kept is not None else None
+    if tree is None or store.meta(PRIVATE) != _private_digest(folder):
+        return None
+    taken = later(folder.relative(folder.shared), untracked=False, tree=tree)
+    report = SyncReport(problems=_recorded_problems(store), signature=kept)
+
+    def finish() -> SyncReport:
+        return sync_from_files(store, folder, model, signature=answered_by(taken, tree, signature),
+                               tree_changes=tree_changes, checkout_stamp=checkout_stamp)
+
+    return PendingSync(report, finish, taken)
+
+
+def _private_digest(folder: MemoryFolder) -> str:
+    """The private folder's files with their sizes and mtimes, in one value (git ignores it)."""
+    return hashlib.sha256(repr(sorted(folder.private_stamps().items())).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def _files_signature(
     store: Store, folder: MemoryFolder, signature: FolderSignature | None, report: SyncReport,
     checkout_stamp: CheckoutStamp | None = None,
@@ -154,9 +203,9 @@ def _files_signature(
     if shared is None:
         return None
     report.uncommitted = shared.uncommitted
-    private = hashlib.sha256(repr(sorted(folder.private_stamps().items())).encode("utf-8", "surrogateescape"))
-    digest = hashlib.sha256(f"{shared.digest}\0{private.hexdigest()}".encode())
-    return Signature(digest.hexdigest(), shared.tree if shared.clean else None, private.hexdigest())
+    private = _private_digest(folder)
+    digest = hashlib.sha256(f"{shared.digest}\0{private}".encode())
+    return Signature(digest.hexdigest(), shared.tree if shared.clean else None, private)
 
 
 def _index_changed_files(

@@ -31,12 +31,13 @@ class Meta(Protocol):
 
 class LineCounts:
     """``lines(path)`` as ``count(path)`` answers it, from the kept count when the file is
-    the one counted."""
+    the one counted; ``kept()`` is the index open now, if any (read once, at the first
+    question: an index can be replaced while a workspace lives)."""
 
-    def __init__(self, root: Path, kept: Meta | None, count: Callable[[str], int],
+    def __init__(self, root: Path, kept: Callable[[], Meta | None], count: Callable[[str], int],
                  now: Callable[[], float] = time.time) -> None:
         self._root = str(root)
-        self._meta = kept
+        self._index = kept
         self._count = count
         self._now = now
         self._kept: dict[str, list[int]] | None = None
@@ -45,7 +46,8 @@ class LineCounts:
     def _load(self) -> dict[str, list[int]]:
         if self._kept is None:
             self._kept = {}
-            text = self._meta.meta(KEY) if self._meta is not None else None
+            index = self._index()
+            text = index.meta(KEY) if index is not None else None
             try:
                 found = json.loads(text) if text else {}
             except ValueError:
@@ -69,12 +71,12 @@ class LineCounts:
             self._fresh[path] = [*stamp, lines]
         return lines
 
-    def save(self) -> None:
-        """Keep what was counted (one write, only when something was)."""
-        if not self._fresh or self._meta is None:
+    def save(self, index: Meta) -> None:
+        """Keep what was counted in ``index`` (one write, only when something was)."""
+        if not self._fresh:
             return
         kept = {**self._load(), **self._fresh}
         if len(kept) > _LIMIT:
             kept = dict(list(kept.items())[-_LIMIT:])
-        self._meta.set_meta(KEY, json.dumps(kept, separators=(",", ":")))
+        index.set_meta(KEY, json.dumps(kept, separators=(",", ":")))
         self._kept, self._fresh = kept, {}
