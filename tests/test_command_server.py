@@ -207,12 +207,15 @@ def test_a_caller_killed_outright_takes_its_worker_with_it(repo: Path, served: d
     server = request_info(path)
     assert server is not None and isinstance(server["pid"], int)
     caller = _blocked(repo, served)
-    until(lambda: workers_of(server["pid"]), "the command reached no worker")
+    until(lambda: any("pipe" in _waiting_in(worker) for worker in workers_of(server["pid"])),
+          "the command reached no worker")
     caller.kill()
     caller.wait(timeout=60)
-    assert caller.stdin is not None
-    caller.stdin.close()
-    until(lambda: not workers_of(server["pid"]), "the worker outlived its caller")
+    try:  # the worker's stdin stays open: only its caller's end can end it
+        until(lambda: not workers_of(server["pid"]), "the worker outlived its caller")
+    finally:
+        assert caller.stdin is not None
+        caller.stdin.close()
     assert request_info(path) is not None  # the server itself goes on
 
 
