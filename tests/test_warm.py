@@ -30,3 +30,18 @@ def test_the_shipped_thesaurus_is_read_once_and_each_caller_gets_its_own_copy(mo
 def test_warm_leaves_nothing_to_compile():
     warm()
     assert patterns.compile_all() == 0
+
+
+def test_a_thesaurus_analysed_before_answers_as_one_analysed_afresh(monkeypatch):
+    from archmem.store.words import IndexForms
+
+    monkeypatch.setattr(synonyms, "_ANALYSED", {})
+    groups = [*synonyms.shipped_groups(), ["payment service", "billing"]]
+    first = synonyms.Thesaurus(groups, IndexForms().of)
+    assert len(synonyms._ANALYSED) == 1
+    again = synonyms.Thesaurus(groups, IndexForms().of)
+    assert again._mates is first._mates  # the analysis was kept, not redone
+    task = "retry the billing webhook when the payment service times out"
+    assert [e.entry for e in again.expansions(task)] == [e.entry for e in first.expansions(task)]
+    plain = synonyms.Thesaurus(groups, lambda terms: {term: term for term in terms})  # other forms: analysed anew
+    assert plain._mates is not first._mates and ("billing",) in plain._mates

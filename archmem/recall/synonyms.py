@@ -81,24 +81,59 @@ class Expansion(Value):
     mates: tuple[Entry, ...]
 
 
-class Thesaurus:
-    """Groups of entries, analysed once: which entries a task holds, and their mates."""
+class _Analysed:
+    """Groups analysed for one set of word forms: what a thesaurus is made of, kept per
+    process (a command server analyses the shipped groups once before it forks; every
+    worker finds them analysed). Read-only once built."""
 
-    def __init__(self, groups: Iterable[Sequence[str]], forms: Forms) -> None:
-        written = [[_words(word) for word in group] for group in groups]
-        known = forms({word for group in written for entry in group for word in entry})
-        self._mates: dict[Entry, set[Entry]] = {}
-        self._written: dict[Entry, tuple[str, ...]] = {}
-        for group in written:
+    def __init__(self, written: list[list[list[str]]], words: list[str]) -> None:
+        self.written = written
+        self.words = words
+        self.known: dict[str, str] | None = None
+        self.mates: dict[Entry, frozenset[Entry]] = {}
+        self.spelled: dict[Entry, tuple[str, ...]] = {}
+        self.longest = 0
+
+    def build(self, known: dict[str, str]) -> None:
+        mates: dict[Entry, set[Entry]] = {}
+        spelled: dict[Entry, tuple[str, ...]] = {}
+        for group in self.written:
             entries: set[Entry] = set()
             for words in group:
                 if words:
                     entry = tuple(known[word] for word in words)
-                    self._written.setdefault(entry, tuple(words))
+                    spelled.setdefault(entry, tuple(words))
                     entries.add(entry)
             for entry in entries:
-                self._mates.setdefault(entry, set()).update(entries - {entry})
-        self._longest = max((len(entry) for entry in self._mates), default=0)
+                mates.setdefault(entry, set()).update(entries - {entry})
+        self.mates = {entry: frozenset(others) for entry, others in mates.items()}
+        self.spelled = spelled
+        self.longest = max((len(entry) for entry in mates), default=0)
+        self.known = known
+
+
+_ANALYSED: dict[tuple[tuple[str, ...], ...], _Analysed] = {}
+_ANALYSED_LIMIT = 8
+
+
+class Thesaurus:
+    """Groups of entries, analysed once: which entries a task holds, and their mates."""
+
+    def __init__(self, groups: Iterable[Sequence[str]], forms: Forms) -> None:
+        key = tuple(tuple(group) for group in groups)
+        analysed = _ANALYSED.get(key)
+        if analysed is None:
+            written = [[_words(word) for word in group] for group in key]
+            analysed = _Analysed(written, sorted({word for group in written for entry in group for word in entry}))
+        known = forms(analysed.words)
+        if analysed.known != known:  # first time, or the forms of another word index
+            analysed.build(known)
+            if len(_ANALYSED) >= _ANALYSED_LIMIT:
+                _ANALYSED.clear()
+            _ANALYSED[key] = analysed
+        self._mates = analysed.mates
+        self._written = analysed.spelled
+        self._longest = analysed.longest
         self.forms = forms
 
     def __len__(self) -> int:

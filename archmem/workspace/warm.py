@@ -1,7 +1,8 @@
 """What a process that runs many commands works out once, before it forks their workers.
 
 Each piece depends on nothing a command brings (no repository, setting or memory): the
-lazy patterns compiled, the settings' resolved types, the thesaurus archmem ships. A
+lazy patterns compiled, the settings' resolved types, the thesaurus archmem ships, read
+and analysed. A
 command run in its own process does the same work when it first needs each piece.
 """
 
@@ -12,10 +13,11 @@ def warm() -> None:
     from archmem import patterns
     from archmem.config import Config
     from archmem.config_schema import fields_of, is_section
-    from archmem.recall.synonyms import shipped_groups
+    from archmem.recall.synonyms import Thesaurus, shipped_groups
+    from archmem.store.words import IndexForms
 
     patterns.compile_all()
     for spec in fields_of(Config):
         if is_section(spec.annotation):
             fields_of(spec.annotation)
-    shipped_groups()
+    Thesaurus(shipped_groups(), IndexForms().of)  # its analysis is kept for the process
