@@ -4,6 +4,8 @@
     python bench/recall_small.py --folds /tmp/loo.json    # also held out: each set decided by
                                                           # the fold that left it out
     python bench/recall_small.py --sizes 3,5 --draws 2 --set mealie
+    python bench/recall_small.py --folds /tmp/loo.json --rates 0.047,0.1,0.25,1
+                                                          # choose TASK_WORD_RATE held out
 
 Every team starts with a handful of memories, and what recall does then is archmem's first
 impression. A store of five memories knows few of a task's words and its BM25 statistics are
@@ -27,6 +29,13 @@ the decision is then applied offline, as ``recall_loo.score_set`` does for the f
 Per size: nDCG@5 of what is shown (results, else the weak list) over answerable tasks;
 ``nothing``: answerable tasks shown nothing at all (neither results nor weak); ``empty``:
 no-answer tasks with nothing in results; ``weak``: answerable tasks answered as weak only.
+With ``--rates``, the whole measure is repeated for each ``TASK_WORD_RATE`` (how surely a
+store of N memories would hold a task's word, ``archmem/recall/score.py``'s
+``store_coverage``; it moves nothing on the full sets, where every rate gives a coverage
+near 1), and the rate is chosen leaving one repository out: each set scored at the rate
+that maximized ``recall_loo.objective`` on the others' small stores (no-answer tasks with
+nothing in results kept at ``MIN_EMPTY`` on average where a rate can).
+
 Written to ``bench/recall_data/small_results.json``; no timings, so two runs write the same file.
 """
 
@@ -42,9 +51,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_loo import TaskRun, key, ranking, score_set, task_run
+from recall_loo import MIN_EMPTY, TaskRun, key, objective, ranking, score_set, task_run
 from recall_quality import DEFAULTS, NOW, K, _workspace_class, recall_config_toml
 from recall_sets import DATA, ROOT, SETS, LabelledSet
+
+from archmem.recall import score
 
 SIZES = (3, 5, 10, 30)
 DRAWS = 10
@@ -103,8 +114,9 @@ def pooled(scores: list[tuple[dict[str, float], int, int]]) -> dict[str, float]:
         total = sum(s[name] * (a if weight == 0 else n) for s, a, n in scores)
         return round(total / max(1, answerable if weight == 0 else no_answer), 4)
 
-    return {"ndcg@5": by("ndcg@5", 0), "nothing": by("nothing", 0), "weak": by("weak", 0), "empty": by("empty", 1),
-            "answerable_tasks": answerable, "no_answer_tasks": no_answer}
+    return {"ndcg@5": by("ndcg@5", 0), "nothing": by("nothing", 0), "weak": by("weak", 0), "gain": by("gain", 0),
+            "empty": by("empty", 1), "quiet": by("quiet", 1), "answerable_tasks": answerable,
+            "no_answer_tasks": no_answer}
 
 
 def decided(runs: list[TaskRun], choice: dict[str, Any]) -> tuple[dict[str, float], int, int]:
@@ -114,12 +126,68 @@ def decided(runs: list[TaskRun], choice: dict[str, Any]) -> tuple[dict[str, floa
     return scores, answerable, len(runs) - answerable
 
 
+Scored = dict[str, dict[str, dict[int, list[tuple[dict[str, float], int, int]]]]]
+"""variant -> set -> size -> each store's (figures, answerable tasks, no-answer tasks)."""
+
+
+def measure(set_names: list[str], sizes: list[int], draws: int,
+            choices: dict[str, dict[str, dict[str, Any]]]) -> tuple[Scored, dict[str, dict[str, Any]]]:
+    """Every small store of every set ranked once per ranking setting, each variant's decision applied."""
+    stores: dict[str, dict[str, Any]] = {}
+    scored: Scored = {v: {name: {s: [] for s in sizes} for name in set_names} for v in choices}
+    for name in set_names:
+        labelled = SETS[name]
+        settings = {key(ranking(c[name]["setting"])): ranking(c[name]["setting"]) for c in choices.values()}
+        for setting_key, setting in settings.items():
+            with labelled.repository(recall_config_toml({**setting, **DECISION_OFF})) as root:
+                for size in sizes:
+                    for draw in range(draws):
+                        memories, tasks = draw_store(labelled, size, draw)
+                        runs = rank_store(root, memories, tasks)
+                        store = stores.setdefault(f"{name}:{size}:{draw}", {
+                            "memories": sorted(m["id"] for m in memories),
+                            "answerable": sorted(t["id"] for t in tasks if t["relevant"]), "by": {}})
+                        for variant, choice in choices.items():
+                            if key(ranking(choice[name]["setting"])) == setting_key:
+                                result = decided(runs, choice[name])
+                                scored[variant][name][size].append(result)
+                                store["by"][variant] = {k: round(v, 4) for k, v in result[0].items()}
+        print(f"  {name} done", flush=True)
+    return scored, stores
+
+
+def by_size(scored: dict[str, dict[int, list[tuple[dict[str, float], int, int]]]], sizes: list[int],
+            names: list[str]) -> dict[str, dict[str, float]]:
+    return {str(size): pooled([r for name in names for r in scored[name][size]]) for size in sizes}
+
+
+def choose_rate(by_rate: dict[float, Scored], variant: str, sets: list[str], sizes: list[int]) -> float:
+    """The rate whose small stores of ``sets`` score best by ``recall_loo.objective`` (each set
+    weighing the same), keeping no-answer tasks with nothing in results at ``MIN_EMPTY`` on
+    average where some rate does."""
+    def figures(rate: float) -> list[dict[str, float]]:
+        return [pooled([r for size in sizes for r in by_rate[rate][variant][name][size]]) for name in sets]
+
+    values = {rate: (objective(figures(rate)), sum(f["empty"] for f in figures(rate)) / len(sets)) for rate in by_rate}
+    allowed = [rate for rate, (_, empty) in values.items() if empty >= MIN_EMPTY] or list(values)
+    return max(allowed, key=lambda rate: (values[rate][0], -rate))
+
+
+def print_sizes(title: str, summary: dict[str, dict[str, float]]) -> None:
+    print(f"\n{title}: size  nDCG@5  nothing  weak  empty   (answerable · no-answer tasks)")
+    for size, s in summary.items():
+        print(f"  {size:>10}  {s['ndcg@5']:.3f}   {s['nothing']:.3f}  {s['weak']:.3f}  {s['empty']:.3f}   "
+              f"({s['answerable_tasks']} · {s['no_answer_tasks']})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", action="append", choices=list(SETS), dest="sets")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     parser.add_argument("--draws", type=int, default=DRAWS)
     parser.add_argument("--folds", type=Path, help="a leave-one-repository-out result (recall_quality.py --output)")
+    parser.add_argument("--rates", help="comma-separated TASK_WORD_RATE values to compare, the choice made "
+                                        "leaving one repository out (default: the shipped rate alone)")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -132,39 +200,39 @@ def main(argv: list[str] | None = None) -> int:
     if args.folds:
         folds = json.loads(args.folds.read_text(encoding="utf-8"))["folds"]
         choices["held_out"] = {name: folds[name] for name in set_names}
+    rates = [float(r) for r in args.rates.split(",")] if args.rates else [score.TASK_WORD_RATE]
+    shipped_rate = score.TASK_WORD_RATE
+    by_rate: dict[float, Scored] = {}
     stores: dict[str, dict[str, Any]] = {}
-    scored: dict[str, dict[int, list[tuple[dict[str, float], int, int]]]] = {v: {s: [] for s in sizes} for v in choices}
-    for name in set_names:
-        labelled = SETS[name]
-        settings = {key(ranking(c[name]["setting"])): ranking(c[name]["setting"]) for c in choices.values()}
-        for setting_key, setting in settings.items():
-            with labelled.repository(recall_config_toml({**setting, **DECISION_OFF})) as root:
-                for size in sizes:
-                    for draw in range(args.draws):
-                        memories, tasks = draw_store(labelled, size, draw)
-                        runs = rank_store(root, memories, tasks)
-                        store = stores.setdefault(f"{name}:{size}:{draw}", {
-                            "memories": sorted(m["id"] for m in memories),
-                            "answerable": sorted(t["id"] for t in tasks if t["relevant"]), "by": {}})
-                        for variant, choice in choices.items():
-                            if key(ranking(choice[name]["setting"])) != setting_key:
-                                continue
-                            result = decided(runs, choice[name])
-                            scored[variant][size].append(result)
-                            store["by"][variant] = {k: round(v, 4) for k, v in result[0].items()}
-        print(f"  {name} done", flush=True)
-    summary = {variant: {str(size): pooled(by_size[size]) for size in sizes} for variant, by_size in scored.items()}
-    for variant, by_size in summary.items():
-        print(f"\n{variant}: size  nDCG@5  nothing  weak  empty   (answerable · no-answer tasks)")
-        for size, s in by_size.items():
-            print(f"  {size:>10}  {s['ndcg@5']:.3f}   {s['nothing']:.3f}  {s['weak']:.3f}  {s['empty']:.3f}   "
-                  f"({s['answerable_tasks']} · {s['no_answer_tasks']})")
+    for rate in rates:
+        score.TASK_WORD_RATE = rate  # what store_coverage reads
+        print(f"rate {rate}", flush=True)
+        by_rate[rate], found = measure(set_names, sizes, args.draws, choices)
+        if rate == shipped_rate or len(rates) == 1:
+            stores = found
+    score.TASK_WORD_RATE = shipped_rate
+    out: dict[str, Any] = {"now": f"{NOW:%Y-%m-%dT%H:%M:%SZ}", "k": K, "sizes": sizes, "draws": args.draws,
+                           "sets": set_names, "graded_share": GRADED_SHARE, "held_out": bool(args.folds)}
+    out["rates"] = {str(rate): {variant: by_size(scored, sizes, set_names) for variant, scored in by.items()}
+                    for rate, by in by_rate.items()}
+    for rate, summary in out["rates"].items():
+        for variant, figures in summary.items():
+            print_sizes(f"rate {rate}, {variant}", figures)
+    if len(rates) > 1:
+        variant = "held_out" if args.folds else "shipped"
+        folds_chosen = {name: choose_rate(by_rate, variant, [n for n in set_names if n != name], sizes)
+                        for name in set_names}
+        held: dict[int, list[tuple[dict[str, float], int, int]]] = {size: [] for size in sizes}
+        for name, rate in folds_chosen.items():
+            for size in sizes:
+                held[size] += by_rate[rate][variant][name][size]
+        out["rate_held_out"] = {"chosen": folds_chosen, "figures": {str(s): pooled(held[s]) for s in sizes},
+                                "on_every_set": choose_rate(by_rate, variant, set_names, sizes)}
+        print_sizes(f"each set at the rate the others chose {folds_chosen}", out["rate_held_out"]["figures"])
+        print(f"the rate chosen on every set: {out['rate_held_out']['on_every_set']}")
+    out["stores"] = stores
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({
-        "now": f"{NOW:%Y-%m-%dT%H:%M:%SZ}", "k": K, "sizes": sizes, "draws": args.draws, "sets": set_names,
-        "graded_share": GRADED_SHARE, "held_out": bool(args.folds), "summary": summary,
-        "stores": stores,
-    }, indent=1) + "\n", encoding="utf-8")
+    args.output.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(f"\nwrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}")
     return 0
 
