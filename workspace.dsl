@@ -13,9 +13,9 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem = softwareSystem "archmem" "Memories on C4 elements, drift from git, ranked recall and briefings." {
 
             interfaces = container "Interfaces" "Thin entry points: parse, call Workspace, print." "Python, click" {
-                cli = component "CLI" "The archmem command and every subcommand (archmem check and merge-file too): flags, tables, --json, exit codes." "click" {
+                cli = component "CLI" "The archmem command and every subcommand (archmem check and merge-file too): flags, tables, --json, exit codes; the warm command server that runs a command line in a forked worker of an archmem already imported." "click" {
                     properties {
-                        "archmem.paths" "archmem/cli/**, archmem/__main__.py, archmem/entry.py"
+                        "archmem.paths" "archmem/cli/**, archmem/__main__.py, archmem/entry.py, archmem/command_client.py, archmem/command_server.py"
                     }
                 }
                 reports = component "CI reports" "SARIF 2.1.0 for code scanning and GitLab Code Quality from conformance, drift and check: their findings as one list with stable fingerprints, one module per format." "JSON" {
@@ -193,7 +193,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
             drift = container "Drift" "When the code under an element moved; which memories to verify." "Python, git" {
                 driftindex = component "Drift index" "Prefix sums over per-element changes; stamps; missing code; staleness in words; accept files." {
                     properties {
-                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py, archmem/drift/accept_folder.py, archmem/drift/context.py, archmem/drift/head_cache.py, archmem/drift/verify_cache.py"
+                        "archmem.paths" "archmem/drift/__init__.py, archmem/drift/index.py, archmem/drift/scan.py, archmem/drift/report.py, archmem/drift/staleness.py, archmem/drift/symbols.py, archmem/drift/view.py, archmem/drift/changes.py, archmem/drift/baselines.py, archmem/drift/accepts.py, archmem/drift/accept_folder.py, archmem/drift/context.py, archmem/drift/head_cache.py, archmem/drift/verify_cache.py, archmem/drift/index_cache.py"
                     }
                 }
             }

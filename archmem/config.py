@@ -419,6 +419,11 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+PROCESS_VARIABLES = ("ARCHMEM_SERVER", "ARCHMEM_SERVER_IDLE", "ARCHMEM_RUNTIME_DIR")
+"""Variables that are not settings: they say how the ``archmem`` process runs (the warm
+command server: whether to use it, its idle time, the folder of its socket)."""
+
+
 def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     """ARCHMEM_STORE_PATH=x → {"store": {"path": "x"}}; unknown names are an error."""
     if not any(name.upper().startswith(ENV_PREFIX) for name in env):
@@ -430,7 +435,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     data: dict[str, Any] = {}
     for raw_name, value in env.items():
         name = raw_name.upper()
-        if not name.startswith(ENV_PREFIX):
+        if not name.startswith(ENV_PREFIX) or name in PROCESS_VARIABLES:
             continue
         if name not in known:
             raise ConfigError(

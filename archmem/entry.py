@@ -98,7 +98,24 @@ VERSION_FLAGS = (["--version"], ["-V"])
 
 
 def main() -> None:
-    """Console entry point."""
+    """Console entry point: the warm command server runs the command line when it can
+    (``archmem.command_client``), else this process does."""
+    argv = sys.argv[1:]
+    if argv not in VERSION_FLAGS and _fast_arguments(argv) is None:
+        from archmem.command_client import ServerUnavailable, run
+
+        try:
+            code = run(argv)
+        except ServerUnavailable as exc:
+            print(f"archmem: {exc}", file=sys.stderr)
+            sys.exit(1)
+        if code is not None:
+            sys.exit(code)
+    run_here()
+
+
+def run_here() -> None:
+    """The command line, run in this process (the server's worker runs this too)."""
     if sys.argv[1:] in VERSION_FLAGS:  # what click's version option prints, without click
         from archmem import __version__
 

@@ -33,6 +33,25 @@ class _LazyPattern:
         return f"lazy({self._source!r})"
 
 
+_MADE: list[_LazyPattern] = []
+
+
 def lazy(source: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
     """``re.compile(source, flags)``, done when the pattern is first used."""
-    return cast("re.Pattern[AnyStr]", _LazyPattern(source, flags))
+    pattern = _LazyPattern(source, flags)
+    _MADE.append(pattern)
+    return cast("re.Pattern[AnyStr]", pattern)
+
+
+def compile_all() -> int:
+    """Compile every pattern made so far (a process that forks workers does it once for
+    all of them); how many were compiled now."""
+    compiled = 0
+    for pattern in _MADE:
+        if pattern._compiled is None:
+            try:
+                pattern._compiled = re.compile(pattern._source, pattern._flags)
+            except re.error:
+                continue  # left to fail where it is used, as it would have
+            compiled += 1
+    return compiled

@@ -39,6 +39,7 @@ _STR_TAG = "tag:yaml.org,2002:str"
 
 _PLAIN = lazy(r"[A-Za-z_./][A-Za-z0-9_./@+#-]*(?: [A-Za-z0-9_./@+#()-]+)*")
 _YAML_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
+_LONGEST_YAML_WORD = max(map(len, _YAML_WORDS))
 _YAML_FLOAT = lazy(r"\.(?:[0-9][0-9_]*(?:[eE][-+][0-9]+)?|inf|nan)", re.IGNORECASE)
 """Plain scalars that YAML reads as a number (``.5``, ``.inf``)."""
 _YAML_UNPRINTABLE = lazy("[\x7f-\x9f\u2028\u2029\ufffe\uffff]")
@@ -149,7 +150,7 @@ def _as_written(text: str) -> dict[str, Any] | None:
             items.append(value)
             continue
         key, colon, rest = line.partition(":")  # ``key: value`` or ``key:`` (a list follows)
-        if not colon or not _KEY.fullmatch(key) or key in _NOT_KEYS:
+        if not colon or not _written_key(key):
             return None
         if not rest:
             items = found[key] = []
@@ -162,6 +163,20 @@ def _as_written(text: str) -> dict[str, Any] | None:
             return None
         found[key] = value
     return {key: value if value != [] else None for key, value in found.items()}
+
+
+_KEYS_SEEN: dict[str, bool] = {}
+"""Whether a key is one as archmem writes it, for the few keys files hold (every file
+holds the same dozen: one regular expression a line less)."""
+
+
+def _written_key(key: str) -> bool:
+    written = _KEYS_SEEN.get(key)
+    if written is None:
+        written = bool(_KEY.fullmatch(key)) and key not in _NOT_KEYS
+        if len(_KEYS_SEEN) < 256:
+            _KEYS_SEEN[key] = written
+    return written
 
 
 def _written_value(text: str) -> str | int | None:
@@ -177,11 +192,9 @@ def _written_value(text: str) -> str | int | None:
 def yaml_scalar_is_plain(value: str) -> bool:
     """Whether ``yaml_scalar`` writes ``value`` as it is: YAML reads it back as the same string."""
     return bool(
-        _PLAIN.fullmatch(value)
-        and value.lower() not in _YAML_WORDS
+        _PLAIN.fullmatch(value)  # no ":" in it, so no "key: value" nor a trailing colon
+        and (len(value) > _LONGEST_YAML_WORD or value.lower() not in _YAML_WORDS)
         and (value[0] != "." or not _YAML_FLOAT.match(value))
-        and not value.endswith(":")
-        and ": " not in value
         and " #" not in value
     )
 

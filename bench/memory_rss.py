@@ -26,7 +26,10 @@ from files_speed import memories, model_dsl
 from archmem.memory.transfer import memory_to_json
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com",
-           "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+           "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "b@example.com", "GIT_CONFIG_NOSYSTEM": "1",
+           "ARCHMEM_SERVER": "off"}
+"""``ARCHMEM_SERVER=off``: the peak measured is the process doing the work, not a command
+server's client."""
 COMMANDS = {
     "import": lambda lines: ["import", str(lines)],
     "check": lambda lines: ["check"],

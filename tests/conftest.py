@@ -16,10 +16,12 @@ CORPUS = SHARED / "c4-corpus"
 
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No ARCHMEM_* setting of the person running the tests leaks into them."""
+    """No ARCHMEM_* setting of the person running the tests leaks into them, and every
+    ``archmem`` they start runs in its own process (the command server's tests turn it on)."""
     for name in list(os.environ):
         if name.upper().startswith("ARCHMEM_"):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("ARCHMEM_SERVER", "off")
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
@@ -210,3 +212,19 @@ def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[tuple
 
     monkeypatch.setattr(owner, name, recorded)
     return calls
+
+
+def drift_again(root: Path, monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> tuple[dict, list[tuple]]:
+    """The drift report of a first open of ``root``, then of a second with ``owner.name``
+    spied: the second must say what the first said; its report and the spied calls (what
+    a kept answer saves the next command from)."""
+    from archmem.workspace import Workspace
+
+    (root / ".archmem").mkdir(exist_ok=True)  # as after `archmem init`: reads keep the index in a file
+    with Workspace.open(root) as ws:
+        first = ws.drift_report().to_dict()
+    calls = spy(monkeypatch, owner, name)
+    with Workspace.open(root) as ws:
+        again = ws.drift_report().to_dict()
+    assert again == first
+    return first, calls

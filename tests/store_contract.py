@@ -75,6 +75,11 @@ def test_titles_and_content_hashes_find_memories(store: Store):
     assert [m.id for m in store.find_by_title("header limits")] == ["m2"]
     assert [m.id for m in store.find_by_title("header limits", active_only=False)] == ["m2", "m1"]  # newest first
     assert [m.id for m in store.find_by_content_hash("same")] == ["m2"]
+    put(store, memory("m3", "newer", title="Header limits", minutes=2))
+    put(store, memory("m4", "one more", title="Retry budget", minutes=3))
+    assert store.find_by_title("header limits")[0].id == "m3"  # the newest active one
+    assert store.active_title_ids(["header limits", "retry budget", "absent", "header limits"]) == {
+        "header limits": "m3", "retry budget": "m4"}
     store.update_memory("m2", status="archived")
     assert store.find_by_content_hash("same") == []  # active ones only
 

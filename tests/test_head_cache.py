@@ -25,3 +25,22 @@ def test_nothing_kept_reads_as_no_files():
     assert len(FileCommits("")) == 0 and FileCommits("").head == ""
     empty = FileCommits.of("b" * 40, {})
     assert len(empty) == 0 and empty.get(path_key("x.md")) is None
+
+
+def test_the_model_files_blame_is_asked_of_git_once_per_head_and_content(repo, monkeypatch):
+    """``status`` and ``drift`` blame the model file to place each element's description:
+    a git log and a git blame that change only with HEAD and the file's own content."""
+    from archmem.drift.view import DriftView
+    from archmem.workspace import Workspace
+
+    from .conftest import DRIFT_MODEL, drift_again, write
+
+    root = repo
+    first, asked = drift_again(root, monkeypatch, DriftView, "_blame_now")
+    assert asked == []
+    write(root, {"workspace.dsl": DRIFT_MODEL.replace('"ApiGateway"', '"ApiGateway" "Routes requests"')})
+    with Workspace.open(root) as ws:
+        changed = ws.drift_report().to_dict()
+    assert len(asked) == 1  # the file changed (not committed): blamed again
+    before, now = (next(e for e in report["elements"] if e["id"] == "shop.api") for report in (first, changed))
+    assert before["since"] != now["since"]  # an uncommitted description describes the code as it is now

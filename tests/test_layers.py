@@ -25,7 +25,8 @@ LAYERS = [  # lowest first
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.conformance",
                 "archmem.render", "archmem.review", "archmem.onboarding")),
     ("workspace", ("archmem.workspace", "archmem.demo", "archmem.status", "archmem.initialize")),
-    ("interfaces", ("archmem.cli", "archmem.mcp", "archmem.ci", "archmem.reporting", "archmem.__main__", "archmem.entry")),
+    ("interfaces", ("archmem.cli", "archmem.mcp", "archmem.ci", "archmem.reporting", "archmem.__main__", "archmem.entry",
+                    "archmem.command_client", "archmem.command_server")),
 ]
 
 

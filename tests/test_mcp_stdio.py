@@ -80,3 +80,21 @@ def test_over_real_stdio_every_bad_line_is_answered_and_the_server_goes_on(tmp_p
     assert errors == [(None, -32700), (None, -32600), (None, -32600), (7, -32600)]  # in the order sent
     assert answers.empty() and process.returncode == 0
     assert b"Traceback" not in process.stderr.read()
+
+
+def test_requests_still_running_when_the_client_closes_its_end_are_answered(tmp_path: Path):
+    """A client may write its requests and close stdin at once (a script, a one-shot
+    call): each gets its answer before the server ends."""
+    root = tmp_path / "repo"
+    write(root, {"archmem.yaml": MODEL})
+    calls = [{"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
+              "params": {"name": "recall", "arguments": {"query": f"checkout payment retries {n}"}}} for n in range(6)]
+    listings = [{"jsonrpc": "2.0", "id": 100 + n, "method": method}
+                for n, method in enumerate(["tools/list", "ping", "resources/list", "prompts/list"] * 10)]
+    lines = [INITIALIZE, INITIALIZED, *calls, *listings]
+    done = subprocess.run([sys.executable, "-m", "archmem", "mcp", "--repo", str(root)],
+                          input="".join(json.dumps(line) + "\n" for line in lines), capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    answered = {json.loads(line)["id"] for line in done.stdout.splitlines() if line.strip()}
+    assert answered == {1, *(call["id"] for call in calls), *(ask["id"] for ask in listings)}, done.stderr[-2000:]
+    assert done.returncode == 0

@@ -293,6 +293,18 @@ def test_render_then_parse_gives_back_the_memory(title, author, elements, conten
     assert parse_memory(render_memory(memory)).memory == memory
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["<", ">", "<<<<<<<", ">>>>>>>", "=======", " ", "\n", "x", "\t"]), max_size=30)
+       .map("".join))
+def test_conflict_markers_are_looked_for_only_where_seven_angles_stand(text: str):
+    """Two substring searches first: a text without seven ``<`` or ``>`` in a row holds no
+    marker line, and one with them is asked of the line pattern as before."""
+    from archmem.memory.links import conflict_marker
+
+    found, expected = conflict_marker(text), CONFLICT_MARKER.search(text)
+    assert (found and (found.start(), found.group())) == (expected and (expected.start(), expected.group()))
+
+
 @pytest.mark.parametrize("marker", ["<<<<<<<", ">>>>>>> theirs"])
 def test_content_with_a_line_git_reads_as_a_conflict_marker_is_refused_before_any_file(repo: Path, marker: str):
     """Such a file could not be read back (it is refused as an unresolved merge), so the

@@ -114,6 +114,48 @@ def test_plain_words_are_split_as_every_word_is(text: str) -> None:
     assert _terms(text) == [term for chunk in chunks for term in _chunk_tokens.__wrapped__(chunk)]
 
 
+def _level_by_level(chunk: str) -> tuple[tuple[str, bool], ...]:
+    """``_chunk_tokens`` as first written: every piece goes down every level, split or not."""
+    from archmem.memory.text import _LETTER_DIGIT, _LEVELS, _PART_LEVEL, _TERM, _camel_parts
+
+    found: dict[str, bool] = {}
+
+    def add(token: str, is_part: bool) -> None:
+        found[token] = found.get(token, True) and is_part
+
+    def emit(piece: str, level: int, is_part: bool) -> None:
+        add("".join(_LETTER_DIGIT.findall(piece)).lower(), is_part)
+        if level < len(_LEVELS):
+            parts = [p for p in _LEVELS[level].split(piece) if p]
+            split_here = len(parts) > 1
+            for part in parts if split_here else [piece]:
+                emit(part, level + 1, is_part or (split_here and level >= _PART_LEVEL))
+            return
+        words = _camel_parts(piece)
+        cased = is_part or sum(1 for word in words if not word.isdigit()) > 1
+        for word in words:
+            add(word.lower(), cased)
+        for word in words:
+            runs = _LETTER_DIGIT.findall(word)
+            if len(runs) > 1:
+                for run in runs:
+                    add(run.lower(), cased)
+
+    emit(chunk, 0, False)
+    return tuple((token, is_part) for token, is_part in found.items() if _TERM.fullmatch(token))
+
+
+@given(st.lists(WORDS | st.text(st.sampled_from("aB9²_-./:#@'İß中"), max_size=12), max_size=8).map(" ".join))
+@FAST
+def test_a_run_of_letters_and_digits_skips_the_levels(text: str) -> None:
+    """A piece that is one run of letters and digits goes straight to its case and digit
+    parts (no level can split it): the same tokens as going down every level."""
+    from archmem.memory.text import _CHUNK, _chunk_tokens
+
+    for chunk in _CHUNK.findall(unicodedata.normalize("NFKC", text)):
+        assert _chunk_tokens.__wrapped__(chunk) == _level_by_level(chunk), chunk
+
+
 def test_a_separator_at_a_pieces_edge_is_no_term() -> None:
     # found by the property above: "_" came out of "0/_0"
     assert search_tokens("0/_0") == ["00", "0"]

@@ -51,6 +51,21 @@ def test_is_code():
     assert is_code("a/b.py") and is_code("x.GO") and not is_code("README.md") and not is_code("Makefile")
 
 
+def test_is_code_reads_an_extension_as_a_path_suffix_does():
+    import random
+    from pathlib import PurePosixPath
+
+    from archmem.model.ownership import CODE_EXTENSIONS
+
+    rng = random.Random(7)
+    parts = ["a", "src", ".hidden", "b.c", "x.", "PY", "py", "tar.gz", "go", "Ts", "é.rs"]  # as git lists them
+    for _ in range(5000):
+        path = "/".join(rng.choice(parts) + rng.choice(["", ".", ".py", ".Go", ".tsx", ".md", "..js"])
+                        for _ in range(rng.randint(1, 4)))
+        expected = PurePosixPath(path).suffix.lstrip(".").lower() in CODE_EXTENSIONS
+        assert is_code(path) == expected, path
+
+
 def test_a_committed_file_with_a_newline_in_its_name_is_owned(git_repo):
     """Issue 17, item 11: ``src/**`` owns ``src/a<newline>b.py`` (git lists it with -z)."""
     from archmem.workspace import Workspace

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import string
 import time
 
@@ -294,13 +293,13 @@ def every_pattern_run(text: str) -> list:
     """``find_secrets`` with every pattern run over the text (no needle looked for first)."""
     from archmem.memory import secrets
 
-    needles, any_needle, any_folded = secrets._holds_any, secrets._ANY_NEEDLE, secrets._ANY_FOLDED_NEEDLE
+    needles, first = secrets._holds_any, secrets._may_hold_a_secret
     secrets._holds_any = lambda *args: True  # type: ignore[assignment]
-    secrets._ANY_NEEDLE = secrets._ANY_FOLDED_NEEDLE = re.compile("")  # matches every text
+    secrets._may_hold_a_secret = lambda *args: True  # type: ignore[assignment]
     try:
         return find_secrets(text)
     finally:
-        secrets._holds_any, secrets._ANY_NEEDLE, secrets._ANY_FOLDED_NEEDLE = needles, any_needle, any_folded
+        secrets._holds_any, secrets._may_hold_a_secret = needles, first
 
 
 NEEDLE_FRAGMENTS = st.sampled_from(
@@ -342,3 +341,14 @@ def test_a_plain_memory_file_runs_no_pattern() -> None:
     ran = [kind for kind, _, needles, without_case in secrets._PATTERNS
            if secrets._holds_any(needles, without_case, text, folded)]
     assert ran == [] and not secrets._holds_any(secrets._ASSIGNMENT_WORDS, True, text, folded)
+
+
+def test_every_needle_holds_a_text_the_first_search_looks_for() -> None:
+    """The first search looks for fewer, shorter texts than the patterns' needles (``key``
+    for ``api_key``): each needle, alone, passes it, so any text holding one does."""
+    from archmem.memory import secrets
+
+    needles = [needle for _, _, found, _ in secrets._PATTERNS for needle in found] + list(secrets._ASSIGNMENT_WORDS)
+    for needle in needles:
+        assert secrets._may_hold_a_secret(needle, needle.lower()), needle
+    assert not secrets._may_hold_a_secret("Retry the orders call", "retry the orders call")

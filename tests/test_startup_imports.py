@@ -42,9 +42,10 @@ def probe(args: list[str], cwd: Path, out: Path, *, before: str = "",
     return subprocess.run([sys.executable, "-c", code, json.dumps(args)], cwd=cwd, check=True, capture_output=True,
                           text=True)
 
-ALWAYS = {"archmem", "archmem.entry", "archmem.cli", "archmem.cli.output", "archmem.escape", "archmem.patterns",
-          "archmem.words"}
-"""What every command line imports: the entry, the click group, its safe output."""
+ALWAYS = {"archmem", "archmem.entry", "archmem.command_client", "archmem.cli", "archmem.cli.output", "archmem.escape",
+          "archmem.patterns", "archmem.words"}
+"""What every command line imports: the entry, the command server's client (which says here
+that this one runs in its own process), the click group, its safe output."""
 
 RECALL_PACKAGES = ("archmem.store", "archmem.drift", "archmem.recall", "archmem.workspace", "archmem.git")
 """Packages ``recall`` uses as a whole: the index, drift for what to verify, the ranking."""
@@ -156,7 +157,8 @@ def test_the_fast_version_says_what_the_command_line_says(tmp_path: Path):
 def test_help_imports_no_domain_module(tmp_path: Path):
     modules = imported(["--help"], tmp_path, tmp_path)
     commands = {f"archmem.cli.{name}" for name in ("check", "conformance", "demo", "drift", "hook", "install",
-                                                     "mcp", "memory", "merge", "paths", "pr", "recall", "reports")}
+                                                     "mcp", "memory", "merge", "paths", "pr", "recall", "reports",
+                                                     "server")}
     assert outside(modules, bare(tmp_path), ALWAYS | commands | {"archmem.json_input"}, (), {"click"}) == []
 
 

@@ -17,17 +17,20 @@ from archmem.workspace import Workspace
 
 from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, spy, write
 
-RECALL_LIMIT = 28
+RECALL_LIMIT = 29
 """Two of them read the parsed model and the thesaurus's word forms the index keeps
 (model/dsl_cache.py, store/words.py) instead of parsing and analysing; the first recall
 of an index writes the forms (three statements, once). One reads the commits that last
 changed the memory files, a row apart from the rest of drift/head_cache.py's, looked up
 there for the few memories a recall shows rather than parsed for every file; one the
-history scan's pathspecs, kept rather than worked out from every anchored file (drift/scan.py)."""
-STATUS_LIMIT = 23
+history scan's pathspecs, kept rather than worked out from every anchored file (drift/scan.py);
+one the line counts of the code's files (store/line_counts.py) rather than reading every owned file."""
+STATUS_LIMIT = 25
 """One of them reads what drift keeps per HEAD (drift/head_cache.py) instead of starting a git log,
 one the parsed model (model/dsl_cache.py) instead of parsing it, one the history scan's pathspecs
-(drift/scan.py) instead of matching every anchored file against every ignore glob."""
+(drift/scan.py) instead of matching every anchored file against every ignore glob, one the kept
+line counts (store/line_counts.py) instead of reading every owned file, one the model file's
+blame kept per HEAD (drift/head_cache.py) instead of a git log and a git blame."""
 
 
 def clock(day: int) -> FrozenClock:

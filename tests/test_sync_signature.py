@@ -362,3 +362,126 @@ def test_status_leaves_gits_index_file_as_it_was(shop: Path):
     with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
         workspace_status(ws)
     assert index.stat().st_mtime_ns == before
+
+
+def test_a_recall_reads_the_index_while_git_compares_the_memory_files(
+    shop: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """On the quiet path git's look at the tracked memory files is started with the open
+    and waited for once the answer is worked out: the stat of every file overlaps the
+    reading, in one git thread beside it."""
+    from archmem.git import commands
+    from archmem.recall import engine
+
+    settle(shop)
+    contents(shop)  # the full look, which finds nothing untracked
+    events: list[str] = []
+    real_recall, real_result = engine.recall, commands.StartedGit.result
+
+    def ranked(*args, **kwargs):
+        events.append("ranked")
+        return real_recall(*args, **kwargs)
+
+    def answered(self):
+        done = real_result(self)
+        if "status" in done.args:
+            events.append("git answered")
+            assert "core.preloadIndex=false" in done.args  # one thread beside the reader, not twenty
+        return done
+
+    monkeypatch.setattr(engine, "recall", ranked)
+    monkeypatch.setattr(commands.StartedGit, "result", answered)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        found = ws.recall("timeouts").results
+    assert [r["title"] for r in found][:1] == ["Timeouts"]
+    assert events == ["ranked", "git answered"]
+
+
+def test_an_edit_in_place_made_before_a_quiet_recall_is_in_its_answer(shop: Path):
+    """The recall that read the index before git answered reads it again once the edit
+    is indexed: the answer is the file's."""
+    settle(shop)
+    contents(shop)
+    path = memory_file(shop, "Retries")
+    text = path.read_text()
+    with path.open("r+") as handle:  # same size, in place: the folder's mtime does not move
+        handle.write(text.replace("Retries are set", "Retries are cut"))
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        results = ws.recall("retries are cut").results
+        assert [r["content"] for r in results if r["title"] == "Retries"] == ["Retries are cut in the gateway."]
+        assert ws.last_sync is not None and len(ws.last_sync.updated) == 1
+    assert contents(shop)["Retries"] == "Retries are cut in the gateway."  # and the index keeps it
+
+
+def test_a_recall_lists_the_code_while_the_model_is_read(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    """git reads its whole index (every memory file's entry too) to list the code drift
+    needs: a recall starts that listing with the open and takes it when drift asks, one
+    ``git ls-files`` as before."""
+    from archmem.git import commands, repository
+    from archmem.workspace import core
+
+    events: list[str] = []
+    real_start, real_run, real_load = commands.StartedGit.__init__, repository.run_git, core.load_model
+
+    def started(self, root, *args):
+        events.append(f"started {args[0]}")
+        real_start(self, root, *args)
+
+    def ran(root, *args, **kwargs):
+        events.append(f"ran {args[0]}")
+        return real_run(root, *args, **kwargs)
+
+    def loaded(*args, **kwargs):
+        events.append("model read")
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(commands.StartedGit, "__init__", started)
+    monkeypatch.setattr(repository, "run_git", ran)
+    monkeypatch.setattr(core, "load_model", loaded)
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        assert ws.recall("timeouts").results
+    assert events.index("started ls-files") < events.index("model read")
+    assert [e for e in events if e.endswith("ls-files")] == ["started ls-files"]
+
+
+def test_a_look_started_for_a_reader_is_waited_for_and_never_indexed_on_close(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    """A command that ends before it settles (an error on the way) leaves no git running
+    and writes nothing for it: the edit git found is indexed by the next open instead."""
+    from archmem.git import commands
+
+    settle(shop)
+    contents(shop)
+    started: list[commands.StartedGit] = []
+    real_start = commands.StartedGit.__init__
+
+    def recorded(self, root, *args):
+        real_start(self, root, *args)
+        started.append(self)
+
+    monkeypatch.setattr(commands.StartedGit, "__init__", recorded)
+    path = memory_file(shop, "Retries")
+    with path.open("r+") as handle:  # in place: the folder's mtime does not move
+        handle.write(path.read_text().replace("Retries are set", "Retries are cut"))
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.store_read_while_syncing()
+        assert [m.content for m in ws.store.list_memories() if m.title == "Retries"] == [
+            "Retries are set in the gateway."]  # the index as the last sync left it
+    [status] = started
+    assert status._process.returncode is not None  # waited for at close
+    assert contents(shop)["Retries"] == "Retries are cut in the gateway."
+
+
+def test_a_later_sync_settles_the_look_already_started(shop: Path):
+    """A long-running reader (the MCP server) syncs before its next call: the look its
+    open started is settled first (nothing stays pending), and the edit is indexed."""
+    settle(shop)
+    contents(shop)
+    path = memory_file(shop, "Retries")
+    with path.open("r+") as handle:
+        handle.write(path.read_text().replace("Retries are set", "Retries are cut"))
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        ws.store_read_while_syncing()
+        ws.sync_files()
+        assert ws._pending_sync is None
+        assert [m.content for m in ws.store.list_memories() if m.title == "Retries"] == [
+            "Retries are cut in the gateway."]

@@ -57,7 +57,7 @@ def installed_commands(root: Path, client: str) -> list[tuple[str, str]]:
 
 def check_command(root: Path, client: str, event: str, command: str) -> HookCheck:
     """Run one hook command as the client would, in a clean environment, probing."""
-    env = {"PATH": CLEAN_PATH, PROBE_VARIABLE: "1"}
+    env = {"PATH": CLEAN_PATH, PROBE_VARIABLE: "1", "ARCHMEM_SERVER": "off"}  # a probe leaves no server behind
     try:
         ran = subprocess.run(["/bin/sh", "-c", command], cwd=root, env=env, input="{}", capture_output=True,
                              text=True, timeout=PROBE_TIMEOUT, check=False)

@@ -42,6 +42,7 @@ COMMAND_MODULES: dict[str, str] = {
     "pr": "archmem.cli.pr",
     "check": "archmem.cli.check",
     "merge-file": "archmem.cli.merge",
+    "server": "archmem.cli.server",
 }
 """Which module registers each command defined outside this one: a command's module is
 imported when that command runs (or help lists it), so a command pays only for its own."""

@@ -15,6 +15,8 @@ from archmem.drift.types import Thresholds
 from archmem.values import Value
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from archmem.clock import Clock
     from archmem.drift.accept_folder import AcceptFolder
     from archmem.drift.scan import Progress
@@ -43,6 +45,9 @@ class DriftContext(Value):
     """The memory folders' signature after this open's sync, while nothing was written
     since (``SyncReport.signature``): what the memories to VERIFY are kept under
     (``archmem.drift.verify_cache``); None: work them out."""
+    index_file: Path | None = None
+    """Where the built drift index is kept between commands (``archmem.drift.index_cache``);
+    None: build it every time."""
 
     @cached_property
     def thresholds(self) -> Thresholds:

@@ -1,5 +1,7 @@
 """What drift asks git that depends only on HEAD, kept in the index per HEAD sha.
 
+(And the model files' blame, which depends on HEAD and the file's own content.)
+
 A recall asked git for the commit that last changed each memory (and accept) file and
 for each anchored file's diff since a memory's baseline: a ``git log`` and a ``git diff``
 per anchor, every time, for answers that change only when HEAD does. They are kept in
@@ -13,10 +15,16 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, ValuesView
+from datetime import datetime
 from typing import Any, Protocol
 
 from archmem.drift.symbols import Hunk, parse_unified_zero
 from archmem.git.revisions import Revisions
+from archmem.git.types import BlamedCommit
+
+Blame = tuple[list[BlamedCommit | None] | None, set[int]]
+"""Per line of a model file, the commit that last described it (None: not committed), and
+the numbers of the lines that never count (``DriftView._blame``)."""
 
 KEY = "drift_head_cache"
 """The one ``store_meta`` row that holds it all: one read per command, one write per batch."""
@@ -188,6 +196,27 @@ class HeadCache:
         found = hunks if hunks or path not in parsed else [Hunk(0, 0, 0, 0)]
         if self.head is not None:
             diffs[key] = [[h.old_start, h.old_count, h.new_start, h.new_count, h.removed, h.added] for h in found]
+            self._changed = True
+        return found
+
+    def blame(self, path: str, content: bytes, work: Callable[[], Blame]) -> Blame:
+        """``work()``: the model file's blame, kept under the file's path and content (with
+        HEAD, they are all it depends on: uncommitted lines are the content's)."""
+        key = f"{path_key(path)}:{hashlib.blake2b(content, digest_size=16).hexdigest()}"
+        blames = self._kept().setdefault("blames", {})
+        kept = blames.get(key)
+        if isinstance(kept, dict):
+            commits = [BlamedCommit(sha, datetime.fromisoformat(moment)) for sha, moment in kept["commits"]]
+            lines = None if kept["lines"] is None else [commits[i] if i >= 0 else None for i in kept["lines"]]
+            return lines, set(kept["mapping"])
+        found = work()
+        if self.head is not None:
+            lines, mapping = found
+            distinct = list(dict.fromkeys(c for c in lines or [] if c is not None))
+            place = {commit: i for i, commit in enumerate(distinct)}
+            blames[key] = {"commits": [[c.sha, c.time.isoformat()] for c in distinct],
+                           "lines": None if lines is None else [place[c] if c is not None else -1 for c in lines],
+                           "mapping": sorted(mapping)}
             self._changed = True
         return found
 

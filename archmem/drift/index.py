@@ -142,6 +142,26 @@ class _FileSeries:
         self.churn = list(accumulate(self.churn))
 
 
+class _Moments:
+    """Commit times as kept in a saved index (ISO text, each commit's own offset), made a
+    ``datetime`` only when a stamp shows one."""
+
+    __slots__ = ("_made", "texts")
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self._made: dict[int, datetime] = {}
+
+    def __getitem__(self, position: int) -> datetime:
+        found = self._made.get(position)
+        if found is None:
+            found = self._made[position] = datetime.fromisoformat(self.texts[position])
+        return found
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
 class _PathOwners:
     """Which elements own a path: each glob is tried only on paths under its literal
     prefix (``src/api/**`` → ``src/api``), and each distinct path is matched once."""
@@ -212,7 +232,7 @@ class DriftIndex:
         self.shas: list[str] = []
         self.times: list[float] = []
         """Committer times as seconds, made non-decreasing (a running maximum)."""
-        self._moments: list[datetime] = []
+        self._moments: list[datetime] | _Moments = []
         self._ordinals: dict[str, int] | None = None
         self._time_texts: list[str] | None = None
         self._series: dict[str, _Series] = {}
@@ -237,6 +257,8 @@ class DriftIndex:
         owners = index.owners = _PathOwners(element_paths, ignore, ignore_files)
         series = index._series = {element_id: _Series() for element_id in element_paths}
         files = index._files
+        moments: list[datetime] = []
+        index._moments = moments
         latest = float("-inf")
         for ci, commit in enumerate(commits):
             t = timestamp(commit.time)
@@ -246,7 +268,7 @@ class DriftIndex:
                 latest, moment = t, commit.time
             index.shas.append(commit.sha)
             index.times.append(latest)
-            index._moments.append(moment)
+            moments.append(moment)
             for change in commit.changes:
                 path, churn = change.path, change.added + change.deleted
                 found = files.get(path)
@@ -273,6 +295,45 @@ class DriftIndex:
             mine.finish()
         for found in files.values():
             found.finish()
+        return index
+
+    # ---- keeping ---------------------------------------------------------------------
+
+    DATA_VERSION = 1
+
+    def to_data(self) -> tuple[object, ...]:
+        """The built index as plain values (lists, dicts, strings, numbers): what
+        ``from_data`` takes back, for a cache."""
+        moments = self._moments.texts if isinstance(self._moments, _Moments) else [m.isoformat() for m in self._moments]
+        series = {element: (s.commit, s.churn, s.events, s.delta, s.occ_off, s.occ_prev)
+                  for element, s in self._series.items()}
+        files = {path: (f.commit, f.churn) for path, f in self._files.items()}
+        return (self.DATA_VERSION, self.shas, self.times, moments, series, files)
+
+    @classmethod
+    def from_data(
+        cls,
+        data: object,
+        element_paths: Mapping[str, Sequence[str]],
+        *,
+        ignore: Sequence[str] = (),
+        ignore_files: Collection[str] = (),
+    ) -> DriftIndex | None:
+        """The index ``to_data`` gave, for the same paths and ignores it was built with
+        (None: not data this version wrote)."""
+        if not isinstance(data, tuple) or len(data) != 6 or data[0] != cls.DATA_VERSION:
+            return None
+        _, shas, times, moments, series, files = data
+        index = cls()
+        index.owners = _PathOwners(element_paths, ignore, ignore_files)
+        index.shas, index.times, index._moments = shas, times, _Moments(moments)
+        for element, (commit, churn, events, delta, occ_off, occ_prev) in series.items():
+            kept = index._series[element] = _Series()
+            kept.commit, kept.churn, kept.events, kept.delta = commit, churn, events, delta
+            kept.occ_off, kept.occ_prev = occ_off, occ_prev
+        for path, (commit, churn) in files.items():
+            found = index._files[path] = _FileSeries()
+            found.commit, found.churn = commit, churn
         return index
 
     # ---- questions ------------------------------------------------------------------

@@ -23,6 +23,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from archmem.errors import RepositoryError
 from archmem.git.history import SHALLOW_HINT, HistoryReader
@@ -37,11 +38,52 @@ CHUNK = 2000
 write lock for long while memories are being written."""
 
 
+class CachedCommits(Sequence[Commit]):
+    """The cache's commits, read from it only when one is asked for: how many there are
+    is known without reading them, and a kept drift index needs no commit at all."""
+
+    def __init__(self, cache: HistoryCache) -> None:
+        self._cache = cache
+        self._count: int | None = None
+        self._commits: list[Commit] | None = None
+
+    def _read(self) -> list[Commit]:
+        if self._commits is None:
+            self._commits = self._cache.all()
+        return self._commits
+
+    def __len__(self) -> int:
+        if self._commits is not None:
+            return len(self._commits)
+        if self._count is None:
+            self._count = self._cache.count()
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> Commit: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Commit]: ...
+
+    def __getitem__(self, index: int | slice) -> Commit | Sequence[Commit]:
+        return self._read()[index]
+
+    def __iter__(self) -> Iterator[Commit]:
+        return iter(self._read())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # a sequence that compares by its items
+
+
 @dataclass(frozen=True, repr=False, eq=False)
 class ScanResult(Value):
     """The whole first-parent history, oldest → newest, and what this scan had to do."""
 
-    commits: list[Commit]
+    commits: Sequence[Commit]
     new: int
     rescanned: bool
     head: str | None = None
@@ -196,10 +238,10 @@ def scan_history(
         return ScanResult([], 0, discarded or cached is not None, None)
     if cached == head:
         _remember_branch(cache, state)
-        return ScanResult(cache.all(), 0, discarded, head)
+        return ScanResult(CachedCommits(cache), 0, discarded, head)
     if cached is not None and cache.truncate(head) is not None:
         _remember_branch(cache, state)
-        return ScanResult(cache.all(), 0, discarded, head)
+        return ScanResult(CachedCommits(cache), 0, discarded, head)
     if cached is not None:
         new, earlier = _read_after(cache, reader, cached, head, progress)
         if new is not None:

@@ -54,6 +54,7 @@ class DriftView:
         self.thresholds = context.thresholds
         self._hunks: dict[tuple[str, str], list[Hunk]] = {}
         self._memory_paths: dict[str, str | None] = {}
+        self._history_scope: str | None = None
 
     @cached_property
     def _anchor_paths(self) -> list[str]:
@@ -67,16 +68,32 @@ class DriftView:
                                              [g for e in model.elements for g in model.effective_paths(e.id)], anchors)
         reading = self.reading
         reader = reader_for(self.context.repository, exclude=exclude, include=include)
+        self._history_scope = reader.scope  # what the cache holds after the scan: part of the kept index's key
         return scan_history(self.context.store, reader, deepen=reading.deepen, progress=reading.progress,
                             budget=reading.budget)
 
     @cached_property
     def index(self) -> DriftIndex:
+        """The drift index of this history: kept beside the store under a digest of what
+        it is built from (``index_cache``), built from the commits when it is not."""
+        from archmem.drift import index_cache
+
         paths = {e.id: self.context.model.effective_paths(e.id) for e in self.context.model.elements}
-        return DriftIndex.build(
-            self.scan.commits, paths, ignore=self.thresholds.ignore,
-            ignore_files=self.context.ownership.generated.keys(),
-        )
+        ignore, generated = self.thresholds.ignore, self.context.ownership.generated.keys()
+        kept_at, scan = self.context.index_file, self.scan
+        key = None
+        if kept_at is not None and scan.head is not None:
+            key = index_cache.index_key(
+                head=scan.head, commits=len(scan.commits), scope=self._history_scope,
+                element_paths=paths, ignore=ignore, ignore_files=generated,
+            )
+            kept = DriftIndex.from_data(index_cache.load(kept_at, key), paths, ignore=ignore, ignore_files=generated)
+            if kept is not None:
+                return kept
+        built = DriftIndex.build(scan.commits, paths, ignore=ignore, ignore_files=generated)
+        if key is not None and kept_at is not None:
+            index_cache.save(kept_at, key, built.to_data())
+        return built
 
     @cached_property
     def sizes(self) -> ElementSizes:
@@ -142,9 +159,18 @@ class DriftView:
     def _blame(self, path: Path) -> tuple[list[BlamedCommit | None] | None, set[int]]:
         """Per line of a model file, the commit that last *described* it, and the numbers
         of the lines that never count (``archmem.*`` properties and what holds only them,
-        and lines only a mapping-only commit wrote)."""
+        and lines only a mapping-only commit wrote); kept per HEAD and file content."""
         if not self.context.repository.is_git:
             return None, set()
+        try:
+            content = path.read_bytes()
+        except OSError:
+            return self._blame_now(path)
+        found = self.head_cache.blame(str(path), content, lambda: self._blame_now(path))
+        self.head_cache.save()
+        return found
+
+    def _blame_now(self, path: Path) -> tuple[list[BlamedCommit | None] | None, set[int]]:
         skip = mapping_only_commits(self.lines.patches(path))
         commits = self.lines.blame(path, ignore=skip)
         if commits is None:

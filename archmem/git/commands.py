@@ -25,6 +25,26 @@ def run_git(root: Path, *args: str, check: bool = True, cwd: Path | None = None)
     return result
 
 
+class StartedGit:
+    """A git command started now and waited for when its output is asked: the caller
+    works meanwhile (a recall reads the index while git compares the memory files)."""
+
+    def __init__(self, root: Path, *args: str) -> None:
+        try:
+            self._process = subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.PIPE,
+                                             stderr=subprocess.PIPE)
+        except FileNotFoundError:
+            raise RepositoryError("git is not installed, but this folder is a git checkout") from None
+        self._done: subprocess.CompletedProcess[bytes] | None = None
+
+    def result(self) -> subprocess.CompletedProcess[bytes]:
+        """git's exit code and output, once it ended (asked again, the same)."""
+        if self._done is None:
+            out, err = self._process.communicate()
+            self._done = subprocess.CompletedProcess(self._process.args, self._process.returncode, out, err)
+        return self._done
+
+
 def run_as(root: Path, *args: str, author: tuple[str, str], when: datetime | None = None) -> None:
     """``git ARGS`` in ``root`` by ``author`` (name, email), dated ``when`` (UTC) when given;
     a failure is a ``RepositoryError`` with git's words."""

@@ -14,7 +14,10 @@ answers the others with the JSON-RPC error that names the mistake:
       string or an integer                                  string or an integer, never null)
 
 Answers go through the SDK's own write stream, so one writer owns stdout and frames
-never interleave. Blank lines are passed on (the SDK skips them). As the SDK does for
+never interleave. When stdin ends, the end is passed on only once every request passed
+on has its answer (at most ``DRAIN_SECONDS``): the SDK cancels what is still running at
+the end of its input, and a client that wrote its requests and closed its end would
+lose their answers. Blank lines are passed on (the SDK skips them). As the SDK does for
 its own reads, fd 0 points at the null device while serving, so a child process
 (git) never reads protocol bytes.
 """
@@ -39,6 +42,8 @@ log = logging.getLogger("archmem.mcp")
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+DRAIN_SECONDS = 60.0
+"""How long the answers to requests still running when stdin ends are waited for."""
 
 
 def refusal(line: str) -> JSONRPCError | None:
@@ -85,27 +90,88 @@ def _error(request_id: str | int | None, code: int, message: str, reason: str) -
                                                                       data={"reason": reason}))
 
 
+class Pending:
+    """The ids of the requests passed to the SDK that it has not answered yet."""
+
+    def __init__(self) -> None:
+        import anyio
+
+        self._ids: set[str | int] = set()
+        self.none = anyio.Event()
+        self.none.set()
+
+    def asked(self, line: str) -> None:
+        import anyio
+
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(value, dict) and "method" in value and _is_id(value.get("id")):
+            self._ids.add(value["id"])
+            if self.none.is_set():
+                self.none = anyio.Event()
+
+    def answered(self, request_id: object) -> None:
+        if isinstance(request_id, str | int):
+            self._ids.discard(request_id)
+        if not self._ids:
+            self.none.set()
+
+
+class WatchedWrites:
+    """The SDK's write stream (its ``WriteStream`` protocol), telling ``pending`` of each
+    answer that goes out."""
+
+    def __init__(self, inner: Any, pending: Pending) -> None:
+        self._inner = inner
+        self._pending = pending
+
+    async def send(self, item: Any, /) -> None:
+        await self._inner.send(item)
+        message = getattr(item, "message", None)
+        if message is not None and not hasattr(message, "method"):  # a response or an error
+            self._pending.answered(getattr(message, "id", None))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> WatchedWrites:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        result: bool | None = await self._inner.__aexit__(*exc)
+        return result
+
+
 class CheckedLines:
     """The client's lines for the SDK to read (``async for``). A line ``refusal``
     answers is not passed on; its answer goes to ``answers``, and the end of input is
     passed on only once every answer is written (``written``), since the server closes
-    stdout when its input ends."""
+    stdout when its input ends, and every request passed on is answered (``pending``)."""
 
     def __init__(self, source: Any, answers: anyio.abc.ObjectSendStream[JSONRPCError],
-                 written: anyio.Event) -> None:
+                 written: anyio.Event, pending: Pending | None = None) -> None:
         self._source = source
         self._answers = answers
         self._written = written
+        self._pending = pending or Pending()
 
     async def __aiter__(self) -> AsyncIterator[str]:
+        import anyio
+
         async with self._answers:
             async for line in self._source:
                 answer = refusal(line)
                 if answer is None:
+                    self._pending.asked(line)
                     yield line
                     continue
                 log.info("answered a line that is not an MCP message: %s", answer.error.data)
                 await self._answers.send(answer)
+        with anyio.move_on_after(DRAIN_SECONDS):
+            await self._pending.none.wait()
         await self._written.wait()
 
 
@@ -137,15 +203,17 @@ async def serve_stdio(server: MCPServer) -> None:
         finally:
             written.set()
 
+    pending = Pending()
     with _protocol_stdin() as wire:
         text = anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace"))
-        lines = CheckedLines(text, send, written)
+        lines = CheckedLines(text, send, written, pending)
         async with (
             stdio_server(stdin=lines) as (read_stream, write_stream),  # type: ignore[arg-type]  # duck-typed AsyncFile
             anyio.create_task_group() as group,
         ):
             group.start_soon(answer, write_stream)
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+            await lowlevel.run(read_stream, WatchedWrites(write_stream, pending),
+                               lowlevel.create_initialization_options())
             group.cancel_scope.cancel()
 
 

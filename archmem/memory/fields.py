@@ -42,6 +42,8 @@ def clean_line(value: str | None, field: str, *, required: bool = False) -> str 
             f"the {field} is {len(cleaned):,} characters long; the limit is {MAX_LINE_CHARS:,}",
             hint=f"say the {field} in a sentence or two",
         )
+    if cleaned.isprintable():
+        return cleaned  # no line break nor control character (each is unprintable): no walk to say where
     for column, char in enumerate(cleaned, start=1):
         if char in _LINE_BREAKS:
             raise InvalidInputError(

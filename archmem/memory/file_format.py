@@ -32,6 +32,7 @@ FIELDS: tuple[str, ...] = (
     "confirmed_by", "confirm_reason", "confirmations", "supersedes", "status", "reason",
 )
 """The front matter's keys, in the order they are written."""
+_KNOWN_KEYS = frozenset(FIELDS)
 FILE_STATUSES = ("active", "archived")
 """What a file may say of itself; "superseded" follows from another file's ``supersedes``."""
 MAX_SLUG_CHARS = 48
@@ -167,31 +168,43 @@ def parse_memory(text: str) -> ParsedFile:
                               rule="unreadable")
     if "\x00" in text:
         raise MemoryFileError("the file holds a NUL byte: it is not text", rule="unreadable")
-    joined = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = joined.split("\n")
+    joined = text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     from archmem.memory.secrets import find_secret  # only when a file is read: its patterns cost each import
 
     found = find_secret(joined)
     if found is not None:
         raise MemoryFileError(f"looks like a credential ({found.kind}); {SECRET_ADVICE}", found.line, found.column,
                               rule="secret")
-    marker = linkrules.CONFLICT_MARKER.search(joined)
+    marker = linkrules.conflict_marker(joined)
     if marker is not None:
         raise MemoryFileError(
             "git conflict markers: resolve the merge (keep one version, or both confirmations) and save",
             joined.count("\n", 0, marker.start()) + 1, rule="conflict-markers",
         )
-    if not lines or lines[0].strip() != FRONT_MATTER:
+    first = joined.partition("\n")[0]
+    if first.strip() != FRONT_MATTER:
         raise MemoryFileError("a memory file starts with a '---' line and its front matter")
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == FRONT_MATTER)
-    except StopIteration:
-        raise MemoryFileError("the front matter is not closed by a '---' line", len(lines)) from None
-    front, verbatim = _load_front_matter("\n".join(lines[1:end]))
-    source = _FrontSource(lines, end)
+    closing, after = _closing_line(joined, len(first))
+    end = joined.count("\n", 0, closing) + 1
+    front, verbatim = _load_front_matter(joined[len(first) + 1 : closing])
+    source = _FrontSource(joined, end)
     if not verbatim:  # every value stands in the text the first scan read: nothing is hidden
         _check_decoded_secrets(front, source)
-    return _read_front(front, source, "\n".join(lines[end + 1 :]), end)
+    return _read_front(front, source, joined[after + 1 :], end)
+
+
+def _closing_line(text: str, start: int) -> tuple[int, int]:
+    """Where the line that closes the front matter (the first after the opening one that
+    is ``---``, trailing spaces aside) starts (the offset of the line break before it)
+    and ends; found by searching the text, not by splitting every line of the body."""
+    at = start
+    while (at := text.find("\n" + FRONT_MATTER, at)) >= 0:
+        end = text.find("\n", at + 1)
+        end = len(text) if end < 0 else end
+        if text[at + 1 : end].rstrip() == FRONT_MATTER:
+            return at, end
+        at = end
+    raise MemoryFileError("the front matter is not closed by a '---' line", text.count("\n") + 1)
 
 
 @dataclass(repr=False, eq=False)
@@ -199,9 +212,15 @@ class _FrontSource(Record):
     """The file's lines and where each front-matter key stands: what errors point at
     and quote."""
 
-    lines: list[str]
+    text: str
+    """The file's text, line breaks as ``\\n``."""
     end: int
     """The index of the closing ``---`` line."""
+
+    @cached_property
+    def lines(self) -> list[str]:
+        """The file's lines, split when an error or ``check`` asks, not for every file read."""
+        return self.text.split("\n")
 
     @cached_property
     def keys(self) -> dict[str, int]:
@@ -247,7 +266,7 @@ def _read_front(front: dict[str, Any], source: _FrontSource, body: str, end: int
     fail, written = source.fail, source.written
     warnings: list[tuple[int, str]] = []
     for key in front:
-        if key not in FIELDS:
+        if key not in _KNOWN_KEYS:
             near = closest(str(key), list(FIELDS))
             hint = f"; did you mean {near[0]!r}?" if near else ""
             warnings.append((source.keys.get(str(key), 1), f"unknown key {key[:MAX_QUOTED_CHARS]!r} is ignored{hint}"))
@@ -356,10 +375,13 @@ def _anchors(front: dict[str, Any], source: _FrontSource) -> list[str]:
     """Anchors as ``remember`` takes them: repository paths (``path#Symbol``); one that is
     absolute or leaves the repository makes the file unreadable, so nothing outside the
     repository is ever looked at on a file's word."""
+    listed = _text_list(front, "anchors", source.fail)
+    if not listed:
+        return []
     from archmem.model.paths import normalize_glob
 
     anchors = []
-    for anchor in _text_list(front, "anchors", source.fail):
+    for anchor in listed:
         path, sep, symbol = anchor.partition("#")
         try:
             clean = normalize_glob(path)

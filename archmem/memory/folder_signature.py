@@ -54,6 +54,15 @@ class FolderSignature(Protocol):
     def __call__(self, folder: str, *, untracked: bool = True, tree: str | None = None) -> FolderState | None: ...
 
 
+class FolderSignatureLater(Protocol):
+    """``FolderSignature`` with git started now, its answer waited for when asked
+    (``Repository.folder_state_later``)."""
+
+    def __call__(
+        self, folder: str, *, untracked: bool = True, tree: str | None = None
+    ) -> Callable[[], FolderState | None]: ...
+
+
 CheckoutStamp = Callable[[], "str | None"]
 """HEAD and git's index file as they are now (``Repository.checkout_stamp``), None when unknown."""
 TreeChanges = Callable[[str, str], "list[str] | None"]
@@ -90,13 +99,10 @@ def shared_state(
     can be there (``QUIET``), else in full (and then, when git listed no other file, what
     lets the next open ask less)."""
     rel = folder.relative(folder.shared)
-    try:
-        kept = json.loads(store.meta(QUIET) or "null")
-    except ValueError:
-        kept = None
-    if (stamp is not None and isinstance(kept, dict) and kept.get("checkout") == stamp
-            and isinstance(kept.get("dirs"), dict) and directories_unchanged(folder.root, kept["dirs"])):
-        return signature(rel, untracked=False, tree=str(kept["tree"]))
+    tree = quiet_tree(store, folder, stamp)
+    if tree is not None:
+        return signature(rel, untracked=False, tree=tree)
+    kept = store.meta(QUIET)
     before = time.time_ns() - SETTLED_NS
     dirs = folder.directory_stamps() if stamp is not None else {}
     shared = signature(rel)
@@ -107,6 +113,34 @@ def shared_state(
     if quiet is not None or kept is not None:
         store.set_meta(QUIET, quiet)
     return shared
+
+
+def quiet_tree(store: Store, folder: MemoryFolder, stamp: str | None) -> str | None:
+    """The committed folder's tree the last full look kept, while ``QUIET`` holds (then
+    git need only compare its tracked files there); None when git must look in full."""
+    try:
+        kept = json.loads(store.meta(QUIET) or "null")
+    except ValueError:
+        return None
+    if (stamp is not None and isinstance(kept, dict) and kept.get("checkout") == stamp
+            and isinstance(kept.get("dirs"), dict) and directories_unchanged(folder.root, kept["dirs"])):
+        return str(kept["tree"])
+    return None
+
+
+def answered_by(
+    taken: Callable[[], FolderState | None], taken_tree: str, signature: FolderSignature
+) -> FolderSignature:
+    """``signature``, except that the quiet look at ``tree`` is the one already started
+    (``taken``): a sync finishing an open that read the index meanwhile asks git nothing
+    twice."""
+
+    def state(folder: str, *, untracked: bool = True, tree: str | None = None) -> FolderState | None:
+        if not untracked and tree == taken_tree:
+            return taken()
+        return signature(folder, untracked=untracked, tree=tree)
+
+    return state
 
 
 def pulled_paths(

@@ -4,7 +4,7 @@ The grammar itself is ``archmem.memory.links``; this module applies it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 from archmem.memory import links as linkrules
@@ -43,6 +43,13 @@ class _ActiveTitles(Mapping[str, str]):
         self.store = store
         self._known: dict[str, str | None] = {}
 
+    def learn(self, keys: Iterable[str]) -> None:
+        """Ask the store at once for the keys not asked yet (a chunk of files' link
+        targets); a key no active memory has is left to ``_lookup``, one at a time."""
+        unknown = [key for key in dict.fromkeys(keys) if key not in self._known]
+        if unknown:
+            self._known.update(self.store.active_title_ids(unknown))
+
     def __getitem__(self, key: str) -> str:
         if key not in self._known:
             self._known[key] = self._lookup(key)
@@ -70,7 +77,7 @@ class _ActiveTitles(Mapping[str, str]):
         return sum(1 for _ in self)
 
 
-def memory_titles(store: Store) -> Mapping[str, str]:
+def memory_titles(store: Store) -> _ActiveTitles:
     """The active memories' titles (``normalize_title`` key → id), each asked of the
     store once: for resolving many links while no memory changes (a sync's links)."""
     return _ActiveTitles(store)
@@ -135,8 +142,24 @@ def resolved_links(
 ) -> list[tuple[Link, str]]:
     """The memory's links, each resolved where possible, with its normalized target key
     (what ``Store.replace_links`` keeps; a sync stores a chunk of memories' at once)."""
+    return _resolved(ctx, memory_id, linkrules.parse_links(content), targets, titles)
+
+
+def resolved_links_of(
+    ctx: LinkContext, contents: Mapping[str, str], targets: LinkTargets, titles: _ActiveTitles,
+) -> dict[str, list[tuple[Link, str]]]:
+    """``resolved_links`` of many memories ({id: content}), their link targets' titles
+    asked of the store in one query first, not one a title."""
+    parsed = {memory_id: linkrules.parse_links(content) for memory_id, content in contents.items()}
+    titles.learn(linkrules.normalize_title(link.target) for links in parsed.values() for link in links)
+    return {memory_id: _resolved(ctx, memory_id, links, targets, titles) for memory_id, links in parsed.items()}
+
+
+def _resolved(
+    ctx: LinkContext, memory_id: str, parsed_links: list[linkrules.WikiLink], targets: LinkTargets | None,
+    titles: Mapping[str, str] | None,
+) -> list[tuple[Link, str]]:
     rows: list[tuple[Link, str]] = []
-    parsed_links = linkrules.parse_links(content)
     if parsed_links and targets is None:
         targets = link_targets(ctx.model)
     for parsed in parsed_links:

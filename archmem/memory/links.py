@@ -209,13 +209,22 @@ CONFLICT_MARKER = lazy(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
 content may hold one either (it could not be read back)."""
 
 
+def conflict_marker(text: str) -> re.Match[str] | None:
+    """The first ``CONFLICT_MARKER`` line of ``text``, looked for only where seven ``<``
+    or ``>`` stand in a row (two substring searches; the line pattern tries every line)."""
+    if "<<<<<<<" not in text and ">>>>>>>" not in text:
+        return None
+    return CONFLICT_MARKER.search(text)
+
+
 def validate_content(content: str) -> str:
     """The cleaned content (``\\r\\n`` and ``\\r`` → ``\\n``, trailing whitespace off every
     line, blank lines at both ends off), or ``InvalidInputError`` saying what and where."""
     if not isinstance(content, str):
         raise InvalidInputError(f"content must be text, not {type(content).__name__}")
-    lines = content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    cleaned = "\n".join(line.rstrip() for line in lines).strip("\n")
+    if "\r" in content:
+        content = content.replace("\r\n", "\n").replace("\r", "\n")
+    cleaned = "\n".join([line.rstrip() for line in content.split("\n")]).strip("\n")
     if not cleaned.strip():
         raise InvalidInputError("the content is empty", hint="write what was learned")
     if len(cleaned) > MAX_CONTENT_CHARS:
@@ -223,7 +232,7 @@ def validate_content(content: str) -> str:
             f"the content is {len(cleaned):,} characters long; the limit is {MAX_CONTENT_CHARS:,}",
             hint="a memory is a note, not a document: keep the lesson and link to the rest",
         )
-    marker = CONFLICT_MARKER.search(cleaned)
+    marker = conflict_marker(cleaned)
     if marker is not None:
         line_no = cleaned.count("\n", 0, marker.start()) + 1
         raise InvalidInputError(

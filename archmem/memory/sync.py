@@ -17,8 +17,10 @@ else, has them written out once (``archmem.memory.files``, the one writer).
 
 from __future__ import annotations
 
+import gc
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,9 +39,12 @@ from archmem.memory.folder_signature import (
     TREE,
     CheckoutStamp,
     FolderSignature,
+    FolderSignatureLater,
     Signature,
     TreeChanges,
+    answered_by,
     pulled_paths,
+    quiet_tree,
     shared_state,
 )
 from archmem.memory.lifecycle import MemoryContext, content_hash, search_fields
@@ -48,7 +53,7 @@ from archmem.memory.linking import (
     link_targets,
     memory_titles,
     resolve_link_target,
-    resolved_links,
+    resolved_links_of,
 )
 from archmem.memory.types import Memory
 from archmem.model.types import ArchitectureModel
@@ -119,7 +124,8 @@ def sync_from_files(
     kept = store.meta(_SIGNATURE)
     if seen is None or kept != seen.digest:
         paths = pulled_paths(store, folder, seen, tree_changes) if seen is not None else None
-        _index_changed_files(store, folder, model, report, paths)
+        with _collector_paused():
+            _index_changed_files(store, folder, model, report, paths)
         if seen is None:
             if kept is not None:
                 store.set_meta(_SIGNATURE, None)
@@ -138,6 +144,52 @@ def sync_from_files(
     return report
 
 
+@dataclass(repr=False, eq=False)
+class PendingSync(Record):
+    """An open that took the index as the last sync left it while git compares the
+    committed folder's tracked files in the background (``start_sync``); ``finish``
+    waits for git and indexes what it found changed (the report says whether anything
+    did: what was read from the index meanwhile is then read again)."""
+
+    report: SyncReport
+    finish: Callable[[], SyncReport]
+    abandon: Callable[[], object]
+    """Waits for git without indexing anything (the command ended first)."""
+
+
+def start_sync(
+    store: Store, folder: MemoryFolder, model: Callable[[], ArchitectureModel], *,
+    signature: FolderSignature, later: FolderSignatureLater, tree_changes: TreeChanges | None = None,
+    checkout_stamp: CheckoutStamp,
+) -> PendingSync | None:
+    """The quiet open (``folder_signature.QUIET``) with git's look at the tracked files
+    started, not waited for: while HEAD, git's index, the folders' directories and the
+    private files are as the last sync left them, only an edit in place of a committed
+    file can have changed the index's truth, and git's answer on that comes while the
+    caller reads. None when the open must sync first (``sync_from_files``)."""
+    if store.file_count() < SIGNATURE_FROM or store.meta("files_export") == "pending" \
+            or store.meta("search_text") == "stale":
+        return None
+    kept = store.meta(_SIGNATURE)
+    stamp = checkout_stamp()
+    tree = quiet_tree(store, folder, stamp) if kept is not None else None
+    if tree is None or store.meta(PRIVATE) != _private_digest(folder):
+        return None
+    taken = later(folder.relative(folder.shared), untracked=False, tree=tree)
+    report = SyncReport(problems=_recorded_problems(store), signature=kept)
+
+    def finish() -> SyncReport:
+        return sync_from_files(store, folder, model, signature=answered_by(taken, tree, signature),
+                               tree_changes=tree_changes, checkout_stamp=checkout_stamp)
+
+    return PendingSync(report, finish, taken)
+
+
+def _private_digest(folder: MemoryFolder) -> str:
+    """The private folder's files with their sizes and mtimes, in one value (git ignores it)."""
+    return hashlib.sha256(repr(sorted(folder.private_stamps().items())).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def _files_signature(
     store: Store, folder: MemoryFolder, signature: FolderSignature | None, report: SyncReport,
     checkout_stamp: CheckoutStamp | None = None,
@@ -151,9 +203,9 @@ def _files_signature(
     if shared is None:
         return None
     report.uncommitted = shared.uncommitted
-    private = hashlib.sha256(repr(sorted(folder.private_stamps().items())).encode("utf-8", "surrogateescape"))
-    digest = hashlib.sha256(f"{shared.digest}\0{private.hexdigest()}".encode())
-    return Signature(digest.hexdigest(), shared.tree if shared.clean else None, private.hexdigest())
+    private = _private_digest(folder)
+    digest = hashlib.sha256(f"{shared.digest}\0{private}".encode())
+    return Signature(digest.hexdigest(), shared.tree if shared.clean else None, private)
 
 
 def _index_changed_files(
@@ -191,13 +243,14 @@ def _index_changed_files(
         known = store.indexed_ids() if changed else set()
         touched: dict[str, str] = {}
         """The id of each memory indexed anew → its content (the last file's, for an id two hold)."""
-        with store.bulk_load():  # an empty index: its secondary indexes are sorted once, after
+        with store.bulk_load() as rebuilt:  # an empty index: its secondary indexes are sorted once, after
             for read in changed:
                 assert ctx is not None
                 memory_id = _index_file(ctx, read, on_disk, known, report, writes)
                 if memory_id is not None:
                     touched[memory_id] = read.memory.content
             writes.flush()
+        forgotten = False
         for path in sorted(set(rows) - set(stats)):
             store.forget_file(path)
             memory_id = rows[path].memory_id
@@ -205,20 +258,37 @@ def _index_changed_files(
                 store.forget_memory(memory_id)
                 known.discard(memory_id)
                 report.removed.append(memory_id)
+                forgotten = True
         if report.changed:
             if ctx is None:
                 ctx = MemoryContext(store=store, model=model(), clock=system_clock)
-            store.derive_chains()
+            if forgotten or not rebuilt:  # a load into an empty index derived them as it ended
+                store.derive_chains()
             targets = link_targets(ctx.model)  # once for every link of every file
             titles = memory_titles(store)  # each title asked once: no memory changes below
             ids = [memory_id for memory_id in touched if memory_id in known]  # not one forgotten since
             for start in range(0, len(ids), _CHUNK):  # the files' links a chunk at a time
-                store.replace_many_links({
-                    memory_id: resolved_links(ctx, memory_id, touched[memory_id], targets, titles)
-                    for memory_id in ids[start:start + _CHUNK]
-                })
+                chunk = {memory_id: touched[memory_id] for memory_id in ids[start:start + _CHUNK]}
+                store.replace_many_links(resolved_links_of(ctx, chunk, targets, titles))
             _resolve_pending(ctx, targets, titles)
             store.retarget_links_to_heads()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while files are indexed: every parsed file adds
+    objects that live until the end, and the collector walked them over and over (at
+    10,000 files it ran 260 times, a gen-2 pass over every object twice, ~10% of a
+    rebuild). Nothing indexed here makes a cycle; whatever garbage there is waits for
+    the next collection once it is back on."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @dataclass(repr=False, eq=False)

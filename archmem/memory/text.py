@@ -226,34 +226,45 @@ it (paths, dots, hyphens) give whole names."""
 def _chunk_tokens(chunk: str) -> tuple[tuple[str, bool], ...]:
     """One compound word's tokens, whole first, each distinct token once, each marked
     whether it is a part (see ``_PART_LEVEL``); a token found both ways is whole. Cached:
-    words repeat (Zipf), and indexing 10,000 memory files spent 60% of its time here."""
+    words repeat (Zipf), and indexing 10,000 memory files spent 60% of its time here.
+    Plain functions, not closures: a recursive closure is a reference cycle, garbage
+    for the cycle collector (which a sync pauses) at every word split."""
     found: dict[str, bool] = {}
-
-    def add(token: str, is_part: bool) -> None:
-        found[token] = found.get(token, True) and is_part
-
-    def emit(piece: str, level: int, is_part: bool) -> None:
-        add("".join(_LETTER_DIGIT.findall(piece)).lower(), is_part)
-        if level < len(_LEVELS):
-            parts = [p for p in _LEVELS[level].split(piece) if p]
-            split_here = len(parts) > 1
-            for part in parts if split_here else [piece]:
-                emit(part, level + 1, is_part or (split_here and level >= _PART_LEVEL))
-            return
-        words = _camel_parts(piece)
-        # a change of case makes parts; a letter/digit boundary alone ("8KB") does not
-        cased = is_part or sum(1 for word in words if not word.isdigit()) > 1
-        for word in words:
-            add(word.lower(), cased)
-        for word in words:
-            runs = _LETTER_DIGIT.findall(word)
-            if len(runs) > 1:
-                for run in runs:
-                    add(run.lower(), cased)
-
-    emit(chunk, 0, False)
+    _emit(found, chunk, 0, False)
     # a separator left at a piece's edge ("a/_b" → "_b") must not become a term of its own
     return tuple((token, is_part) for token, is_part in found.items() if _TERM.fullmatch(token))
+
+
+def _add(found: dict[str, bool], token: str, is_part: bool) -> None:
+    found[token] = found.get(token, True) and is_part
+
+
+def _emit(found: dict[str, bool], piece: str, level: int, is_part: bool) -> None:
+    if piece.isalnum():  # one run of letters and digits (most pieces): no level splits it
+        _add(found, piece.lower(), is_part)
+        _words_of(found, piece, is_part)
+        return
+    _add(found, "".join(_LETTER_DIGIT.findall(piece)).lower(), is_part)
+    if level < len(_LEVELS):
+        parts = [p for p in _LEVELS[level].split(piece) if p]
+        split_here = len(parts) > 1
+        for part in parts if split_here else [piece]:
+            _emit(found, part, level + 1, is_part or (split_here and level >= _PART_LEVEL))
+        return
+    _words_of(found, piece, is_part)
+
+
+def _words_of(found: dict[str, bool], piece: str, is_part: bool) -> None:
+    words = _camel_parts(piece)
+    # a change of case makes parts; a letter/digit boundary alone ("8KB") does not
+    cased = is_part or sum(1 for word in words if not word.isdigit()) > 1
+    for word in words:
+        _add(found, word.lower(), cased)
+    for word in words:
+        runs = _LETTER_DIGIT.findall(word)
+        if len(runs) > 1:
+            for run in runs:
+                _add(found, run.lower(), cased)
 
 
 def _camel_parts(word: str) -> list[str]:
@@ -261,8 +272,8 @@ def _camel_parts(word: str) -> list[str]:
     ``utf8Decoder`` → utf8, Decoder; ``URLs`` and ``IDs`` stay whole; scripts without
     case (``中文``) are parts of their own."""
 
-    if word.isalpha() and (word.islower() or (word[0].isupper() and word[1:].islower())):
-        return [word]  # the common case, without the per-character walk below
+    if word.isdigit() or (word.isalpha() and (word.islower() or (word[0].isupper() and word[1:].islower()))):
+        return [word]  # the common cases, without the per-character walk below
 
     def cls(ch: str) -> str:
         if ch.isdigit() or ch.isnumeric():

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from archmem.model.paths import compile_globs, is_negated
 from archmem.model.types import ArchitectureModel
@@ -22,7 +21,11 @@ CODE_EXTENSIONS = frozenset(
 
 
 def is_code(path: str) -> bool:
-    return PurePosixPath(path).suffix.lstrip(".").lower() in CODE_EXTENSIONS
+    """Whether the file's extension is a code one (as ``PurePosixPath(path).suffix``
+    reads it, without building a path: this runs for every file of the repository)."""
+    name = path.rstrip("/").rpartition("/")[2]
+    dot = name.rfind(".")
+    return 0 < dot < len(name) - 1 and name[dot + 1:].lower() in CODE_EXTENSIONS
 
 
 @dataclass(frozen=True, repr=False, eq=False)

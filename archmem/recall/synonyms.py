@@ -35,17 +35,23 @@ SHIPPED = "synonyms.txt"
 _WORD = re.compile(r"[^\W_]+")
 
 
+_shipped: list[tuple[str, ...]] = []
+
+
 def shipped_groups() -> list[list[str]]:
     """The thesaurus archmem ships, as written (read beside this module, or through
     ``importlib.resources`` from a zipped install; the latter costs every recall its
-    import where a plain file does)."""
-    beside = Path(__file__).with_name(SHIPPED)
-    if beside.is_file():
-        return parse_groups(beside.read_text(encoding="utf-8"))
-    from importlib import resources
+    import where a plain file does). Read once per process: it is part of the install."""
+    if not _shipped:
+        beside = Path(__file__).with_name(SHIPPED)
+        if beside.is_file():
+            text = beside.read_text(encoding="utf-8")
+        else:
+            from importlib import resources
 
-    text = resources.files("archmem.recall").joinpath(SHIPPED).read_text(encoding="utf-8")
-    return parse_groups(text)
+            text = resources.files("archmem.recall").joinpath(SHIPPED).read_text(encoding="utf-8")
+        _shipped.extend(tuple(group) for group in parse_groups(text))
+    return [list(group) for group in _shipped]
 
 
 def parse_groups(text: str) -> list[list[str]]:

@@ -223,9 +223,10 @@ class Store(Protocol):
         """Index what files say, many at once: their fields replace the index's, usage
         stays; the same id twice keeps the last."""
 
-    def bulk_load(self) -> AbstractContextManager[None]:
+    def bulk_load(self) -> AbstractContextManager[bool]:
         """A transaction for indexing many files at once; into an empty index, its
-        secondary indexes are built once at the end rather than row by row."""
+        secondary indexes are built once at the end rather than row by row, and the
+        chains derived there. Yields whether the index was empty."""
 
     def forget_memory(self, memory_id: str) -> None:
         """Drop a memory whose file is gone; links to it become pending again."""
@@ -293,6 +294,10 @@ class Store(Protocol):
 
     def retarget_links_to_heads(self) -> int:
         """Links to a superseded memory follow its chain to the current one."""
+
+    def active_title_ids(self, title_keys: Iterable[str]) -> dict[str, str]:
+        """{title key: the newest active memory with that title} for many keys in one
+        query (as ``find_by_title``; keys no active memory has are left out)."""
 
     # vectors
     def vector_hash(self, memory_id: str, model: str) -> str | None:

@@ -186,17 +186,18 @@ class MemoryFileIndex:
                 )
 
     @contextmanager
-    def bulk_load(self) -> Iterator[None]:
+    def bulk_load(self) -> Iterator[bool]:
         """A transaction for indexing many files: when the index holds no memory (a
         rebuild), the secondary indexes of the tables the files fill are dropped and made
         again, from their own definitions, once the rows are in (sorting once is cheaper
         than keeping each index in order row by row), and the word index is written in
         one statement at the end (one segment to merge, not one a chunk), after the chains
         are derived (no words written for a memory superseded meanwhile, to be deleted
-        again). One transaction: a crash leaves the index as it was."""
+        again). One transaction: a crash leaves the index as it was. Yields whether the
+        index was empty (then the chains are derived when it ends)."""
         with self.transaction():
             if self._execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None:
-                yield
+                yield False
                 return
             indexes = self._execute(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
@@ -206,7 +207,7 @@ class MemoryFileIndex:
                 self._execute(f'DROP INDEX "{name}"')
             self._words_deferred = True
             try:
-                yield
+                yield True
             finally:
                 self._words_deferred = False
             for _, sql in indexes:

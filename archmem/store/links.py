@@ -79,5 +79,19 @@ class LinkTable(SQLiteConnection):
         return cursor.rowcount
 
 
+    def active_title_ids(self, title_keys: Iterable[str]) -> dict[str, str]:
+        """{title key: the newest active memory with that title}, in one query: what a
+        sync resolving a chunk of files' links asks first, not a query a title."""
+        found: dict[str, str] = {}
+        rows = self._execute(  # by the index of titles (a partial one), not of statuses: "+status"
+            "SELECT title_key, id FROM memories WHERE title_key IN (SELECT value FROM json_each(?)) "
+            "AND title_key IS NOT NULL AND +status = 'active' ORDER BY seq",
+            (json.dumps(list(dict.fromkeys(title_keys))),),
+        )
+        for key, memory_id in rows:
+            found[key] = memory_id  # the newest last
+        return found
+
+
 def _link(row: Sequence[Any]) -> Link:
     return Link(source_id=row[0], target_text=row[1], shown=row[2], target_kind=row[3], target_id=row[4])

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from archmem.clock import Clock, format_time, system_clock
 from archmem.config import Config, load_config
-from archmem.errors import ModelNotFoundError
+from archmem.errors import ArchmemError, ModelNotFoundError
 from archmem.git.repository import Repository
 from archmem.model.loader import discover_model, load_model
 from archmem.model.ownership import Ownership, compute_ownership
@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     from archmem.drift.accept_folder import AcceptFolder
     from archmem.initialize import InitResult
     from archmem.memory.lifecycle import MemoryContext
-    from archmem.memory.sync import SyncReport
+    from archmem.memory.sync import PendingSync, SyncReport
     from archmem.store.base import Store
     from archmem.store.files import MemoryFolder
+    from archmem.store.line_counts import LineCounts
 
 
 class WorkspaceCore:
@@ -101,9 +102,16 @@ class WorkspaceCore:
     def ownership(self) -> Ownership:
         """Which files each element owns now; generated and vendored code is nobody's."""
         return compute_ownership(
-            self.model, self.repository.files(), self.repository.lines, ignore=self.config.code.ignore,
+            self.model, self.repository.files(), self._line_counts.lines, ignore=self.config.code.ignore,
             generated=self.generated,
         )
+
+    @cached_property
+    def _line_counts(self) -> LineCounts:
+        """Line counts, kept in the index when it is open (``store/line_counts.py``)."""
+        from archmem.store.line_counts import LineCounts
+
+        return LineCounts(self.root, self._index_if_open, self.repository.lines)
 
     @cached_property
     def generated(self) -> dict[str, str]:
@@ -274,7 +282,7 @@ class WorkspaceCore:
         )
         self._opening = store  # what sync reads of the model is kept in it too
         try:
-            self.last_sync = self._sync(store)
+            self.last_sync = self._sync(store, read_while_syncing=self.read_while_syncing)
         except BaseException:
             store.close()
             raise
@@ -332,6 +340,7 @@ class WorkspaceCore:
     def sync_files(self) -> SyncReport:
         """Index what changed in the memory files (a pull, a hand edit) since the last look;
         an index held in memory gives way to the index file once another process made one."""
+        self.settle_sync()
         if self.index_in_memory and self.reads_keep_index():
             self._drop_store()
         self.last_sync = self._sync(self.store)
@@ -342,15 +351,49 @@ class WorkspaceCore:
         for name in ("drift", "vector_index"):
             self.__dict__.pop(name, None)
 
-    def _sync(self, store: Store) -> SyncReport:
-        from archmem.memory.sync import sync_from_files
+    def _sync(self, store: Store, *, read_while_syncing: bool = False) -> SyncReport:
+        from archmem.memory.sync import start_sync, sync_from_files
 
-        report = sync_from_files(store, self.memory_folder, lambda: self.model_or_empty,
-                                 signature=self.repository.folder_state,
+        pending = None
+        if read_while_syncing:
+            pending = start_sync(store, self.memory_folder, lambda: self.model_or_empty,
+                                 signature=self.repository.folder_state, later=self.repository.folder_state_later,
                                  tree_changes=self.repository.tree_changes,
                                  checkout_stamp=self.repository.checkout_stamp)
+        self._pending_sync = pending
+        report = pending.report if pending is not None else sync_from_files(
+            store, self.memory_folder, lambda: self.model_or_empty, signature=self.repository.folder_state,
+            tree_changes=self.repository.tree_changes, checkout_stamp=self.repository.checkout_stamp)
         self._export_index_accepts(store)
         return report
+
+    read_while_syncing = False
+    """Whether an open of the index takes it as the last sync left it while git compares
+    the memory files in the background (``memory.sync.start_sync``); see
+    ``store_read_while_syncing``."""
+
+    def store_read_while_syncing(self) -> Store:
+        """``store``; opened here, the index is read while git compares the memory files
+        in the background: for a reading command that calls ``settle_sync`` once it has
+        read, and reads again when that says the index changed (recall)."""
+        if "store" in self.__dict__:
+            return self.store
+        self.read_while_syncing = True
+        try:
+            return self.store
+        finally:
+            self.read_while_syncing = False
+
+    _pending_sync: PendingSync | None = None
+
+    def settle_sync(self) -> bool:
+        """Wait for the open's background look at the memory files and index what it
+        found changed; True when the index changed (what was read from it is stale)."""
+        pending, self._pending_sync = self._pending_sync, None
+        if pending is None:
+            return False
+        self.last_sync = pending.finish()
+        return self.last_sync.changed
 
     accepts_exported: int = 0
     """Drift accepts an older archmem kept in the index, written as files by this open."""
@@ -364,7 +407,6 @@ class WorkspaceCore:
         if not store.legacy_accepts():  # the every-day case: nothing to export, nothing more to load
             return
         from archmem.drift.accepts import export_index_accepts
-        from archmem.errors import ArchmemError
 
         try:
             self.accepts_exported += export_index_accepts(store, self.accept_folder, git=self.repository.is_git)
@@ -379,7 +421,15 @@ class WorkspaceCore:
         return self.last_sync.warnings() if self.last_sync is not None else []
 
     def close(self) -> None:
+        if self._pending_sync is not None:
+            self._pending_sync.abandon()  # git's look is waited for, not indexed: the command ended first
+            self._pending_sync = None
         if "store" in self.__dict__:
+            if "_line_counts" in self.__dict__:
+                try:
+                    self._line_counts.save(self.store)
+                except ArchmemError:  # an index that cannot be written keeps no count: they are a cache
+                    pass
             self.store.close()
             del self.__dict__["store"]
 

@@ -13,6 +13,8 @@ from archmem.errors import ModelNotFoundError, RepositoryError
 from archmem.workspace.core import WorkspaceCore
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from archmem.drift.changes import ChangesSince
     from archmem.drift.report import DriftReport
     from archmem.drift.types import Baseline
@@ -70,8 +72,18 @@ class DriftOps(WorkspaceCore):
             config=self._drift_config, clock=self.clock, memory_folder=self.config.store.memories,
             accept_folder=self.accept_folder,
             files_signature=self.last_sync.signature if self.last_sync is not None and not self._writing else None,
+            index_file=self._drift_index_file,
         )
         return DriftView(context, HistoryReading(deepen, progress or self.history_progress, budget))
+
+    @property
+    def _drift_index_file(self) -> Path | None:
+        """Where the built drift index is kept: beside the index file (none for an index
+        in memory, which keeps nothing between commands)."""
+        from archmem.drift.index_cache import cache_path
+
+        store = self.store
+        return None if getattr(store, "in_memory", True) else cache_path(self.store_path)
 
     @property
     def _drift_config(self) -> DriftConfig:

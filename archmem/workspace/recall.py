@@ -94,6 +94,8 @@ class RecallOps(DriftOps):
         if limit < 1:
             raise InvalidInputError(f"--limit must be at least 1, not {limit}")
         files = list(changed_files) + (self.repository.changed_files() if changed else [])
+        self.store_read_while_syncing()  # settled below, once the answer is worked out
+        self.repository.start_listing()  # drift lists the code once the model is read
         if session_id is not None:
             from archmem.memory.sessions import get_session
 
@@ -115,6 +117,10 @@ class RecallOps(DriftOps):
         )
         result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain,
                         always_answer=always_answer)
+        if self.settle_sync():  # a memory file changed meanwhile: the answer is worked out again
+            self.refresh()
+            return self.recall(query, elements=elements, changed_files=changed_files, changed=changed,
+                               session_id=session_id, limit=limit, explain=explain, always_answer=always_answer)
         result.warnings.extend(self._fork_warnings(result.memory_ids))
         result.warnings.extend(self.file_warnings)  # an agent hears of a broken memory file too
         if session_id is not None and result.memory_ids:
