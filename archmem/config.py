@@ -90,8 +90,8 @@ class DriftConfig(Section):
 
 
 ANSWER_MODEL: dict[str, float] = {
-    "bias": -2.4878, "strength": 1.8556, "relevance": 2.7288, "lexical": 1.5008, "pointed": -0.1838,
-    "named": -0.6078, "known": 3.3311, "gap": 0.741,
+    "bias": -3.1884, "strength": 2.5086, "relevance": 2.1052, "lexical": -0.2289, "pointed": 0.1672,
+    "named": -0.6044, "known": 4.2106, "gap": 0.671,
 }
 """The decision's coefficients, fitted on every labelled set by bench/recall_quality.py (its
 bench/recall_defaults.json holds them, with the held-out figures of the same procedure)."""
@@ -146,9 +146,9 @@ class RecallConfig(Section):
     PageRank from them (archmem/recall/graph.py)."""
     graph_alpha: float = setting(0.5, gt=0, lt=1)
     graph_weight: float = setting(0.5, ge=0, le=1)
-    hop_weight: float = setting(0.0, ge=0, le=1)
+    hop_weight: float = setting(0.5, ge=0, le=1)
     """An element one declared relationship away from a relevant one counts this much."""
-    named_element_weight: float = setting(0.3, ge=0, le=1)
+    named_element_weight: float = setting(0.0, ge=0, le=1)
     """An element the task names by identifier or name counts this much, as ``--element``
     counts 1: a name is a pointer, not a word among others."""
     named_title_weight: float = setting(1.0, ge=0, le=1)

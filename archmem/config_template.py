@@ -76,7 +76,7 @@ element_weight = 0.8
 # A child of a relevant element inherits this much, times its share of the parent's code;
 # an element one declared relationship away gets hop_weight of the evidence.
 related_element_score = 0.7
-hop_weight = 0.0
+hop_weight = 0.5
 # Broad words weigh this much when a task is matched to elements: the words naming the
 # whole product (the workspace, its systems), the people it serves (its persons) and the
 # verbs a task names its kind of work with (add, fix, keep, ...).

@@ -134,7 +134,7 @@ def test_migration_10_marks_the_search_text_stale_and_the_workspace_re_derives_i
         assert ws.store.meta("search_text") is None
         body, _parts = ws.store.db.execute("SELECT search_body, search_parts FROM memories").fetchone()
         assert "add" not in body.split() and "addon" in body.split()
-        assert ids(ws.recall("add a new flag")) == []
+        assert ids(ws.recall("add a new option")) == []
         assert ids(ws.recall("addon")) == ["m-old"]
 
 

@@ -38,6 +38,7 @@ from archmem.recall.score import (
     relevance,
     score_memory,
     semantic_relevance,
+    store_coverage,
     synonym_evidence,
     terms_worth_ranking,
 )
@@ -284,7 +285,8 @@ def _known_words(found: WordMatch, index: ElementIndex, config: RecallConfig) ->
         form: value * (config.broad_word_weight if form in index.broad_terms else 1.0)
         for form, value in found.idfs.items()
     }
-    return known_share(weights, found.held | index.vocabulary, found.held_as_synonym, config.synonym_weight)
+    return known_share(weights, found.held | index.vocabulary, found.held_as_synonym, config.synonym_weight,
+                       store_coverage(found.memories))
 
 
 @dataclass(repr=False, eq=False)
@@ -298,6 +300,8 @@ class WordMatch(Record):
     idfs: dict[str, float] = field(default_factory=dict)
     held: set[str] = field(default_factory=set)
     held_as_synonym: set[str] = field(default_factory=set)
+    memories: int = 0
+    """How many active memories the store holds."""
 
 
 def _lexical(
@@ -317,7 +321,7 @@ def _lexical(
     terms = list(first_of_form.values())
     counts = store.term_document_counts(terms)
     total = store.memory_total()
-    # a term no memory holds weighs in the ceiling as a term one memory holds: rare,
+    # a term no memory holds weighs in the known share as a term one memory holds: rare,
     # not infinitely telling (on a small store the difference would swamp everything)
     idfs = [idf(max(1, counts.get(term, 0)), max(total, 1)) for term in terms]
     idf_of_form = {forms[term]: value for term, value in zip(terms, idfs, strict=True)}
@@ -344,10 +348,13 @@ def _lexical(
                 found.synonyms.setdefault(memory_id, []).append(thesaurus.written(expansion.entry))
             if hits:
                 known_through_synonyms.update(form for form in expansion.entry if form in idf_of_form)
+    # the ceiling: the words some memory holds, itself or as a synonym (what the store can match)
+    held_idfs = [value for form, value in idf_of_form.items() if form in known or form in known_through_synonyms]
     found.relevance = {
-        memory_id: lexical_relevance(score, idfs, config.lexical_exponent) for memory_id, score in bm25.items()
+        memory_id: lexical_relevance(score, held_idfs, config.lexical_exponent) for memory_id, score in bm25.items()
     }
     found.idfs, found.held, found.held_as_synonym = idf_of_form, known, known_through_synonyms - known
+    found.memories = total
     return found
 
 

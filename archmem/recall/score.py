@@ -30,13 +30,17 @@ def idf(document_count: int, total: int) -> float:
     return value if value > 0 else 1e-6
 
 
-def lexical_relevance(bm25: float, query_idfs: list[float], exponent: float = 1.0) -> float:
+def lexical_relevance(bm25: float, held_idfs: Sequence[float], exponent: float = 1.0) -> float:
     """BM25 divided by its ceiling for this query, in [0, 1].
 
-    The ceiling counts every query term, including those no memory holds, so a query
-    mostly about things the store does not know scores low however well one word hits.
+    The ceiling counts the task's words some memory holds (itself or as a synonym): the
+    most any memory of this store could score. A word no memory holds cannot tell one
+    memory from another; that the store does not know it is the decision's evidence
+    (``known_share``), not a discount on every match. Counting it here sank a team's
+    first memories: in a store of three, most of a task's words are unknown, and the one
+    memory sharing its telling word fell below ``min_relevance`` before the decision saw it.
     """
-    ceiling = sum(query_idfs) * (BM25_K1 + 1)
+    ceiling = sum(held_idfs) * (BM25_K1 + 1)
     if ceiling <= 0 or bm25 <= 0:
         return 0.0
     return min(1.0, bm25 / ceiling) ** exponent
@@ -62,10 +66,10 @@ def terms_worth_ranking(
     A word in most memories makes FTS5 score most of the store for almost nothing: its
     IDF is near zero. Terms are taken rarest first until those left out could not,
     together, lift a memory to ``min_relevance`` on their own, nor move a ranked one by
-    more than ``NEGLIGIBLE_SHARE`` of the ceiling (the bound is IDF x (k1 + 1) per term,
-    the same ceiling ``lexical_relevance`` divides by).
+    more than ``NEGLIGIBLE_SHARE`` of the ceiling (the bound is IDF x (k1 + 1) per term;
+    the ceiling, as ``lexical_relevance``'s, counts the terms some memory holds).
     """
-    idfs = {term: idf(max(1, count), max(total, 1)) for term, count in document_counts.items()}
+    idfs = {term: idf(count, max(total, 1)) for term, count in document_counts.items() if count > 0}
     ceiling = sum(idfs.values())
     present = sorted((count, term) for term, count in document_counts.items() if count > 0)
     limit = min(NEGLIGIBLE_SHARE, min_relevance ** (1 / exponent)) * ceiling
@@ -140,17 +144,37 @@ def relevance(text: float, element: float, config: RecallConfig) -> float:
     return 1 - (1 - text) * (1 - config.element_weight * element)
 
 
-def known_share(idfs: dict[str, float], known: set[str], through_synonyms: set[str], synonym_weight: float) -> float:
+TASK_WORD_RATE = 0.15
+"""How surely each memory of a store would hold a task's word, had the store written about
+the task. Chosen leaving one repository out on small stores drawn from the labelled sets
+(bench/recall_small.py --rates 0.047,0.15,1: every fold chose 0.15). 0.047, the median
+share of memories holding a task's word in the full sets, left a third of the no-answer
+tasks of stores of 3-5 memories answered; 1 (every unknown word counts in full) left a
+fifth of their answerable tasks shown nothing."""
+
+
+def store_coverage(memories: int, rate: float | None = None) -> float:
+    """The chance that a store of ``memories`` holds a word a task uses, had it been written
+    about: 1 - (1 - rate) ** memories. A store of 30 or more all but surely does (0.99),
+    one of 10 likely (0.80), one of 3 maybe (0.39)."""
+    return 1.0 - (1.0 - (TASK_WORD_RATE if rate is None else rate)) ** max(0, memories)
+
+
+def known_share(idfs: dict[str, float], known: set[str], through_synonyms: set[str], synonym_weight: float,
+                coverage: float = 1.0) -> float:
     """The IDF-weighted share of a task's words that archmem knows: in full when a memory
     or an element of the model holds the word, ``synonym_weight`` when only a synonym of
     it is in a memory. A task whose telling words nothing has ever used ("graphql",
     "wishlist") is most likely about something nobody wrote about, however well its
-    other words match."""
-    total = sum(idfs.values())
-    if total <= 0:
-        return 1.0
+    other words match. But only as likely as the store would have used them: a word
+    nothing holds counts ``coverage`` (``store_coverage``) of itself, so a team's first
+    three memories, which know few words of any task, do not read every task as unknown."""
     held = sum(value for form, value in idfs.items() if form in known)
     held += synonym_weight * sum(value for form, value in idfs.items() if form in through_synonyms)
+    unknown = sum(value for form, value in idfs.items() if form not in known and form not in through_synonyms)
+    total = sum(idfs.values()) - unknown + coverage * unknown
+    if total <= 0:
+        return 1.0
     return min(1.0, held / total)
 
 
