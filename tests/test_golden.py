@@ -44,7 +44,12 @@ def test_knowledge_map_golden(demo: Path):
 
 def test_briefing_budget_golden(demo: Path):
     with Workspace.open(demo, clock=lambda: NOW, env={}) as ws:
-        check("demo-briefing-1500.md", ws.brief("speed up checkout and change how tax is rounded", budget=1500).markdown)
+        full = ws.brief("speed up checkout and change how tax is rounded")
+        tight = ws.brief("speed up checkout and change how tax is rounded", budget=1500)
+        check("demo-briefing-1500.md", tight.markdown)
+    # a tight budget keeps the best memory and lists fewer elements, not the other way round
+    assert tight.memory_ids == full.memory_ids[:1]
+    assert 1 <= len(tight.elements) < len(full.elements) and len(tight.markdown) <= 1500
 
 
 def test_overview_golden(demo: Path):

@@ -3,8 +3,9 @@ warnings and their [[linked]] neighbours, and the gaps, cut to a budget.
 
 Every memory shows the name to cite it by (its title, else its id), so an agent can
 name what it used at the end of its session or confirm what still holds. The budget
-cuts the lowest-ranked memories first and says how many were left out and how to see
-them in the client the briefing was rendered for: the MCP tools or the command line.
+cuts the lowest-ranked memories first, down to the best one, then the least relevant
+elements, and says how many memories were left out and how to see them in the client
+the briefing was rendered for: the MCP tools or the command line.
 """
 
 from __future__ import annotations
@@ -202,15 +203,15 @@ def build_briefing(
     neighbours = neighbours_by_source(result.to_dict())
     # an element that came along through a [[link]] has no score of its own: it is shown under that link
     relevant = [e for e in result.elements if e["score"] is not None and e["score"] >= ELEMENT_FLOOR][:MAX_ELEMENTS]
-    gaps = [e["name"] for e in relevant if e["id"] not in documented]
     items = [memory_item(r, neighbours.get(r["id"], []), model, now) for r in ranked]
+    drawn = [_element_item(e["id"], model, undeclared) for e in relevant]
 
-    def draw(shown: int) -> str:
+    def draw(shown: int, listed: int) -> str:
         context = {
             "task": task,
             "task_quoted": shlex.quote(task),
             "client": client,
-            "elements": [_element_item(e["id"], model, undeclared) for e in relevant],
+            "elements": drawn[:listed],
             "memories": items[:shown],
             "weak": [weak_line(w) for w in result.weak] if not items else [],
             "cut": len(items) - shown,
@@ -218,17 +219,23 @@ def build_briefing(
             "see_more": how_to_see_more(client, task, max(20, len(items))),
             "how_to_cite": how_to_cite(client),
             "how_to_remember": how_to_remember(client),
-            "gaps": gaps,
+            "gaps": [e["name"] for e in relevant[:listed] if e["id"] not in documented],
             "notes": list(notes),
         }
         return render("briefing.md.j2", context, overrides=overrides)
 
-    shown = len(items)
-    text = draw(shown)
-    while shown > 0 and measure(text) > budget:
-        shown -= 1
-        text = draw(shown)
+    # the memories are what a briefing is for: the lowest-ranked go first, down to the best
+    # one; then the least relevant elements, down to the first; only then that memory
+    shown, listed = len(items), len(drawn)
+    text = draw(shown, listed)
+    while measure(text) > budget and (shown > 0 or listed > 1):
+        if shown > 1 or (shown == 1 and listed <= 1):
+            shown -= 1
+        else:
+            listed -= 1
+        text = draw(shown, listed)
+    gaps = [e["name"] for e in relevant[:listed] if e["id"] not in documented]
     return Briefing(
         task=task, markdown=text, memory_ids=[r["id"] for r in ranked[:shown]], cut=len(items) - shown,
-        gaps=gaps, elements=[e["id"] for e in relevant], warnings=list(result.warnings), mode=result.mode,
+        gaps=gaps, elements=[e["id"] for e in relevant[:listed]], warnings=list(result.warnings), mode=result.mode,
     )
