@@ -28,9 +28,6 @@ def workspace_status(ws: Workspace, *, check_provider: bool = False) -> dict[str
     status: dict[str, Any] = {"version": __version__, "root": str(ws.root), "git": ws.repository.is_git}
     # model first: the drift part below reads it too, and its error belongs to the model line
     stored = ws.store_path.exists()  # status never creates a store
-    if stored:  # as a recall does: the index is read while git compares the memory files
-        ws.store_read_while_syncing()
-        ws.repository.start_listing()
     status["store"] = _part(ws.store.stats) if stored else {
         "path": str(ws.store_path), "missing": True, "memories": {}, "sessions": 0, "open_sessions": 0,
         "vectors": {}, "pending_links": 0,
@@ -49,9 +46,6 @@ def workspace_status(ws: Workspace, *, check_provider: bool = False) -> dict[str
     status["hooks"] = [check.to_dict() for check in check_hooks(
         ws.root, [client for client, state in status["agents"].items() if state != "no" and not state.startswith("error")])]
     status["next"] = _next_steps(status)
-    if ws.settle_sync():  # a memory file changed meanwhile: counted again from the index it is in now
-        ws.refresh()
-        return workspace_status(ws, check_provider=check_provider)
     return status
 
 

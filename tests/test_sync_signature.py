@@ -14,7 +14,7 @@ from archmem.memory import sync as sync_module
 from archmem.store import files as files_module
 from archmem.workspace import Workspace
 
-from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, spy, write
+from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
 
 
 @pytest.fixture
@@ -485,22 +485,3 @@ def test_a_later_sync_settles_the_look_already_started(shop: Path):
         assert ws._pending_sync is None
         assert [m.content for m in ws.store.list_memories() if m.title == "Retries"] == [
             "Retries are cut in the gateway."]
-
-
-def test_an_edit_in_place_made_before_a_quiet_status_is_in_its_counts(shop: Path, monkeypatch: pytest.MonkeyPatch):
-    """status reads the index while git compares the memory files, as a recall does, and
-    counts again once a change git found is indexed."""
-    from archmem import status as status_module
-
-    settle(shop)
-    contents(shop)
-    path = memory_file(shop, "Retries")
-    text = path.read_text()
-    with path.open("w") as handle:  # in place: the folder's mtime does not move
-        handle.write(text.replace("kind: convention", "kind: pitfall"))
-    counted = spy(monkeypatch, status_module, "_files")
-    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
-        found = status_module.workspace_status(ws)
-        assert ws.last_sync is not None and len(ws.last_sync.updated) == 1
-    assert found["store"]["memories"]["active"] == {"convention": 2, "pitfall": 1}
-    assert len(counted) == 2  # counted before git answered, and again after
