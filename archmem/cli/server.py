@@ -9,6 +9,7 @@ import time
 import click
 
 from archmem.cli import cli, emit_json, json_option
+from archmem.words import plural
 
 START_WAIT_SECONDS = 60.0
 
@@ -57,8 +58,9 @@ def status(as_json: bool) -> None:
     info = state["server"]
     assert isinstance(info, dict)
     started = float(info["started"])
+    served = info["served"]
     click.echo(f"running: process {info['pid']}, up {int(time.time() - started)} s, "
-               f"{info['served']} command lines served, on {state['socket']}")
+               f"{plural(served if isinstance(served, int) else 0, 'request')} served, on {state['socket']}")
 
 
 @server.command()
