@@ -22,6 +22,7 @@ import sys
 
 TYPE_CHECKING = False  # not typing's: the client imports nothing it need not
 if TYPE_CHECKING:
+    import _socket
     from collections.abc import Mapping
 
 MAGIC = b"ARCHMEM-SERVER-1"
@@ -72,9 +73,10 @@ def identity(env: Mapping[str, str]) -> str:
     from archmem import __version__
 
     settings = sorted(f"{name}={value}" for name, value in env.items() if name.startswith(SETTINGS_PREFIXES))
-    flags = [value for name, value in zip(_FLAG_NAMES, sys.flags, strict=False) if name != "safe_path"]
+    # -P (safe_path) is left out: the server sets it for itself, no caller's folder on its module path
+    flags = repr(sys.flags).replace(f"safe_path={sys.flags.safe_path}", "")
     return "\n".join([MAGIC.decode(), sys.executable, os.path.dirname(os.path.abspath(__file__)), __version__,
-                      sys.version, repr(flags), repr(sorted(sys._xoptions.items())), repr(sys.warnoptions),
+                      sys.version, flags, repr(sorted(sys._xoptions.items())), repr(sys.warnoptions),
                       confinement(), *settings])
 
 
@@ -99,13 +101,6 @@ def confinement() -> str:
     except OSError:
         pass
     return " ".join(parts)
-
-
-_FLAG_NAMES = ("debug", "inspect", "interactive", "optimize", "dont_write_bytecode", "no_user_site", "no_site",
-               "ignore_environment", "verbose", "bytes_warning", "quiet", "hash_randomization", "isolated",
-               "dev_mode", "utf8_mode", "warn_default_encoding", "safe_path", "int_max_str_digits")
-"""``sys.flags`` in order; ``safe_path`` is left out of the identity because the server sets
-it for itself (``-P``: no caller's folder on its module path)."""
 
 
 def runtime_folder(env: Mapping[str, str]) -> str | None:
@@ -136,14 +131,16 @@ def _private(base: str) -> bool:
     return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
 
 
-def socket_path(env: Mapping[str, str]) -> str | None:
-    """Where the server for this caller listens (None: nowhere safe, or too long a path)."""
+def socket_path(env: Mapping[str, str], key: str | None = None) -> str | None:
+    """Where the server for this caller (``key``: its ``identity``) listens (None: nowhere
+    safe, or too long a path)."""
     folder = runtime_folder(env)
     if folder is None:
         return None
     import binascii
 
-    path = os.path.join(folder, f"server-{binascii.crc32(identity(env).encode()):08x}.sock")
+    key = identity(env) if key is None else key
+    path = os.path.join(folder, f"server-{binascii.crc32(key.encode()):08x}.sock")
     return path if len(os.fsencode(path)) < 100 else None  # sun_path holds 108 bytes
 
 
@@ -161,7 +158,8 @@ def run(argv: list[str]) -> int | None:
     env = os.environ
     if not wanted(argv, env):
         return None
-    path = socket_path(env)
+    key = identity(env)
+    path = socket_path(env, key)
     if path is None or not _streams_open():
         return _unavailable("no private folder for its socket, or a standard stream is closed")
     import _socket
@@ -175,22 +173,21 @@ def run(argv: list[str]) -> int | None:
         start_server(path)
         return _unavailable("no server was running; one is starting")
     try:
-        return _converse(sock, path, argv)
+        return _converse(sock, path, key, argv)
     finally:
         sock.close()
 
 
-def _converse(sock: object, path: str, argv: list[str]) -> int | None:
+def _converse(sock: _socket.socket, path: str, key: str, argv: list[str]) -> int | None:
     import _socket
 
-    assert isinstance(sock, _socket.socket)
     umask = os.umask(0)
     os.umask(umask)
     try:
         cwd = os.getcwdb()
     except OSError:  # a folder removed under the shell: run here, and fail as archmem does
         return _unavailable("the current folder is gone")
-    request = encode_request(identity(os.environ), argv, cwd, os.environb, umask)
+    request = encode_request(key, argv, cwd, os.environb, umask)
     relay = _SignalRelay()  # from before the request: a Ctrl-C meant for the command must reach it
     try:
         sock.sendall(request)
@@ -227,10 +224,7 @@ def _converse(sock: object, path: str, argv: list[str]) -> int | None:
     return 1
 
 
-def _receive(sock: object, size: int) -> bytes:
-    import _socket
-
-    assert isinstance(sock, _socket.socket)
+def _receive(sock: _socket.socket, size: int) -> bytes:
     data = b""
     while len(data) < size:
         chunk = sock.recv(size - len(data))

@@ -3,6 +3,7 @@ a changed or just-written one is, and what is answered is always the file's coun
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -72,3 +73,24 @@ def test_the_next_command_reads_no_code_file_to_size_an_element(repo: Path, monk
     assert reads == []
     with Workspace.open(root) as ws:
         assert ws.ownership.size("shop.orders").lines == 40
+
+
+def test_over_the_limit_the_counts_just_made_are_the_ones_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from archmem.store import line_counts
+
+    monkeypatch.setattr(line_counts, "_LIMIT", 2)
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text(lines(3))
+        settled(tmp_path / name)
+    meta = Meta()
+    first = LineCounts(tmp_path, lambda: meta, lambda path: 3)
+    first.lines("a.py")
+    first.lines("b.py")
+    first.save(meta)
+    (tmp_path / "a.py").write_text(lines(4))  # counted again: the newest count of all
+    settled(tmp_path / "a.py")
+    later = LineCounts(tmp_path, lambda: meta, lambda path: 4 if path == "a.py" else 3)
+    later.lines("a.py")
+    later.lines("c.py")
+    later.save(meta)
+    assert sorted(json.loads(meta["line_counts"])) == ["a.py", "c.py"]

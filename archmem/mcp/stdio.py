@@ -48,35 +48,40 @@ DRAIN_SECONDS = 60.0
 
 def refusal(line: str) -> JSONRPCError | None:
     """The error answering ``line``, or None when it is a message to pass on."""
+    return checked(line)[0]
+
+
+def checked(line: str) -> tuple[JSONRPCError | None, Any]:
+    """``refusal``'s answer, and the JSON value read from the line (None when unread)."""
     from mcp_types import JSONRPCNotification, jsonrpc_message_adapter
     from pydantic import ValidationError
 
     from archmem.json_input import load_json
 
     if not line.strip():
-        return None
+        return None, None
     try:
         value = load_json(line)
     except json.JSONDecodeError as exc:
-        return _error(None, PARSE_ERROR, "Parse error", f"the line is not JSON: {exc.msg} at column {exc.colno}")
+        return _error(None, PARSE_ERROR, "Parse error", f"the line is not JSON: {exc.msg} at column {exc.colno}"), None
     except ValueError:
-        return _error(None, PARSE_ERROR, "Parse error", "the line is not JSON")
+        return _error(None, PARSE_ERROR, "Parse error", "the line is not JSON"), None
     if isinstance(value, list):
         return _error(None, INVALID_REQUEST, "Invalid Request",
-                      "batches are not supported (MCP removed them): send one JSON-RPC message per line")
+                      "batches are not supported (MCP removed them): send one JSON-RPC message per line"), value
     if not isinstance(value, dict):
-        return _error(None, INVALID_REQUEST, "Invalid Request", "a JSON-RPC message is a JSON object")
+        return _error(None, INVALID_REQUEST, "Invalid Request", "a JSON-RPC message is a JSON object"), value
     try:
         message = jsonrpc_message_adapter.validate_python(value, by_name=False)
     except ValidationError:
         given = value.get("id")
         return _error(given if _is_id(given) else None, INVALID_REQUEST, "Invalid Request",
                       'not a JSON-RPC 2.0 request, notification or response ("jsonrpc": "2.0", and '
-                      '"method", or "result" or "error")')
+                      '"method", or "result" or "error")'), value
     if isinstance(message, JSONRPCNotification) and "id" in value:
         return _error(None, INVALID_REQUEST, "Invalid Request",
-                      "a request's id is a string or an integer, never null (a notification has no id)")
-    return None
+                      "a request's id is a string or an integer, never null (a notification has no id)"), value
+    return None, value
 
 
 def _is_id(value: Any) -> bool:
@@ -100,13 +105,10 @@ class Pending:
         self.none = anyio.Event()
         self.none.set()
 
-    def asked(self, line: str) -> None:
+    def asked(self, value: Any) -> None:
+        """``value``: a message passed on (as ``checked`` read it)."""
         import anyio
 
-        try:
-            value = json.loads(line)
-        except ValueError:
-            return
         if isinstance(value, dict) and "method" in value and _is_id(value.get("id")):
             self._ids.add(value["id"])
             if self.none.is_set():
@@ -163,9 +165,9 @@ class CheckedLines:
 
         async with self._answers:
             async for line in self._source:
-                answer = refusal(line)
+                answer, value = checked(line)
                 if answer is None:
-                    self._pending.asked(line)
+                    self._pending.asked(value)
                     yield line
                     continue
                 log.info("answered a line that is not an MCP message: %s", answer.error.data)

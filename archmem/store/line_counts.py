@@ -75,7 +75,8 @@ class LineCounts:
         """Keep what was counted in ``index`` (one write, only when something was)."""
         if not self._fresh:
             return
-        kept = {**self._load(), **self._fresh}
+        kept = {path: value for path, value in self._load().items() if path not in self._fresh}
+        kept.update(self._fresh)  # counted now: last, so a trim below keeps them
         if len(kept) > _LIMIT:
             kept = dict(list(kept.items())[-_LIMIT:])
         index.set_meta(KEY, json.dumps(kept, separators=(",", ":")))
