@@ -26,6 +26,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import archmem
@@ -423,8 +424,24 @@ def wait_ended(path: str, timeout: float = 10.0) -> bool:
 def main() -> None:
     if len(sys.argv) != 2:
         sys.exit("usage: python -P -m archmem.command_server SOCKET")
-    idle = float(os.environ.get("ARCHMEM_SERVER_IDLE") or IDLE_SECONDS)
-    serve(str(Path(sys.argv[1])), idle)
+    serve(str(Path(sys.argv[1])), idle_seconds(os.environ))
+
+
+def idle_seconds(env: Mapping[str, str]) -> float:
+    """``ARCHMEM_SERVER_IDLE`` as seconds, else ``IDLE_SECONDS``; a value that is no positive
+    number of seconds is said (in the server's log) and the default used."""
+    given = env.get("ARCHMEM_SERVER_IDLE", "").strip()
+    if not given:
+        return IDLE_SECONDS
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        print(f"archmem server: ARCHMEM_SERVER_IDLE={given!r} is not a number of seconds; "
+              f"ending after {IDLE_SECONDS:.0f} idle seconds", file=sys.stderr)
+        return IDLE_SECONDS
+    return seconds
 
 
 if __name__ == "__main__":

@@ -374,3 +374,15 @@ def test_a_sandboxed_caller_never_meets_a_server_started_outside_its_sandbox(run
     inside = subprocess.run(["setpriv", "--no-new-privs", *probe], env=env, capture_output=True, text=True,
                             check=True).stdout
     assert outside.strip() and inside.strip() and outside != inside
+
+
+def test_a_setting_the_server_cannot_read_is_said_and_the_default_used(repo: Path, runtime: str):
+    from archmem.command_server import IDLE_SECONDS, idle_seconds
+
+    assert idle_seconds({"ARCHMEM_SERVER_IDLE": "90"}) == 90
+    for bad in ("ten", "-5", "0", "nan", "inf"):
+        assert idle_seconds({"ARCHMEM_SERVER_IDLE": bad}) == IDLE_SECONDS
+    said = archmem(repo, {**server_env(runtime, "maybe"), "ARCHMEM_SERVER_IDLE": "ten"}, "server", "status")
+    assert said.returncode == 0
+    assert "ARCHMEM_SERVER='maybe' is not one of on, off, require" in said.stderr
+    assert "ARCHMEM_SERVER_IDLE='ten' is not a number of seconds" in said.stderr

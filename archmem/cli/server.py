@@ -45,6 +45,13 @@ def server() -> None:
 @json_option
 def status(as_json: bool) -> None:
     """Whether a server answers this shell's commands, and what it has served."""
+    from archmem.command_client import OFF, ON, REQUIRE
+    from archmem.command_server import idle_seconds
+
+    setting = os.environ.get("ARCHMEM_SERVER", "").strip().lower()
+    if setting and setting not in (*OFF, *ON, REQUIRE):
+        click.echo(f"ARCHMEM_SERVER={setting!r} is not one of on, off, require: the default applies", err=True)
+    idle_seconds(os.environ)  # says so on stderr when ARCHMEM_SERVER_IDLE is no number of seconds
     state = _state()
     if as_json:
         emit_json(state)
