@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -89,7 +89,7 @@ class RecallOps(DriftOps):
         always_answer: bool = False,
     ) -> RecallResult:
         """The memories that matter for a task, ranked, with why (docs/architecture.md, "Recall")."""
-        from archmem.recall.engine import RecallContext, nothing_is_stale, recall
+        from archmem.recall.engine import RecallContext, recall
 
         if limit < 1:
             raise InvalidInputError(f"--limit must be at least 1, not {limit}")
@@ -102,7 +102,7 @@ class RecallOps(DriftOps):
             get_session(self.memory_context, session_id)
         store = self.store  # opened before the model is read: the index keeps the parsed model
         model = self.model_or_empty
-        drift = self.drift  # computed first: its warning belongs to this answer
+        warned = len(self._recall_warnings)
         ctx = RecallContext(
             store=store,
             model=model,
@@ -110,13 +110,16 @@ class RecallOps(DriftOps):
             now=self.clock(),
             ownership=(self.ownership if model.elements else Ownership()) if files or elements else None,
             element_index=self.element_index,
-            staleness=drift.verify_reasons if drift is not None else nothing_is_stale,
+            staleness=self._staleness,
             semantic=self.semantic_search,
             thesaurus=self.thesaurus,
             warnings=list(self._recall_warnings),
         )
         result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain,
                         always_answer=always_answer)
+        # drift's own warnings (it is computed when recall first asks, after the word search,
+        # while git still lists the code) come first, as they would had it been computed first
+        result.warnings[warned:warned] = self._recall_warnings[warned:]
         if self.settle_sync():  # a memory file changed meanwhile: the answer is worked out again
             self.refresh()
             return self.recall(query, elements=elements, changed_files=changed_files, changed=changed,
@@ -128,6 +131,14 @@ class RecallOps(DriftOps):
 
             record_exposures(self.memory_context, session_id, result.memory_ids)
         return result
+
+    def _staleness(self, memories: Sequence[Memory]) -> Mapping[str, str | None]:
+        """Drift's VERIFY reasons, drift computed at the first question (``recall`` asks
+        once it has searched the words: the code listing drift needs is read meanwhile)."""
+        from archmem.recall.engine import nothing_is_stale
+
+        view = self.drift
+        return view.verify_reasons(memories) if view is not None else nothing_is_stale(memories)
 
     def _fork_warnings(self, shown: Sequence[str]) -> list[str]:
         """A shown memory that is one of two successors of one memory is half of two
