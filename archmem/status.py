@@ -28,12 +28,13 @@ def workspace_status(ws: Workspace, *, check_provider: bool = False) -> dict[str
     status: dict[str, Any] = {"version": __version__, "root": str(ws.root), "git": ws.repository.is_git}
     # model first: the drift part below reads it too, and its error belongs to the model line
     stored = ws.store_path.exists()  # status never creates a store
+    accepts_uncommitted = _started_accepts_look(ws)
     status["store"] = _part(ws.store.stats) if stored else {
         "path": str(ws.store_path), "missing": True, "memories": {}, "sessions": 0, "open_sessions": 0,
         "vectors": {}, "pending_links": 0,
     }
     status["store"]["path"] = _relative(ws, ws.store_path)
-    status["files"] = _part(lambda: _files(ws, stored))
+    status["files"] = _part(lambda: _files(ws, stored, accepts_uncommitted))
     status["model"] = _part(lambda: _model(ws, stored))
     status["recall"] = _part(lambda: _recall(ws, status["store"], check_provider))
     # without an index file, drift reads the history into memory (see Workspace.store),
@@ -76,7 +77,22 @@ def _model(ws: Workspace, stored: bool) -> dict[str, Any]:
     }
 
 
-def _files(ws: Workspace, stored: bool) -> dict[str, Any]:
+def _started_accepts_look(ws: Workspace) -> Callable[[], list[str]]:
+    """git's look for drift accept files not committed yet, started before the store is
+    read (its answer is asked for once the memory files are counted); a folder setting
+    that is refused, or git missing, is said where the files part reads it."""
+    try:
+        return ws.repository.uncommitted_later(ws.accept_folder.folder)
+    except ArchmemError as exc:
+        failure = exc
+
+        def failed() -> list[str]:
+            raise failure
+
+        return failed
+
+
+def _files(ws: Workspace, stored: bool, accepts_uncommitted: Callable[[], list[str]]) -> dict[str, Any]:
     """The memory files: how many (shared, private), which are not committed yet, and,
     once indexed, which could not be read and where chains fork; and the drift accept
     files, how many and which are not committed yet."""
@@ -97,7 +113,7 @@ def _files(ws: Workspace, stored: bool) -> dict[str, Any]:
     accepts = ws.accept_folder
     found["accepts"] = {
         "folder": accepts.folder, "files": len(accepts.files()),
-        "uncommitted": ws.repository.uncommitted(accepts.folder) if ws.repository.is_git else [],
+        "uncommitted": accepts_uncommitted(),
     }
     return found
 

@@ -5,12 +5,14 @@ or comment-only change to an anchored file is not a reason to VERIFY."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from archmem.cli import cli
-from archmem.git.repository import Repository
+from archmem.git.repository import NO_INDEX, Repository
 from archmem.model.generated import generated_header
 from archmem.workspace import Workspace
 
@@ -170,3 +172,52 @@ def test_comment_or_whitespace_changes_to_an_anchored_file_are_not_a_reason_to_v
     with Workspace.open(root, clock=clock, env={}) as ws:
         stale = {memory.id for memory, _ in ws.drift_report().stale}
     assert stale == {plain.id, symbol.id}
+
+
+def test_attributes_are_read_without_the_index_only_where_that_answers_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """``check-attr`` is given no index while every tracked ``.gitattributes`` is checked
+    out (git reads them from the working tree then); a sparse checkout, whose attributes
+    live in the index alone, is asked with the index. Both against git's own answer."""
+    root = tmp_path / "repo"
+    write(root, {
+        "a/gen.py": "x = 1\n", "a/b/vendored.py": "y = 2\n", "a/b/plain.py": "z = 3\n", "c/new.py": "w = 4\n",
+        ".gitattributes": "*.py text\na/gen.py linguist-generated\n",
+        "a/b/.gitattributes": "vendored.py linguist-vendored=true\n",
+    })
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    commit(root, "initial", "2026-01-01T00:00:00Z")
+    write(root, {"c/.gitattributes": "new.py linguist-generated\n"})  # untracked: read from the tree alone
+    indexes: list[str | None] = []
+    real_run = subprocess.run
+
+    def run_git(args, *rest, **options):
+        if "check-attr" in args:
+            indexes.append((options.get("env") or {}).get("GIT_INDEX_FILE"))
+        return real_run(args, *rest, **options)
+
+    monkeypatch.setattr(subprocess, "run", run_git)
+
+    def marked() -> tuple[dict[str, str], str | None]:
+        repository = Repository.at(root)
+        indexes.clear()
+        found = repository.linguist(repository.files())
+        (index,) = indexes
+        return found, index
+
+    def gits_own() -> dict[str, str]:
+        paths = ["a/gen.py", "a/b/vendored.py", "a/b/plain.py", "c/new.py"]
+        out = git(root, "check-attr", "linguist-generated", "linguist-vendored", "--", *paths)
+        return {line.split(": ")[0]: line.split(": ")[1] for line in out.splitlines() if line.endswith(": set")
+                or line.endswith(": true")}
+
+    found, index = marked()
+    assert index == NO_INDEX
+    assert found == {"a/gen.py": "linguist-generated", "a/b/vendored.py": "linguist-vendored",
+                     "c/new.py": "linguist-generated"} and set(found) == set(gits_own())
+    (root / "a/b/.gitattributes").unlink()  # as a sparse checkout leaves it: in the index, not in the tree
+    found, index = marked()
+    assert index is None  # the index holds attributes the tree does not
+    assert found["a/b/vendored.py"] == "linguist-vendored" and set(found) == set(gits_own())
