@@ -5,6 +5,7 @@ with renames and merges."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -212,3 +213,25 @@ def test_the_pathspecs_are_worked_out_again_only_when_what_they_come_from_change
         with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
             ws.drift_report()
     assert [list(anchors) for _, anchors in made] == [[], ["legacy/old.py"]]
+
+
+def test_a_recall_reads_no_anchor_while_no_anchor_row_changed(history: Path, monkeypatch: pytest.MonkeyPatch):
+    """The pathspecs are kept under the store's anchors generation too: a recall that
+    finds it unchanged reads no anchor at all (thousands of them at 50,000 memories)."""
+    from archmem.drift import scan as scan_module
+    from archmem.store.sqlite import SQLiteStore
+
+    with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
+        ws.remember("The old code stays.", kind="convention", title="Legacy", anchors=["legacy/old.py"])
+    read = spy(monkeypatch, SQLiteStore, "anchor_paths")
+    for _ in range(3):
+        with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
+            ws.recall("legacy code")
+    assert len(read) == 1  # the first, after the remember moved the generation
+    with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
+        ws.remember("Orders round per line.", kind="convention", title="Rounding", anchors=["services/orders/app.py"])
+    with Workspace.open(history, clock=FrozenClock(), env={}) as ws:
+        ws.recall("legacy code")
+        assert len(read) == 2
+        kept = json.loads(ws.store.meta(scan_module.PATHSPECS) or "{}")
+    assert ":(literal)services/orders/app.py" in kept["include"]

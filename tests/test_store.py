@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import sqlite3
@@ -47,7 +48,9 @@ def test_blank_database_is_migrated_with_tables_indexes_and_triggers(store: SQLi
     assert ("memories", "memory_id") in fks
     triggers = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     assert triggers == {"memories_fts_update", "memories_fts_delete",
-                        "embeddings_version_insert", "embeddings_version_update", "embeddings_version_delete"}
+                        "embeddings_version_insert", "embeddings_version_update", "embeddings_version_delete",
+                        "memories_active_insert", "memories_active_delete", "memories_active_update",
+                        "memory_anchors_insert", "memory_anchors_delete", "memory_anchors_update"}
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
@@ -383,3 +386,36 @@ def test_a_word_query_with_an_operator_word_or_a_quote_finds_plain_text(store: S
     insert(store, memory("m1", "Say NOT twice when the query is near."))
     assert [i for i, _ in store.lexical_search(WordQuery(("NOT", 'near"')))] == ["m1"]
     assert store.lexical_search(WordQuery(("twice",), excluded=("query",))) == []
+
+
+def test_the_kept_counters_follow_every_write(store: SQLiteStore):
+    """The active count (N for IDF) and the anchors' generation are kept by triggers:
+    equal to a count after inserts, status changes both ways, deletes and a cascade."""
+
+    def counted() -> int:
+        return store.db.execute("SELECT COUNT(*) FROM memories WHERE status = 'active'").fetchone()[0]
+
+    generations = [store.anchors_generation()]
+    for number in range(6):
+        insert(store, memory(f"m{number}", anchors=[f"src/f{number}.py", "src/shared.py"]))
+    generations.append(store.anchors_generation())
+    store.update_memory("m1", status="archived")
+    store.update_memory("m2", status="superseded")
+    store.update_memory("m2", status="superseded")  # no change: no count
+    store.update_memory("m1", status="active")
+    store.update_memory("m3", status="archived")
+    store.add_anchors("m0", ["docs/new.md"])
+    generations.append(store.anchors_generation())
+    store.delete_memory("m4")  # its anchors go by cascade
+    generations.append(store.anchors_generation())
+    store.forget_memory("m3")
+    assert store.memory_total() == counted() == 3
+    assert store._counter("active_memories") == 3
+    assert all(a is not None and b is not None and b > a for a, b in itertools.pairwise(generations))
+    store.db.execute("DELETE FROM store_meta WHERE key = 'active_memories'")  # lost: counted instead
+    store.db.execute("DELETE FROM store_meta WHERE key = 'anchors_generation'")
+    fresh = SQLiteStore(store.path)
+    try:
+        assert fresh.memory_total() == 3 and fresh.anchors_generation() is None
+    finally:
+        fresh.close()

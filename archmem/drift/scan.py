@@ -94,22 +94,32 @@ PATHSPECS = "history_pathspecs"
 
 
 def history_pathspecs(
-    store: Store, ignore: Sequence[str], element_globs: Sequence[str], anchors: Sequence[str]
+    store: Store, ignore: Sequence[str], element_globs: Sequence[str], anchors: Callable[[], Sequence[str]]
 ) -> tuple[list[str], list[str]]:
-    """(``history_exclusions``, ``history_inclusions``) of these globs and anchors, kept in
-    the index under a digest of them: thousands of anchored files went through every
-    ignore glob on every command, for an answer that changes when a memory anchors a new
-    file or the model or the configuration moves."""
-    made_of = hashlib.sha256(json.dumps([list(ignore), list(element_globs), list(anchors)]).encode(
+    """(``history_exclusions``, ``history_inclusions``) of these globs and the anchored
+    paths, kept in the index under a digest of them: thousands of anchored files went
+    through every ignore glob on every command, for an answer that changes when a memory
+    anchors a new file or the model or the configuration moves. While no anchor row
+    changed (``Store.anchors_generation``) the anchors are not read at all."""
+    generation = store.anchors_generation()
+    settings = hashlib.sha256(json.dumps([list(ignore), list(element_globs)]).encode(
         "utf-8", "surrogateescape")).hexdigest()
     try:
         kept = json.loads(store.meta(PATHSPECS) or "null")
     except ValueError:
         kept = None
-    if isinstance(kept, dict) and kept.get("of") == made_of:
+    if isinstance(kept, dict) and generation is not None and kept.get("settings") == settings \
+            and kept.get("generation") == generation:
         return list(kept["exclude"]), list(kept["include"])
-    exclude, include = history_exclusions(ignore, anchors), history_inclusions(element_globs, anchors)
-    store.set_meta(PATHSPECS, json.dumps({"of": made_of, "exclude": exclude, "include": include}))
+    paths = anchors()
+    made_of = hashlib.sha256(json.dumps([settings, list(paths)]).encode("utf-8", "surrogateescape")).hexdigest()
+    if isinstance(kept, dict) and kept.get("of") == made_of:
+        exclude, include = list(kept["exclude"]), list(kept["include"])
+    else:
+        exclude, include = history_exclusions(ignore, paths), history_inclusions(element_globs, paths)
+    if not isinstance(kept, dict) or kept.get("of") != made_of or kept.get("generation") != generation:
+        store.set_meta(PATHSPECS, json.dumps({"of": made_of, "settings": settings, "generation": generation,
+                                              "exclude": exclude, "include": include}))
     return exclude, include
 
 

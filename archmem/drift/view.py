@@ -62,10 +62,10 @@ class DriftView:
 
     @cached_property
     def scan(self) -> ScanResult:
-        anchors = self._anchor_paths
         model = self.context.model
         exclude, include = history_pathspecs(self.context.store, self.thresholds.ignore,
-                                             [g for e in model.elements for g in model.effective_paths(e.id)], anchors)
+                                             [g for e in model.elements for g in model.effective_paths(e.id)],
+                                             lambda: self._anchor_paths)
         reading = self.reading
         reader = reader_for(self.context.repository, exclude=exclude, include=include)
         self._history_scope = reader.scope  # what the cache holds after the scan: part of the kept index's key

@@ -175,6 +175,10 @@ class Store(Protocol):
         """{active memory id: its anchors a task names}: the whole anchor, its path from a
         folder boundary on, or the symbol after ``#``."""
 
+    def anchors_generation(self) -> int | None:
+        """A number that moves whenever any memory's anchors change (None: unknown): what
+        is worked out from ``anchor_paths`` is kept under it."""
+
     def anchor_paths(self) -> list[str]:
         """The distinct files and folders any memory anchors (``#Symbol`` cut off)."""
 

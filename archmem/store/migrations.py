@@ -511,3 +511,39 @@ def _m015_file_problems_index(db: sqlite3.Connection) -> None:
     """Every open lists the files that could not be indexed: without an index that walked
     every file's row in path order (a tenth of a second at 50,000 files) to find none."""
     run_script(db, "CREATE INDEX IF NOT EXISTS memory_files_problems ON memory_files(path) WHERE error IS NOT NULL;")
+
+
+@migration(16, "how many memories are active, and when anchors last changed, kept by triggers")
+def _m016_counters(db: sqlite3.Connection) -> None:
+    """Every recall counted the active memories (N for IDF: 2 ms at 50,000, an index scan)
+    and read every distinct anchor to know its history pathspecs unchanged (6 ms). Triggers
+    keep the count, and a number that moves whenever an anchor row does, in ``store_meta``
+    (a microsecond a row written); ``memory_total`` and the pathspecs read one row each."""
+    run_script(
+        db,
+        """
+        INSERT OR REPLACE INTO store_meta (key, value)
+            SELECT 'active_memories', COUNT(*) FROM memories WHERE status = 'active';
+        INSERT OR REPLACE INTO store_meta (key, value) VALUES ('anchors_generation', 0);
+        CREATE TRIGGER memories_active_insert AFTER INSERT ON memories WHEN new.status = 'active' BEGIN
+            UPDATE store_meta SET value = value + 1 WHERE key = 'active_memories';
+        END;
+        CREATE TRIGGER memories_active_delete AFTER DELETE ON memories WHEN old.status = 'active' BEGIN
+            UPDATE store_meta SET value = value - 1 WHERE key = 'active_memories';
+        END;
+        CREATE TRIGGER memories_active_update AFTER UPDATE OF status ON memories
+        WHEN (old.status = 'active') != (new.status = 'active') BEGIN
+            UPDATE store_meta SET value = value + (new.status = 'active') - (old.status = 'active')
+            WHERE key = 'active_memories';
+        END;
+        CREATE TRIGGER memory_anchors_insert AFTER INSERT ON memory_anchors BEGIN
+            UPDATE store_meta SET value = value + 1 WHERE key = 'anchors_generation';
+        END;
+        CREATE TRIGGER memory_anchors_delete AFTER DELETE ON memory_anchors BEGIN
+            UPDATE store_meta SET value = value + 1 WHERE key = 'anchors_generation';
+        END;
+        CREATE TRIGGER memory_anchors_update AFTER UPDATE ON memory_anchors BEGIN
+            UPDATE store_meta SET value = value + 1 WHERE key = 'anchors_generation';
+        END;
+        """,
+    )

@@ -300,8 +300,20 @@ class SQLiteStore(MemoryFileIndex, LinkTable, VectorTable, SessionLog, SQLiteCon
         """How many active memories there are: N for IDF (cached until the store changes)."""
         stats = self._cached_stats()
         if _TOTAL not in stats:
-            stats[_TOTAL] = self.count_memories("active")
+            kept = self._counter("active_memories")  # kept by triggers (migration 16)
+            stats[_TOTAL] = kept if kept is not None else self.count_memories("active")
         return stats[_TOTAL]
+
+    def anchors_generation(self) -> int | None:
+        """A number that moves whenever any memory's anchors change (kept by triggers)."""
+        return self._counter("anchors_generation")
+
+    def _counter(self, key: str) -> int | None:
+        row = self._execute("SELECT value FROM store_meta WHERE key = ?", (key,)).fetchone()
+        try:
+            return int(row[0]) if row is not None else None
+        except (TypeError, ValueError):
+            return None
 
     def _cached_stats(self) -> dict[str, int]:
         """Term statistics that stay valid until any connection writes: counting them costs
