@@ -258,6 +258,11 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
                         "archmem.paths" "archmem/store/**"
                     }
                 }
+                folderwatch = component "Folder watch" "The warm server's inotify watch of memory folders: a token per folder that moves with every change below it, handed to each worker, so a served command knows a folder unchanged without git's stat of every file." "inotify" {
+                    properties {
+                        "archmem.paths" "archmem/folder_watch.py"
+                    }
+                }
             }
         }
 
@@ -273,6 +278,8 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.cli -> archmem.interfaces.mcp "Starts the MCP server (archmem mcp) with"
         archmem.interfaces.cli -> archmem.adapters.install "Installs agent integrations (archmem install) with"
         archmem.interfaces.cli -> archmem.adapters.store "Reports store failures with"
+        archmem.interfaces.cli -> archmem.adapters.folderwatch "Watches the memory folders its workers read (the warm command server) with"
+        archmem.service.facade -> archmem.adapters.folderwatch "Asks whether the memory folder changed since an earlier served command, in a served command, with"
         archmem.interfaces.cli -> archmem.adapters.git "Finds the project root for archmem install, and runs git merge-file, with"
         archmem.interfaces.cli -> archmem.domain.loader "Looks for a model file for archmem install with"
         archmem.interfaces.cli -> archmem.interfaces.ciproviders "Asks where the change is and how to comment, and writes GitHub output, with"

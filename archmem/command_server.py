@@ -31,6 +31,8 @@ from pathlib import Path
 
 import archmem
 from archmem import command_client as client
+from archmem import folder_watch
+from archmem.folder_watch import Watcher
 
 IDLE_SECONDS = 600.0
 TICK_SECONDS = 2.0
@@ -90,6 +92,27 @@ class Server:
         self.listener: socket.socket | None = None
         self.inode = 0
         self.lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        self.watcher: Watcher | None = None
+        self.requests = (-1, -1)
+        """The pipe on which workers ask for a memory folder to be watched (read end, write end)."""
+
+    def start_watching(self) -> None:
+        """The folder watch workers' commands ask about (``archmem.folder_watch``); none
+        where the kernel has no inotify or will not give another instance."""
+        try:
+            self.watcher = Watcher()
+        except (OSError, AttributeError) as exc:
+            print(f"archmem server: memory folders not watched ({exc}); git is asked each time", file=sys.stderr)
+            return
+        self.requests = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+
+    def keep_watch(self) -> None:
+        """Watch the folders workers asked about, and hear every change queued so far."""
+        if self.watcher is None:
+            return
+        for folder in folder_watch.read_requests(self.requests[0]):
+            self.watcher.watch(folder)
+        self.watcher.drain()
 
     def take_lock(self) -> bool:
         import fcntl  # POSIX only, as the server is: `archmem server status` imports this module anywhere
@@ -112,19 +135,28 @@ class Server:
         os.chmod(self.path, 0o600)
         self.inode = os.stat(self.path).st_ino
         listener.listen(64)
-        listener.settimeout(TICK_SECONDS)
+        listener.setblocking(False)
         self.listener = listener
 
     def loop(self) -> None:
+        import select
+
         assert self.listener is not None
+        waited_on = [self.listener.fileno()]
+        if self.watcher is not None:
+            waited_on += [self.watcher.fileno(), self.requests[0]]
         last = time.monotonic()
         while True:
             _reap()
-            try:
-                connection, _ = self.listener.accept()
-            except TimeoutError:
+            ready = select.select(waited_on, [], [], TICK_SECONDS)[0]
+            self.keep_watch()  # also while idle: the kernel's queue of events stays short
+            if waited_on[0] not in ready:
                 if time.monotonic() - last > self.idle or not self.owns_socket():
                     return
+                continue
+            try:
+                connection, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
                 continue
             last = time.monotonic()
             with connection:
@@ -152,6 +184,7 @@ class Server:
                 pass
             _send(connection, b"S")
             return False
+        self.keep_watch()  # every change made before this request is heard before its worker forks
         pid = os.fork()
         if pid == 0:  # the worker: whatever happens, it ends here and never returns to the loop
             code = 1
@@ -159,6 +192,10 @@ class Server:
                 assert self.listener is not None
                 self.listener.close()
                 os.close(self.lock)  # the lock is the server's life, not its workers'
+                if self.watcher is not None:
+                    folder_watch.served = folder_watch.Served(self.watcher.tokens(), self.requests[1])
+                    self.watcher.close()
+                    os.close(self.requests[0])
                 code = Worker(connection, self).run()
             except BaseException:
                 import traceback
@@ -171,7 +208,8 @@ class Server:
 
     def info(self) -> dict[str, object]:
         return {"pid": self.pid, "socket": self.path, "started": self.started,
-                "served": self.served, "version": archmem.__version__, "python": sys.executable}
+                "served": self.served, "version": archmem.__version__, "python": sys.executable,
+                "watched": sorted(self.watcher.folders) if self.watcher is not None else None}
 
     def close(self) -> None:
         if self.listener is not None:
@@ -371,6 +409,7 @@ def serve(path: str, idle: float = IDLE_SECONDS) -> None:
 
         warm()
         server.stamp = code_stamp()
+        server.start_watching()
         gc.collect()
         gc.freeze()  # workers share the imported objects' pages instead of copying them at the first collection
         server.listen()

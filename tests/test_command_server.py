@@ -21,6 +21,8 @@ import pytest
 from archmem.command_client import socket_path
 from archmem.command_server import request_info, wait_ended
 
+from .conftest import commit
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the server forks: Linux only by default")
 
 WAIT_SECONDS = 30.0
@@ -386,3 +388,20 @@ def test_a_setting_the_server_cannot_read_is_said_and_the_default_used(repo: Pat
     assert said.returncode == 0
     assert "ARCHMEM_SERVER='maybe' is not one of on, off, require" in said.stderr
     assert "ARCHMEM_SERVER_IDLE='ten' is not a number of seconds" in said.stderr
+
+
+def test_the_server_watches_the_memory_folders_its_commands_read(repo: Path, served: dict[str, str]):
+    """A served command asks the server to watch its memory folder; an edit there after
+    that is still what the next served command sees (the watch only spares git's stats)."""
+    archmem(repo, {**served, "ARCHMEM_SERVER": "off"}, "remember", "Orders retries must be idempotent",
+            "--kind", "pitfall", "--title", "Idempotent retries", "-e", "shop.orders")
+    commit(repo, "memories", "2026-01-02T00:00:00Z")
+    assert archmem(repo, served, "status", "--json").returncode == 0
+    path = socket_path(served)
+    assert path is not None
+    folder = os.path.realpath(repo / ".archmem" / "memories")
+    until(lambda: folder in ((request_info(path) or {}).get("watched") or []), "the folder is watched")
+    [memory_file] = (repo / ".archmem" / "memories").glob("*.md")
+    memory_file.write_text(memory_file.read_text().replace("must be idempotent", "must carry a key"))
+    here, there = both(repo, served, "recall", "orders retries", "--json")
+    assert there == here and "must carry a key" in there[1]

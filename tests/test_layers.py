@@ -19,7 +19,7 @@ FOUNDATION = {"archmem", "archmem.errors", "archmem.escape", "archmem.json_input
               "archmem.words", "archmem.patterns", "archmem.values", "archmem.yaml_text", "archmem.atomic_write"}
 LAYERS = [  # lowest first
     ("adapters", ("archmem.store", "archmem.embeddings", "archmem.embeddings_local",
-                  "archmem.testing",
+                  "archmem.testing", "archmem.folder_watch",
                   "archmem.git", "archmem.ci.transport", "archmem.ci.github_api", "archmem.ci.gitlab_api",
                   "archmem.agents")),
     ("domain", ("archmem.model", "archmem.memory", "archmem.recall", "archmem.drift", "archmem.conformance",

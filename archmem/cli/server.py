@@ -68,6 +68,12 @@ def status(as_json: bool) -> None:
     served = info["served"]
     click.echo(f"running: process {info['pid']}, up {int(time.time() - started)} s, "
                f"{plural(served if isinstance(served, int) else 0, 'request')} served, on {state['socket']}")
+    watched = info.get("watched")
+    if isinstance(watched, list):
+        click.echo(f"watching {plural(len(watched), 'memory folder')} for changes"
+                   + "".join(f"\n  {folder}" for folder in watched))
+    else:
+        click.echo("not watching memory folders (no inotify here): git is asked at each command")
 
 
 @server.command()

@@ -143,6 +143,76 @@ def answered_by(
     return state
 
 
+WATCHED = "files_watched"
+"""The last git look at the committed folder that a folder watch can vouch for (see
+``vouched``): the look's question, the watch's token and the checkout's stamp before git
+looked, and git's answer."""
+KEPT_UNCOMMITTED = 1000
+"""A look that lists more files not committed yet is not kept (its answer would outweigh the look)."""
+
+
+class KeptState:
+    """A ``FolderState`` as an earlier look found it (a plain class: a dataclass would
+    compile its methods while every command imports this module, for a served one's use)."""
+
+    __slots__ = ("clean", "digest", "tree", "uncommitted", "untracked")
+
+    def __init__(self, digest: str, tree: str | None, uncommitted: list[str], clean: bool, untracked: bool) -> None:
+        self.digest, self.tree, self.uncommitted, self.clean, self.untracked = (
+            digest, tree, uncommitted, clean, untracked)
+
+
+def vouched(
+    store: Store, later: FolderSignatureLater, token: str | None, checkout_stamp: CheckoutStamp
+) -> FolderSignatureLater:
+    """``later``, except that a look asked before is answered as it was while the folder
+    watch (``archmem.folder_watch``) vouches that no file below the folder changed since
+    (the same ``token``) and HEAD and git's index did not move (the same stamp): git then
+    need not stat every file there. A look is kept only where nothing else decides git's
+    answer: of the tracked files alone, or listing no file git does not track (which file
+    is ignored is the ignore rules', which no watch sees)."""
+    if token is None:
+        return later
+
+    def look(folder: str, *, untracked: bool = True, tree: str | None = None) -> Callable[[], FolderState | None]:
+        stamp = checkout_stamp()  # before git looks: a commit or staging meanwhile makes the kept look another's
+        if stamp is None:
+            return later(folder, untracked=untracked, tree=tree)
+        question = [token, stamp, folder, untracked, tree]
+        kept = _kept_look(store, question)
+        if kept is not None:
+            return lambda: kept
+        started = later(folder, untracked=untracked, tree=tree)
+
+        def answer() -> FolderState | None:
+            state = started()
+            if state is not None and not (untracked and state.untracked) \
+                    and len(state.uncommitted) <= KEPT_UNCOMMITTED:
+                store.set_meta(WATCHED, json.dumps({
+                    "question": question, "digest": state.digest, "tree": state.tree,
+                    "uncommitted": state.uncommitted, "clean": state.clean, "untracked": state.untracked,
+                }, separators=(",", ":")))
+            return state
+
+        return answer
+
+    return look
+
+
+def _kept_look(store: Store, question: list[object]) -> KeptState | None:
+    try:
+        kept = json.loads(store.meta(WATCHED) or "null")
+    except ValueError:
+        return None
+    if not isinstance(kept, dict) or kept.get("question") != question:
+        return None
+    try:
+        return KeptState(str(kept["digest"]), kept["tree"], [str(p) for p in kept["uncommitted"]],
+                         bool(kept["clean"]), bool(kept["untracked"]))
+    except (KeyError, TypeError):
+        return None
+
+
 def pulled_paths(
     store: Store, folder: MemoryFolder, seen: Signature, tree_changes: TreeChanges | None
 ) -> set[str] | None:

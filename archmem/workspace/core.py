@@ -11,8 +11,9 @@ module holds what they all share: the repository, the model, the folders and the
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
@@ -27,6 +28,7 @@ from archmem.model.types import ArchitectureModel
 if TYPE_CHECKING:
     from archmem.drift.accept_folder import AcceptFolder
     from archmem.initialize import InitResult
+    from archmem.memory.folder_signature import FolderSignature, FolderSignatureLater
     from archmem.memory.lifecycle import MemoryContext
     from archmem.memory.sync import PendingSync, SyncReport
     from archmem.store.base import Store
@@ -355,17 +357,34 @@ class WorkspaceCore:
         from archmem.memory.sync import start_sync, sync_from_files
 
         pending = None
+        signature, later = self._folder_looks(store)
         if read_while_syncing:
             pending = start_sync(store, self.memory_folder, lambda: self.model_or_empty,
-                                 signature=self.repository.folder_state, later=self.repository.folder_state_later,
-                                 tree_changes=self.repository.tree_changes,
+                                 signature=signature, later=later, tree_changes=self.repository.tree_changes,
                                  checkout_stamp=self.repository.checkout_stamp)
         self._pending_sync = pending
         report = pending.report if pending is not None else sync_from_files(
-            store, self.memory_folder, lambda: self.model_or_empty, signature=self.repository.folder_state,
+            store, self.memory_folder, lambda: self.model_or_empty, signature=signature,
             tree_changes=self.repository.tree_changes, checkout_stamp=self.repository.checkout_stamp)
         self._export_index_accepts(store)
         return report
+
+    def _folder_looks(self, store: Store) -> tuple[FolderSignature, FolderSignatureLater]:
+        """git's looks at the committed memory folder (now, and started now to be waited
+        for later); in a command the warm server runs, a look asked before is answered from
+        the index while the server's watch of the folder vouches for it
+        (``memory.folder_signature.vouched``)."""
+        from archmem.memory.folder_signature import vouched
+
+        repository = self.repository
+        watch = sys.modules.get("archmem.folder_watch")  # the server imports it; a process of its own has no watch
+        token = watch.token(self.memory_folder.shared) if watch is not None and repository.is_git else None
+        if token is None:
+            return repository.folder_state, repository.folder_state_later
+        later = vouched(store, repository.folder_state_later, token, repository.checkout_stamp)
+        threaded = vouched(store, partial(repository.folder_state_later, threads=True), token,
+                           repository.checkout_stamp)
+        return (lambda folder, **options: threaded(folder, **options)()), later
 
     read_while_syncing = False
     """Whether an open of the index takes it as the last sync left it while git compares
