@@ -10,7 +10,8 @@ no file below it changed since that worker forked: a git look made after that fo
 holds. A folder is only watched where inotify sees every change: on a local file system
 (a network or FUSE mount changed from elsewhere says nothing), with at most
 ``MAX_DIRECTORIES`` directories, and after an overflow of the kernel's queue every
-folder counts as changed.
+folder counts as changed. (A write through a shared memory mapping raises no event:
+inotify's one blind spot, and no editor writes so.)
 
 Outside a served command, or for a folder not watched yet, ``token`` is None (and a
 served worker asks the server to watch the folder, for the commands after it).
@@ -24,7 +25,7 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from archmem.values import Record, Value
+from archmem.values import Record
 
 MAX_FOLDERS = 64
 MAX_DIRECTORIES = 2000
@@ -223,13 +224,14 @@ class Watcher:
         os.close(self.fd)
 
 
-@dataclass(frozen=True, repr=False, eq=False)
-class Served(Value):
-    """What a served worker knows of the server's watch: the tokens at its fork, and the
-    pipe on which it asks for a folder to be watched."""
+@dataclass(repr=False, eq=False)
+class Served(Record):
+    """What a served worker knows of the server's watch: the tokens at its fork, the
+    pipe on which it asks for a folder to be watched, and the folders whose token it took."""
 
     tokens: dict[str, str]
     requests: int
+    taken: set[str] = field(default_factory=set)
 
 
 served: Served | None = None
@@ -237,15 +239,19 @@ served: Served | None = None
 
 
 def token(folder: Path) -> str | None:
-    """The server's token for ``folder`` as this worker forked (see the module doc): None
-    outside a served command, or while the folder is not watched (then the server is asked
-    to watch it, for the commands that come after this one)."""
+    """The server's token for ``folder`` as this worker forked (see the module doc), given
+    once: a second open in the same command (after its own writes, or long after the
+    fork) asks git. None outside a served command, or while the folder is not watched
+    (then the server is asked to watch it, for the commands that come after this one)."""
     if served is None:
         return None
     try:
         path = os.path.realpath(folder)
     except OSError:
         return None
+    if path in served.taken:  # one look a command: a later open may follow changes made since the fork
+        return None
+    served.taken.add(path)
     found = served.tokens.get(path)
     if found is None:
         ask_to_watch(served.requests, path)

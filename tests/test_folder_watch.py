@@ -299,3 +299,23 @@ def test_the_git_of_this_machine_reads_a_missing_index_as_empty(tmp_path: Path):
                           text=True, env={**os.environ, "GIT_INDEX_FILE": "/proc/self/fdinfo/archmem-no-index"},
                           check=True)
     assert done.stdout == "a.gen: linguist-generated: set\n"
+
+
+def test_a_second_open_in_one_served_command_asks_git(shop: Path, server: PlayedServer):
+    """The token holds as of the fork: an open later in the same command (after a
+    change made meanwhile, by it or anyone) must not take a look kept under it."""
+    for _ in range(3):
+        served_open(shop, server)  # asked to watch, first look kept, vouched for
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:
+        assert ws.store.get_memory  # the open the token went to
+    path = memory_file(shop, "Retries")
+    text = path.read_text()
+    with path.open("r+") as handle:
+        handle.write(text.replace("Retries are set", "Retries are cut"))
+    with Workspace.open(shop, clock=FrozenClock(), env={}) as ws:  # no fork: the same command
+        assert ws.store.get_memory(memory_id_of(ws, "Retries")).content == "Retries are cut in the gateway."
+
+
+def memory_id_of(ws: Workspace, title: str) -> str:
+    [found] = [m.id for m in ws.store.list_memories() if m.title == title]
+    return found
