@@ -228,3 +228,22 @@ def drift_again(root: Path, monkeypatch: pytest.MonkeyPatch, owner: object, name
         again = ws.drift_report().to_dict()
     assert again == first
     return first, calls
+
+
+def signature_shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository with three committed memories, and the size from which an open asks
+    git whether the memory folder changed lowered to take them (``sync.SIGNATURE_FROM``)."""
+    from archmem.memory import sync as sync_module
+    from archmem.workspace import Workspace
+
+    monkeypatch.setattr(sync_module, "SIGNATURE_FROM", 2)
+    root = tmp_path / "shop"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": DRIFT_MODEL, "services/api/router.go": lines(10)})
+    commit(root, "initial", "2026-01-01T00:00:00Z")
+    with Workspace.open(root, clock=FrozenClock(), env={}) as ws:
+        for name in ("Retries", "Timeouts", "Headers"):
+            ws.remember(f"{name} are set in the gateway.", kind="convention", title=name, elements=["ApiGateway"])
+    commit(root, "memories", "2026-01-02T00:00:00Z")
+    return root

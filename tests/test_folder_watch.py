@@ -17,12 +17,11 @@ import pytest
 
 from archmem import folder_watch
 from archmem.folder_watch import IN_Q_OVERFLOW, Served, Watcher
-from archmem.memory import sync as sync_module
 from archmem.memory.folder_signature import WATCHED, KeptState, vouched
 from archmem.store import open_store
 from archmem.workspace import Workspace
 
-from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
+from .conftest import FrozenClock, commit, git, signature_shop, write
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
@@ -185,17 +184,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[PlayedServer]:
 
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(sync_module, "SIGNATURE_FROM", 2)
-    root = tmp_path / "shop"
-    root.mkdir()
-    git(root, "init", "-q")
-    write(root, {"workspace.dsl": DRIFT_MODEL, "services/api/router.go": lines(10)})
-    commit(root, "initial", "2026-01-01T00:00:00Z")
-    with Workspace.open(root, clock=FrozenClock(), env={}) as ws:
-        for name in ("Retries", "Timeouts", "Headers"):
-            ws.remember(f"{name} are set in the gateway.", kind="convention", title=name, elements=["ApiGateway"])
-    commit(root, "memories", "2026-01-02T00:00:00Z")
-    return root
+    return signature_shop(tmp_path, monkeypatch)
 
 
 def git_statuses(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:

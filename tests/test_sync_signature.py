@@ -14,22 +14,12 @@ from archmem.memory import sync as sync_module
 from archmem.store import files as files_module
 from archmem.workspace import Workspace
 
-from .conftest import DRIFT_MODEL, FrozenClock, commit, git, lines, write
+from .conftest import FrozenClock, commit, git, lines, signature_shop, write
 
 
 @pytest.fixture
 def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr(sync_module, "SIGNATURE_FROM", 2)
-    root = tmp_path / "shop"
-    root.mkdir()
-    git(root, "init", "-q")
-    write(root, {"workspace.dsl": DRIFT_MODEL, "services/api/router.go": lines(10)})
-    commit(root, "initial", "2026-01-01T00:00:00Z")
-    with Workspace.open(root, clock=FrozenClock(), env={}) as ws:
-        for name in ("Retries", "Timeouts", "Headers"):
-            ws.remember(f"{name} are set in the gateway.", kind="convention", title=name, elements=["ApiGateway"])
-    commit(root, "memories", "2026-01-02T00:00:00Z")
-    return root
+    return signature_shop(tmp_path, monkeypatch)
 
 
 def scanned_folders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
