@@ -524,25 +524,26 @@ def _m016_counters(db: sqlite3.Connection) -> None:
         """
         INSERT OR REPLACE INTO store_meta (key, value)
             SELECT 'active_memories', COUNT(*) FROM memories WHERE status = 'active';
-        INSERT OR REPLACE INTO store_meta (key, value) VALUES ('anchors_generation', 0);
-        CREATE TRIGGER memories_active_insert AFTER INSERT ON memories WHEN new.status = 'active' BEGIN
+        INSERT OR IGNORE INTO store_meta (key, value) VALUES ('anchors_generation', 0);
+        UPDATE store_meta SET value = value + 1 WHERE key = 'anchors_generation';
+        CREATE TRIGGER IF NOT EXISTS memories_active_insert AFTER INSERT ON memories WHEN new.status = 'active' BEGIN
             UPDATE store_meta SET value = value + 1 WHERE key = 'active_memories';
         END;
-        CREATE TRIGGER memories_active_delete AFTER DELETE ON memories WHEN old.status = 'active' BEGIN
+        CREATE TRIGGER IF NOT EXISTS memories_active_delete AFTER DELETE ON memories WHEN old.status = 'active' BEGIN
             UPDATE store_meta SET value = value - 1 WHERE key = 'active_memories';
         END;
-        CREATE TRIGGER memories_active_update AFTER UPDATE OF status ON memories
+        CREATE TRIGGER IF NOT EXISTS memories_active_update AFTER UPDATE OF status ON memories
         WHEN (old.status = 'active') != (new.status = 'active') BEGIN
             UPDATE store_meta SET value = value + (new.status = 'active') - (old.status = 'active')
             WHERE key = 'active_memories';
         END;
-        CREATE TRIGGER memory_anchors_insert AFTER INSERT ON memory_anchors BEGIN
+        CREATE TRIGGER IF NOT EXISTS memory_anchors_insert AFTER INSERT ON memory_anchors BEGIN
             UPDATE store_meta SET value = value + 1 WHERE key = 'anchors_generation';
         END;
-        CREATE TRIGGER memory_anchors_delete AFTER DELETE ON memory_anchors BEGIN
+        CREATE TRIGGER IF NOT EXISTS memory_anchors_delete AFTER DELETE ON memory_anchors BEGIN
             UPDATE store_meta SET value = value + 1 WHERE key = 'anchors_generation';
         END;
-        CREATE TRIGGER memory_anchors_update AFTER UPDATE ON memory_anchors BEGIN
+        CREATE TRIGGER IF NOT EXISTS memory_anchors_update AFTER UPDATE ON memory_anchors BEGIN
             UPDATE store_meta SET value = value + 1 WHERE key = 'anchors_generation';
         END;
         """,
