@@ -346,6 +346,7 @@ def test_file_records_say_what_each_file_held(store: Store):
     assert set(store.file_rows()) == {".archmem/memories/a.md", ".archmem/private/b.md", ".archmem/memories/c.md"}
     assert store.file_stamps()[".archmem/private/b.md"] == (20, 2)
     assert store.file_count() == 3 and store.file_counts(".archmem/private") == (3, 1)
+    assert store.file_count(up_to=2) == 2 and store.file_count(up_to=5) == 3
     assert [row.path for row in store.file_problems()] == [".archmem/memories/c.md"]
     assert store.path_of("m1") == ".archmem/memories/a.md" and store.path_of("m3") is None
     assert store.paths_of(["m1", "m2", "m3"]) == {"m1": ".archmem/memories/a.md", "m2": ".archmem/private/b.md"}

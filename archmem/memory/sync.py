@@ -167,7 +167,7 @@ def start_sync(
     private files are as the last sync left them, only an edit in place of a committed
     file can have changed the index's truth, and git's answer on that comes while the
     caller reads. None when the open must sync first (``sync_from_files``)."""
-    if store.file_count() < SIGNATURE_FROM or store.meta("files_export") == "pending" \
+    if store.file_count(up_to=SIGNATURE_FROM) < SIGNATURE_FROM or store.meta("files_export") == "pending" \
             or store.meta("search_text") == "stale":
         return None
     kept = store.meta(_SIGNATURE)
@@ -197,7 +197,7 @@ def _files_signature(
     """Both folders' signature: git's for the committed one, the stamps of the private
     one (git ignores it); None when the folder is small or git cannot say. The files
     git lists as not committed go into ``report``."""
-    if signature is None or store.file_count() < SIGNATURE_FROM:
+    if signature is None or store.file_count(up_to=SIGNATURE_FROM) < SIGNATURE_FROM:
         return None
     shared = shared_state(store, folder, signature, checkout_stamp() if checkout_stamp is not None else None)
     if shared is None:

@@ -256,8 +256,8 @@ class Store(Protocol):
     def file_stamps(self) -> dict[str, tuple[int, int]]:
         """{path: (size, mtime_ns)} of every file the index knows."""
 
-    def file_count(self) -> int:
-        """How many files the index knows."""
+    def file_count(self, *, up_to: int | None = None) -> int:
+        """How many files the index knows (with ``up_to``, counted no further)."""
 
     def file_counts(self, private_folder: str) -> tuple[int, int]:
         """(files, of which below ``private_folder``)."""

