@@ -59,6 +59,18 @@ def build(root: Path, size: int) -> None:
         subprocess.run(["git", "commit", "-q", "-am", f"change {day}"], cwd=root, check=True, env=env)
     open_workspace(root).close()  # the index, from the files
     subprocess.run([archmem_command(), "drift", "--repo", str(root)], check=True, capture_output=True, env=GIT_ENV)
+    settle(root / ".archmem" / "memories")
+
+
+def settle(folder: Path) -> None:
+    """Wait until the memory folder's directories are older than the sync trusts a
+    directory's mtime to be (``SETTLED_NS``): for two seconds after files come or go, an
+    open asks git about every file there, untracked ones too (what a pull costs the
+    commands right after it), and runs timed then would measure that, not the steady state."""
+    from archmem.memory.folder_signature import SETTLED_NS
+
+    newest = max(os.stat(path).st_mtime_ns for path in [folder, *(p for p in folder.rglob("*") if p.is_dir())])
+    time.sleep(max(0.0, (newest + SETTLED_NS - time.time_ns()) / 1e9 + 0.1))
 
 
 def archmem_command() -> str:

@@ -419,3 +419,29 @@ def test_the_kept_counters_follow_every_write(store: SQLiteStore):
         assert fresh.memory_total() == 3 and fresh.anchors_generation() is None
     finally:
         fresh.close()
+
+
+def test_a_word_search_started_answers_as_one_asked_at_once(store: SQLiteStore, monkeypatch: pytest.MonkeyPatch):
+    """Started in a thread on a connection of its own, asked here inside a transaction
+    (another connection would not see its writes), and asked again here when the thread
+    could not search: the same answer each time."""
+    from archmem.recall.types import WordQuery
+
+    for number in range(30):
+        insert(store, memory(f"m{number:02d}", f"the gateway strips headers {'long ' * (number % 5)}case {number}"))
+    query = WordQuery(("gateway", "long"), limit=10)
+    expected = store.lexical_search(query)
+    assert len(expected) == 10
+    assert store.lexical_search_started(query)() == expected
+    with store.transaction():
+        insert(store, memory("fresh", "the gateway long long long long long long long"))
+        inside = store.lexical_search_started(query)()
+        assert inside[0][0] == "fresh"  # seen: asked on this connection
+    real_connect = sqlite3.connect
+
+    def failing(*args, **kwargs):
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(sqlite3, "connect", failing)
+    assert store.lexical_search_started(query)() == inside
+    monkeypatch.setattr(sqlite3, "connect", real_connect)

@@ -77,6 +77,9 @@ class RecallContext(Record):
     semantic: VectorIndex | None = None
     thesaurus: Thesaurus | None = None
     warnings: list[str] = field(default_factory=list)
+    meanwhile: Callable[[], object] | None = None
+    """Work the caller wants done while the words are searched (the Workspace reads
+    drift's code listing and history then: SQLite ranks on another core)."""
 
 
 @dataclass(repr=False, eq=False)
@@ -145,7 +148,7 @@ def recall(
     anchored = ctx.store.anchored_memory_ids(changed_files) if changed_files else {}
     # a changed file's name says what the change is about ("validation.py")
     words = " ".join([query, *textrules.file_stems(changed_files)]).strip()
-    found_words = _lexical(ctx.store, words, config.candidates, config, ctx.thesaurus)
+    found_words = _lexical(ctx.store, words, config.candidates, config, ctx.thesaurus, ctx.meanwhile)
     lexical = found_words.relevance
     semantic = _meaning(ctx, query, warnings)
     mode = "hybrid" if semantic is not None else "lexical"
@@ -305,13 +308,17 @@ class WordMatch(Record):
 
 
 def _lexical(
-    store: Store, query: str, limit: int, config: RecallConfig, thesaurus: Thesaurus | None = None
+    store: Store, query: str, limit: int, config: RecallConfig, thesaurus: Thesaurus | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> WordMatch:
     """Lexical relevance in [0, 1] for the query's best BM25 matches, the synonyms of its
-    words counting ``synonym_weight`` of the word they stand for."""
+    words counting ``synonym_weight`` of the word they stand for; ``meanwhile`` is done
+    while the words are ranked (always, once)."""
     found = WordMatch()
     terms = textrules.query_tokens(query)[:MAX_QUERY_TERMS]
     if not terms:
+        if meanwhile is not None:
+            meanwhile()
         return found
     # one term per stem: "retry retries" asks about one word, not two
     forms = store.index_forms(terms)
@@ -330,8 +337,13 @@ def _lexical(
         counts, total, min_relevance=config.min_relevance, exponent=config.lexical_exponent, cap=RANKED_TERMS
     )
     bm25: dict[str, float] = {}
-    if ranked:
-        bm25.update(store.lexical_search(WordQuery(tuple(ranked), limit=limit, parts_weight=config.parts_weight)))
+    searching = store.lexical_search_started(WordQuery(tuple(ranked), limit=limit, parts_weight=config.parts_weight)) \
+        if ranked else list
+    try:
+        if meanwhile is not None:
+            meanwhile()
+    finally:
+        bm25.update(searching())
     known_through_synonyms: set[str] = set()
     if thesaurus is not None and config.synonym_weight > 0:
         for expansion in thesaurus.expansions(query):

@@ -206,6 +206,10 @@ class Store(Protocol):
         """(id, BM25 relevance ≥ 0, higher is better) of the active memories a word query
         finds, best first (ties: in the order they were written)."""
 
+    def lexical_search_started(self, query: WordQuery) -> Callable[[], list[tuple[str, float]]]:
+        """``lexical_search`` started now, its answer waited for when the returned function
+        is called (the caller works meanwhile)."""
+
     def index_forms(self, terms: Iterable[str]) -> dict[str, str]:
         """The form the word index stores each term under (its stem)."""
 

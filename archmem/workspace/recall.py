@@ -114,11 +114,12 @@ class RecallOps(DriftOps):
             semantic=self.semantic_search,
             thesaurus=self.thesaurus,
             warnings=list(self._recall_warnings),
+            meanwhile=self._prepare_drift,
         )
         result = recall(ctx, query, elements=elements, changed_files=files, limit=limit, explain=explain,
                         always_answer=always_answer)
-        # drift's own warnings (it is computed when recall first asks, after the word search,
-        # while git still lists the code) come first, as they would had it been computed first
+        # drift's own warnings (it is computed while the words are searched, once git has
+        # listed the code meanwhile) come first, as they would had it been computed first
         result.warnings[warned:warned] = self._recall_warnings[warned:]
         if self.settle_sync():  # a memory file changed meanwhile: the answer is worked out again
             self.refresh()
@@ -131,6 +132,12 @@ class RecallOps(DriftOps):
 
             record_exposures(self.memory_context, session_id, result.memory_ids)
         return result
+
+    def _prepare_drift(self) -> None:
+        """Drift's view and index, read while recall's word search runs."""
+        view = self.drift
+        if view is not None:
+            view.index  # noqa: B018  (read now, while SQLite ranks the words)
 
     def _staleness(self, memories: Sequence[Memory]) -> Mapping[str, str | None]:
         """Drift's VERIFY reasons, drift computed at the first question (``recall`` asks
