@@ -174,8 +174,7 @@ def _drift(ws: Workspace) -> dict[str, Any]:
              "since": format_time(min(measured)) if measured else None}
     if counts["not_measured"]:
         # the hint names only what `paths suggest` would propose, so the two never disagree
-        suggestions = ws.suggest_paths().suggestions
-        found["suggestible"] = [s.element for s in suggestions]
+        found["suggestible"] = ws.suggestible_elements()
     return found
 
 

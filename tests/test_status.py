@@ -156,3 +156,48 @@ def test_the_hint_names_only_what_paths_suggest_proposes_and_drift_says_since_wh
     assert data["drift"]["since"].startswith("2026-03-01") and data["drift"]["measured"] == 2  # the system owns its container's code
     _, text = status(root)
     assert "score 100/100 over 2 elements with code since 2026-03-01, 1 commit read" in text
+
+
+def test_what_paths_suggest_proposes_is_kept_until_what_it_reads_moves(tmp_path: Path, monkeypatch):
+    """A status worked the suggestions out on every run; they are kept in the index under
+    the model, the files, HEAD and the manifests read, and worked out again when one moves."""
+    import os
+
+    from archmem.onboarding import suggest as suggest_module
+    from archmem.workspace import Workspace
+
+    from .conftest import FrozenClock, commit, lines, spy
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    write(root, {"workspace.dsl": FRESH, "orders/app.py": lines(20), "billing/charge.py": lines(20),
+                 "cache/package.json": '{"name": "sessions"}\n'})
+    commit(root, "a fresh model", "2026-03-01T00:00:00Z")
+    manifest = root / "cache/package.json"
+    os.utime(manifest, (1_700_000_000, 1_700_000_000))  # settled: not changed within its mtime's tick
+    (root / ".archmem").mkdir()  # reads keep the index there (as after `archmem init`)
+    made = spy(monkeypatch, suggest_module, "suggest_paths")
+
+    def suggestible() -> list[str]:
+        with Workspace.open(root, clock=FrozenClock(), env={}) as ws:
+            ws.store  # noqa: B018
+            return ws.suggestible_elements()
+
+    assert suggestible() == ["billing"] and len(made) == 1
+    assert suggestible() == ["billing"] and len(made) == 1  # kept
+    manifest.write_text('{"name": "billing-cache"}\n')  # a manifest it read
+    os.utime(manifest, (1_700_000_100, 1_700_000_100))
+    suggestible()
+    assert len(made) == 2
+    write(root, {"cache/redis.conf": "maxmemory 1gb\n"})  # a new file
+    suggestible()
+    assert len(made) == 3
+    suggestible()
+    assert len(made) == 3
+    write(root, {"workspace.dsl": FRESH.replace('"Sessions"', '"Sessions and carts"')})  # the model
+    suggestible()
+    assert len(made) == 4
+    commit(root, "more", "2026-03-02T00:00:00Z")  # HEAD: the recent commits it weighs
+    suggestible()
+    assert len(made) == 5
