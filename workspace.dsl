@@ -288,6 +288,7 @@ workspace "archmem" "An architecture-aware memory for coding agents." {
         archmem.interfaces.ciproviders -> archmem.drift.driftindex "Writes the drift report as GitHub output from"
         archmem.interfaces.cli -> archmem.drift.driftindex "Shows drift changes with"
         archmem.interfaces.mcp -> archmem.adapters.store "Reports store failures with"
+        archmem.interfaces.mcp -> archmem.adapters.folderwatch "Watches the memory folder it syncs before every call with"
         archmem.interfaces.mcp -> archmem.adapters.git "Reads HEAD from .git, to know when the model may have changed, with"
         archmem.interfaces.cli -> archmem.interfaces.reports "Prints SARIF and Code Quality reports (--format sarif, codequality) with"
         archmem.interfaces.ciproviders -> archmem.interfaces.reports "Annotates the conformance findings of"

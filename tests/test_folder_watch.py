@@ -308,3 +308,36 @@ def test_a_second_open_in_one_served_command_asks_git(shop: Path, server: Played
 def memory_id_of(ws: Workspace, title: str) -> str:
     [found] = [m.id for m in ws.store.list_memories() if m.title == title]
     return found
+
+
+def test_the_mcp_server_keeps_its_own_watch_of_the_memory_folder(shop: Path, monkeypatch: pytest.MonkeyPatch):
+    """``archmem mcp`` lives for a session and syncs before every call: with its own watch
+    a call after nothing changed asks git nothing, and an edit in place still reaches the
+    next call."""
+    from archmem.mcp.server import WorkspaceHost
+
+    monkeypatch.setattr(folder_watch, "served", None)
+    statuses = git_statuses(monkeypatch)
+    host = WorkspaceHost(Workspace.open(shop, clock=FrozenClock(), env={}))
+    assert host._watch is not None
+
+    def retries() -> str:
+        found = host._call(lambda ws: ws.get_memory("Retries").content, {})
+        assert isinstance(found, str)
+        return found
+
+    try:
+        host._warm()  # the first look under the watch: kept
+        asked = len(statuses)
+        assert retries() == "Retries are set in the gateway."
+        assert retries() == "Retries are set in the gateway."
+        assert len(statuses) == asked
+        path = memory_file(shop, "Retries")
+        text = path.read_text()
+        with path.open("r+") as handle:
+            handle.write(text.replace("Retries are set", "Retries are cut"))
+        assert retries() == "Retries are cut in the gateway."
+        assert len(statuses) > asked
+    finally:
+        host.shutdown()
+    assert folder_watch.served is None

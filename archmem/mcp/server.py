@@ -67,6 +67,7 @@ from archmem.git.checkout import current_head
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
+    from archmem.folder_watch import Watcher
     from archmem.mcp.tools import Answer
     from archmem.workspace import Workspace
 
@@ -106,6 +107,7 @@ class WorkspaceHost:
         self._read_at = time.monotonic()
         self._scanner: threading.Thread | None = None
         self._scanned = threading.Event()
+        self._watch = FolderWatchHost.start(workspace)
 
     async def run(self, function: Callable[..., T], /, **arguments: Any) -> T:
         """``function(workspace, **arguments)`` on the worker thread, model refreshed first."""
@@ -119,8 +121,10 @@ class WorkspaceHost:
             self._scanned.clear()
             self.workspace.refresh()
         self._refresh_if_moved()
+        if self._watch is not None:
+            self._watch.hand_tokens()
         if "store" in self.workspace.__dict__:
-            self.workspace.sync_files()  # a pull or a hand edit since the last call (a stat per file)
+            self.workspace.sync_files()  # a pull or a hand edit since the last call (git's look, or the watch's word)
         try:
             with store_failures(lambda: self.workspace.store_path):
                 return function(self.workspace, **arguments)
@@ -153,6 +157,8 @@ class WorkspaceHost:
 
     def _warm(self) -> None:
         ws = self.workspace
+        if self._watch is not None:
+            self._watch.hand_tokens()
         try:
             ws.store  # noqa: B018
             ws.model_or_empty  # noqa: B018
@@ -193,6 +199,57 @@ class WorkspaceHost:
     def shutdown(self) -> None:
         self._executor.submit(self.workspace.close)
         self._executor.shutdown(wait=True)
+        if self._watch is not None:
+            self._watch.close()
+
+
+class FolderWatchHost:
+    """The server's own watch of the memory folder (``archmem.folder_watch``), as the warm
+    command server keeps one: before each call the tokens as they are then, so a call's
+    sync knows the folder unchanged without git stating every file in it (a long-lived
+    server asks often)."""
+
+    def __init__(self, watcher: Watcher, requests: tuple[int, int]) -> None:
+        self.watcher = watcher
+        self.requests = requests
+
+    @classmethod
+    def start(cls, workspace: Workspace) -> FolderWatchHost | None:
+        """The watch, with the memory folder watched from the start; None where the
+        kernel has no inotify for this process."""
+        import os
+
+        from archmem.folder_watch import Watcher
+
+        try:
+            watcher = Watcher()
+        except (OSError, AttributeError):
+            return None
+        host = cls(watcher, os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC))
+        try:
+            watcher.watch(os.path.realpath(workspace.memory_folder.shared))
+        except ArchmemError:  # a refused folder setting: every call says so
+            pass
+        return host
+
+    def hand_tokens(self) -> None:
+        """Hear every change queued so far and hand the tokens to the next call's sync."""
+        from archmem import folder_watch
+
+        for folder in folder_watch.read_requests(self.requests[0]):
+            self.watcher.watch(folder)
+        self.watcher.drain()
+        folder_watch.served = folder_watch.Served(self.watcher.tokens(), self.requests[1])
+
+    def close(self) -> None:
+        import os
+
+        from archmem import folder_watch
+
+        folder_watch.served = None
+        self.watcher.close()
+        for fd in self.requests:
+            os.close(fd)
 
 
 # ---- the server ---------------------------------------------------------------------
