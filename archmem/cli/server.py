@@ -37,14 +37,17 @@ def _why_off() -> str:
 @cli.group()
 def server() -> None:
     """The warm command server: archmem kept imported, so each command starts in
-    milliseconds. Started by the first command, it ends after ten idle minutes or when
-    archmem is upgraded. ARCHMEM_SERVER=off runs every command in its own process."""
+    milliseconds, and the memory folders its commands read watched (inotify), so a large
+    one is known unchanged without git stating every file. Started by the first command,
+    it ends after ten idle minutes or when archmem is upgraded. ARCHMEM_SERVER=off runs
+    every command in its own process."""
 
 
 @server.command()
 @json_option
 def status(as_json: bool) -> None:
-    """Whether a server answers this shell's commands, and what it has served."""
+    """Whether a server answers this shell's commands, what it has served and which
+    memory folders it watches."""
     from archmem.command_client import OFF, ON, REQUIRE
     from archmem.command_server import idle_seconds
 
