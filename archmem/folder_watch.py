@@ -76,10 +76,10 @@ class _Libc:
         self.statfs.argtypes, self.statfs.restype = [ctypes.c_char_p, ctypes.c_void_p], ctypes.c_int
 
 
-def file_system_type(path: str) -> int | None:
+def file_system_type(path: str, libc: _Libc | None = None) -> int | None:
     """``statfs``'s f_type of the file system holding ``path`` (None when unknown)."""
     try:
-        libc = _Libc()
+        libc = libc or _Libc()
     except (OSError, AttributeError):
         return None
     buffer = libc.ctypes.create_string_buffer(256)  # struct statfs is 120 bytes on 64-bit Linux
@@ -133,7 +133,7 @@ class Watcher:
         if path in self.refused or len(self.folders) >= MAX_FOLDERS or not os.path.isabs(path) \
                 or not os.path.isdir(path):
             return False
-        if file_system_type(path) not in LOCAL_FILE_SYSTEMS:
+        if file_system_type(path, self.libc) not in LOCAL_FILE_SYSTEMS:
             self.refused.add(path)
             return False
         folder = _Folder(path, 0)
@@ -150,10 +150,16 @@ class Watcher:
         pending = [top]
         while pending:
             directory = pending.pop()
-            if len(folder.watches) >= MAX_DIRECTORIES or not self._add(folder, directory):
+            added = self._add(folder, directory) if len(folder.watches) < MAX_DIRECTORIES else None
+            if added is None:
                 self._drop(folder)
                 self.refused.add(folder.path)
                 return False
+            if not added:
+                if directory == folder.path:  # the folder itself went before its watch: no token may vouch for it
+                    self._drop(folder)
+                    return False
+                continue  # gone already: its parent's event said so
             try:
                 with os.scandir(directory) as entries:
                     pending.extend(entry.path for entry in entries if entry.is_dir(follow_symlinks=False))
@@ -161,10 +167,12 @@ class Watcher:
                 continue  # gone already: its parent's event said so
         return True
 
-    def _add(self, folder: _Folder, directory: str) -> bool:
+    def _add(self, folder: _Folder, directory: str) -> bool | None:
+        """Watch one directory: True; False when it is gone already; None when the kernel
+        refuses (its limit of watches, a directory it cannot watch)."""
         wd = self.libc.add_watch(self.fd, os.fsencode(directory), WATCHED_EVENTS)
         if wd < 0:
-            return self.libc.ctypes.get_errno() in (errno.ENOENT, errno.ENOTDIR)  # gone already: its parent's event says so
+            return False if self.libc.ctypes.get_errno() in (errno.ENOENT, errno.ENOTDIR) else None
         folder.watches.add(wd)
         self._watches.setdefault(wd, {})[folder.path] = directory
         return True

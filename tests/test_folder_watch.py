@@ -102,7 +102,7 @@ def test_folders_a_watch_cannot_vouch_for_are_not_watched(
     assert str(wide) in watcher.refused and str(wide) not in watcher.tokens()
     remote = tmp_path / "remote"
     remote.mkdir()
-    monkeypatch.setattr(folder_watch, "file_system_type", lambda path: 0x6969)  # NFS: changed from elsewhere unheard
+    monkeypatch.setattr(folder_watch, "file_system_type", lambda path, libc=None: 0x6969)  # NFS: unheard from elsewhere
     assert not watcher.watch(str(remote))
     assert not watcher.watch("relative/path") and not watcher.watch(str(tmp_path / "missing"))
 
@@ -341,3 +341,23 @@ def test_the_mcp_server_keeps_its_own_watch_of_the_memory_folder(shop: Path, mon
     finally:
         host.shutdown()
     assert folder_watch.served is None
+
+
+def test_a_folder_gone_before_its_watch_gets_no_token(tmp_path: Path, watcher: Watcher, monkeypatch: pytest.MonkeyPatch):
+    """Asked about while it existed, gone when the server adds the watch: no token, or
+    one would vouch for a folder nothing watches (made again later, its changes unheard)."""
+    folder = tmp_path / "memories"
+    folder.mkdir()
+    real_add = watcher._add
+
+    def vanishing(owner, directory):  # type: ignore[no-untyped-def]
+        if directory == str(folder):
+            folder.rmdir()
+        return real_add(owner, directory)
+
+    monkeypatch.setattr(watcher, "_add", vanishing)
+    assert not watcher.watch(str(folder))
+    assert str(folder) not in watcher.tokens() and str(folder) not in watcher.refused
+    folder.mkdir()
+    monkeypatch.setattr(watcher, "_add", real_add)
+    assert watcher.watch(str(folder)) and token_after(watcher, folder) is not None
