@@ -361,3 +361,20 @@ def test_a_folder_gone_before_its_watch_gets_no_token(tmp_path: Path, watcher: W
     folder.mkdir()
     monkeypatch.setattr(watcher, "_add", real_add)
     assert watcher.watch(str(folder)) and token_after(watcher, folder) is not None
+
+
+def test_a_folder_renamed_inside_keeps_its_nested_folders_heard(tmp_path: Path, watcher: Watcher):
+    """A folder with folders below it renamed within the memory folder: a folder made
+    later deep inside it, and a file in that, still move the token."""
+    folder = tmp_path / "memories"
+    write(folder, {"team/deep/a.md": "a\n"})
+    assert watcher.watch(str(folder))
+    before = token_after(watcher, folder)
+    (folder / "team").rename(folder / "squad")
+    after = token_after(watcher, folder)
+    assert after != before
+    (folder / "squad/deep/newer").mkdir()
+    made = token_after(watcher, folder)
+    assert made != after
+    (folder / "squad/deep/newer/b.md").write_text("b\n")
+    assert token_after(watcher, folder) != made
