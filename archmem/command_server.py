@@ -32,7 +32,7 @@ from pathlib import Path
 import archmem
 from archmem import command_client as client
 from archmem import folder_watch
-from archmem.folder_watch import Watcher
+from archmem.folder_watch import Watch
 
 IDLE_SECONDS = 600.0
 TICK_SECONDS = 2.0
@@ -92,27 +92,20 @@ class Server:
         self.listener: socket.socket | None = None
         self.inode = 0
         self.lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-        self.watcher: Watcher | None = None
-        self.requests = (-1, -1)
-        """The pipe on which workers ask for a memory folder to be watched (read end, write end)."""
+        self.watch: Watch | None = None
 
     def start_watching(self) -> None:
         """The folder watch workers' commands ask about (``archmem.folder_watch``); none
         where the kernel has no inotify or will not give another instance."""
         try:
-            self.watcher = Watcher()
-        except (OSError, AttributeError) as exc:
+            self.watch = Watch.start()
+        except OSError as exc:
             print(f"archmem server: memory folders not watched ({exc}); git is asked each time", file=sys.stderr)
-            return
-        self.requests = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
 
     def keep_watch(self) -> None:
         """Watch the folders workers asked about, and hear every change queued so far."""
-        if self.watcher is None:
-            return
-        for folder in folder_watch.read_requests(self.requests[0]):
-            self.watcher.watch(folder)
-        self.watcher.drain()
+        if self.watch is not None:
+            self.watch.keep()
 
     def take_lock(self) -> bool:
         import fcntl  # POSIX only, as the server is: `archmem server status` imports this module anywhere
@@ -143,8 +136,8 @@ class Server:
 
         assert self.listener is not None
         waited_on = [self.listener.fileno()]
-        if self.watcher is not None:
-            waited_on += [self.watcher.fileno(), self.requests[0]]
+        if self.watch is not None:
+            waited_on += [self.watch.watcher.fileno(), self.watch.requests[0]]
         last = time.monotonic()
         while True:
             _reap()
@@ -192,10 +185,9 @@ class Server:
                 assert self.listener is not None
                 self.listener.close()
                 os.close(self.lock)  # the lock is the server's life, not its workers'
-                if self.watcher is not None:
-                    folder_watch.served = folder_watch.Served(self.watcher.tokens(), self.requests[1])
-                    self.watcher.close()
-                    os.close(self.requests[0])
+                if self.watch is not None:
+                    folder_watch.served = self.watch.served()
+                    self.watch.leave()
                 code = Worker(connection, self).run()
             except BaseException:
                 import traceback
@@ -209,7 +201,7 @@ class Server:
     def info(self) -> dict[str, object]:
         return {"pid": self.pid, "socket": self.path, "started": self.started,
                 "served": self.served, "version": archmem.__version__, "python": sys.executable,
-                "watched": sorted(self.watcher.folders) if self.watcher is not None else None}
+                "watched": sorted(self.watch.watcher.folders) if self.watch is not None else None}
 
     def close(self) -> None:
         if self.listener is not None:

@@ -232,6 +232,46 @@ class Watcher:
         os.close(self.fd)
 
 
+class Watch:
+    """A ``Watcher`` and the pipe on which commands ask it to watch a folder: what a
+    long-lived process keeps (the command server, for its workers; ``archmem mcp``, for
+    its calls). ``keep`` before each command, then ``served`` is what that command gets."""
+
+    def __init__(self, watcher: Watcher, requests: tuple[int, int]) -> None:
+        self.watcher = watcher
+        self.requests = requests
+        """(read end, write end): workers write, ``keep`` reads."""
+
+    @classmethod
+    def start(cls) -> Watch:
+        """A watch; ``OSError`` where the kernel has no inotify for this process."""
+        try:
+            watcher = Watcher()
+        except AttributeError as exc:  # a C library without inotify
+            raise OSError(f"no inotify here: {exc}") from None
+        return cls(watcher, os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC))
+
+    def keep(self) -> None:
+        """Watch the folders asked for, and hear every change queued so far."""
+        for folder in read_requests(self.requests[0]):
+            self.watcher.watch(folder)
+        self.watcher.drain()
+
+    def served(self) -> Served:
+        """The tokens as they are now, for the next command (``keep`` first)."""
+        return Served(self.watcher.tokens(), self.requests[1])
+
+    def leave(self) -> None:
+        """In a forked worker: close what only the watching process reads."""
+        self.watcher.close()
+        os.close(self.requests[0])
+
+    def close(self) -> None:
+        self.watcher.close()
+        for fd in self.requests:
+            os.close(fd)
+
+
 @dataclass(repr=False, eq=False)
 class Served(Record):
     """What a served worker knows of the server's watch: the tokens at its fork, the

@@ -7,6 +7,7 @@ the real server's part is in ``test_command_server.py``."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from archmem import folder_watch
-from archmem.folder_watch import IN_Q_OVERFLOW, Served, Watcher
+from archmem.folder_watch import IN_Q_OVERFLOW, Watch, Watcher
 from archmem.memory.folder_signature import WATCHED, KeptState, vouched
 from archmem.store import open_store
 from archmem.workspace import Workspace
@@ -144,6 +145,19 @@ def test_a_look_is_answered_again_only_for_the_same_question_token_and_checkout(
         assert len(looks.asked) == 7
 
 
+def test_a_damaged_kept_look_is_asked_of_git_again(tmp_path: Path):
+    with open_store(tmp_path / "archmem.db") as store:
+        looks = Looks()
+        look = vouched(store, looks, "n.1", lambda: "HEAD1 100 5")
+        look(".archmem/memories", untracked=False, tree="t")()
+        question = json.loads(store.meta(WATCHED) or "{}")["question"]
+        for damaged in ("{not json", json.dumps({"question": question}), json.dumps({"question": question, "digest": 1,
+                        "tree": None, "uncommitted": 5, "clean": True, "untracked": False})):
+            store.set_meta(WATCHED, damaged)
+            assert look(".archmem/memories", untracked=False, tree="t")() is not None
+        assert len(looks.asked) == 4
+
+
 def test_a_look_that_lists_files_git_does_not_track_is_not_kept(tmp_path: Path):
     """Which of them git ignores is the ignore rules' say, which no watch sees."""
     with open_store(tmp_path / "archmem.db") as store:
@@ -159,20 +173,16 @@ class PlayedServer:
     worker its tokens as ``Server.answer`` does before each fork."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.watcher = Watcher()
-        self.requests = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        self.watch = Watch.start()
+        self.watcher = self.watch.watcher
         self.monkeypatch = monkeypatch
 
     def fork(self) -> None:
-        for folder in folder_watch.read_requests(self.requests[0]):
-            self.watcher.watch(folder)
-        self.watcher.drain()
-        self.monkeypatch.setattr(folder_watch, "served", Served(self.watcher.tokens(), self.requests[1]))
+        self.watch.keep()
+        self.monkeypatch.setattr(folder_watch, "served", self.watch.served())
 
     def close(self) -> None:
-        self.watcher.close()
-        for fd in self.requests:
-            os.close(fd)
+        self.watch.close()
 
 
 @pytest.fixture

@@ -445,3 +445,34 @@ def test_a_word_search_started_answers_as_one_asked_at_once(store: SQLiteStore, 
     monkeypatch.setattr(sqlite3, "connect", failing)
     assert store.lexical_search_started(query)() == inside
     monkeypatch.setattr(sqlite3, "connect", real_connect)
+
+
+def test_the_kept_counters_hold_with_two_writers_at_once(tmp_path: Path):
+    """Two connections (two processes' worth) inserting and archiving at once: the
+    triggers keep the count equal to one counted at the end."""
+    import threading
+
+    path = tmp_path / ".archmem" / "archmem.db"
+    open_store(path).close()
+    errors: list[BaseException] = []
+
+    def write(prefix: str) -> None:
+        try:
+            with open_store(path) as mine:
+                for number in range(40):
+                    insert(mine, memory(f"{prefix}{number:02d}", anchors=[f"src/{prefix}{number}.py"]))
+                    if number % 3 == 0:
+                        mine.update_memory(f"{prefix}{number:02d}", status="archived")
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(prefix,)) for prefix in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not errors
+    with open_store(path) as store:
+        counted = store.db.execute("SELECT COUNT(*) FROM memories WHERE status = 'active'").fetchone()[0]
+        assert store.memory_total() == counted == 2 * (40 - 14)
+        assert store.anchors_generation() is not None and store.anchors_generation() >= 80

@@ -67,7 +67,7 @@ from archmem.git.checkout import current_head
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
-    from archmem.folder_watch import Watcher
+    from archmem.folder_watch import Watch
     from archmem.mcp.tools import Answer
     from archmem.workspace import Workspace
 
@@ -107,7 +107,7 @@ class WorkspaceHost:
         self._read_at = time.monotonic()
         self._scanner: threading.Thread | None = None
         self._scanned = threading.Event()
-        self._watch = FolderWatchHost.start(workspace)
+        self._watch = _watch_of(workspace)
 
     async def run(self, function: Callable[..., T], /, **arguments: Any) -> T:
         """``function(workspace, **arguments)`` on the worker thread, model refreshed first."""
@@ -121,8 +121,7 @@ class WorkspaceHost:
             self._scanned.clear()
             self.workspace.refresh()
         self._refresh_if_moved()
-        if self._watch is not None:
-            self._watch.hand_tokens()
+        self._hand_tokens()
         if "store" in self.workspace.__dict__:
             self.workspace.sync_files()  # a pull or a hand edit since the last call (git's look, or the watch's word)
         try:
@@ -157,8 +156,7 @@ class WorkspaceHost:
 
     def _warm(self) -> None:
         ws = self.workspace
-        if self._watch is not None:
-            self._watch.hand_tokens()
+        self._hand_tokens()
         try:
             ws.store  # noqa: B018
             ws.model_or_empty  # noqa: B018
@@ -200,56 +198,38 @@ class WorkspaceHost:
         self._executor.submit(self.workspace.close)
         self._executor.shutdown(wait=True)
         if self._watch is not None:
+            from archmem import folder_watch
+
+            folder_watch.served = None
             self._watch.close()
 
+    def _hand_tokens(self) -> None:
+        """The watch's tokens as they are now, for the call about to run (its sync knows the
+        memory folder unchanged without git stating every file in it)."""
+        if self._watch is not None:
+            from archmem import folder_watch
 
-class FolderWatchHost:
+            self._watch.keep()
+            folder_watch.served = self._watch.served()
+
+
+def _watch_of(workspace: Workspace) -> Watch | None:
     """The server's own watch of the memory folder (``archmem.folder_watch``), as the warm
-    command server keeps one: before each call the tokens as they are then, so a call's
-    sync knows the folder unchanged without git stating every file in it (a long-lived
-    server asks often)."""
+    command server keeps one, the folder watched from the start; None where the kernel has
+    no inotify for this process. A long-lived server syncs before every call."""
+    import os
 
-    def __init__(self, watcher: Watcher, requests: tuple[int, int]) -> None:
-        self.watcher = watcher
-        self.requests = requests
+    from archmem.folder_watch import Watch
 
-    @classmethod
-    def start(cls, workspace: Workspace) -> FolderWatchHost | None:
-        """The watch, with the memory folder watched from the start; None where the
-        kernel has no inotify for this process."""
-        import os
-
-        from archmem.folder_watch import Watcher
-
-        try:
-            watcher = Watcher()
-        except (OSError, AttributeError):
-            return None
-        host = cls(watcher, os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC))
-        try:
-            watcher.watch(os.path.realpath(workspace.memory_folder.shared))
-        except ArchmemError:  # a refused folder setting: every call says so
-            pass
-        return host
-
-    def hand_tokens(self) -> None:
-        """Hear every change queued so far and hand the tokens to the next call's sync."""
-        from archmem import folder_watch
-
-        for folder in folder_watch.read_requests(self.requests[0]):
-            self.watcher.watch(folder)
-        self.watcher.drain()
-        folder_watch.served = folder_watch.Served(self.watcher.tokens(), self.requests[1])
-
-    def close(self) -> None:
-        import os
-
-        from archmem import folder_watch
-
-        folder_watch.served = None
-        self.watcher.close()
-        for fd in self.requests:
-            os.close(fd)
+    try:
+        watch = Watch.start()
+    except OSError:
+        return None
+    try:
+        watch.watcher.watch(os.path.realpath(workspace.memory_folder.shared))
+    except ArchmemError:  # a refused folder setting: every call says so
+        pass
+    return watch
 
 
 # ---- the server ---------------------------------------------------------------------

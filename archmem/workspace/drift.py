@@ -69,6 +69,7 @@ class DriftOps(WorkspaceCore):
         except ValueError:
             kept = None
         if isinstance(kept, dict) and kept.get("of") == made_of and isinstance(kept.get("read"), dict) \
+                and isinstance(kept.get("elements"), list) \
                 and all(_stamp(self.root / path) == stamp for path, stamp in kept["read"].items()):
             return [str(element) for element in kept["elements"]]
         opened: dict[str, list[int] | None] = {}
